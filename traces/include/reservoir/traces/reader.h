@@ -1,0 +1,45 @@
+// Reading torch.cuda.memory._snapshot() pickles (protocols 2-5, optionally gzip/zstd).
+//
+// The reader never executes anything: GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ,
+// NEWOBJ*, persistent ids, extension codes and out-of-band buffers are rejected. It builds
+// the typed model directly while parsing (no tree of Python-like objects), in bounded
+// memory and without recursion, and every error names the file, the byte offset in the
+// pickle stream and what was expected.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/status.h"
+
+namespace reservoir::traces {
+
+struct ReadLimits {
+  std::uint64_t max_stack_values = 1u << 24;   // values on the pickle VM stack
+  std::uint64_t max_marks = 1u << 20;          // open MARKs (nesting)
+  std::uint64_t max_memo_entries = 1u << 28;   // memo table size
+  std::uint64_t max_memo_gap = 1u << 20;       // BINPUT index beyond the memo's end
+  std::uint64_t max_string_bytes = 1ull << 31; // one string / bytes object
+  std::uint64_t max_container_items = 1ull << 28;
+};
+
+struct ReadOptions {
+  ReadLimits limits;
+  // Called now and then with (bytes of the stored file consumed, total bytes of the file).
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+  // Set from another thread to stop the read; it then fails with "cancelled".
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// Reads the snapshot stored in `path`.
+Expected<Snapshot> readSnapshotFile(const std::string& path, const ReadOptions& options = {});
+
+// Reads a snapshot held in memory; `name` is used in error messages.
+Expected<Snapshot> readSnapshotBytes(std::span<const std::uint8_t> bytes, const std::string& name,
+                                     const ReadOptions& options = {});
+
+}  // namespace reservoir::traces

@@ -1,0 +1,161 @@
+// The typed snapshot model: what torch.cuda.memory._snapshot() holds, in flat vectors.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "reservoir/traces/anomalies.h"
+#include "reservoir/traces/string_table.h"
+#include "reservoir/traces/strong_id.h"
+
+namespace reservoir::traces {
+
+using Addr = std::uint64_t;
+using ByteCount = std::uint64_t;
+// The recorded cudaStream_t value (0 = the default stream). Its numeric order is the
+// allocator's free-list order, so it is kept as is.
+using StreamValue = std::uint64_t;
+
+enum class Action : std::uint8_t {
+  kAlloc,
+  kFreeRequested,
+  kFreeCompleted,
+  kSegmentAlloc,
+  kSegmentFree,
+  kSegmentMap,
+  kSegmentUnmap,
+  kSnapshot,
+  kOom,
+  kUserDefined,
+  kUnknown,
+};
+inline constexpr std::size_t kActionCount = static_cast<std::size_t>(Action::kUnknown) + 1;
+
+std::string_view actionName(Action action);
+std::optional<Action> parseAction(std::string_view name);
+
+struct Frame {
+  StringId filename;
+  StringId name;
+  std::int64_t line = 0;
+  auto operator<=>(const Frame&) const = default;
+};
+
+// One trace entry. For `oom` entries, `addr` holds `device_free`.
+struct TraceEvent {
+  Addr addr = 0;
+  ByteCount size = 0;
+  StreamValue stream = 0;
+  std::int64_t time_us = 0;
+  StackId stack;             // empty stack when the entry had no frames
+  StringId compile_context;  // invalid when absent
+  StringId user_metadata;    // invalid when absent
+  Action action = Action::kUnknown;
+  bool has_frames = false;   // the entry carried a `frames` key (even an empty one)
+
+  [[nodiscard]] std::uint64_t deviceFree() const { return addr; }
+};
+
+enum class BlockState : std::uint8_t { kActiveAllocated, kActivePendingFree, kInactive, kUnknown };
+std::string_view blockStateName(BlockState state);
+std::optional<BlockState> parseBlockState(std::string_view name);
+
+struct BlockInfo {
+  Addr address = 0;
+  ByteCount size = 0;
+  ByteCount requested_size = 0;
+  StackId stack;
+  BlockState state = BlockState::kUnknown;
+};
+
+struct PoolId {
+  std::int64_t first = 0;
+  std::int64_t second = 0;
+  [[nodiscard]] bool isDefault() const { return first == 0 && second == 0; }
+  auto operator<=>(const PoolId&) const = default;
+};
+
+struct SegmentInfo {
+  std::int64_t device = 0;
+  Addr address = 0;
+  ByteCount total_size = 0;
+  ByteCount allocated_size = 0;
+  ByteCount active_size = 0;
+  ByteCount requested_size = 0;
+  StreamValue stream = 0;
+  bool is_large = true;  // segment_type "large" (else "small")
+  bool is_expandable = false;
+  PoolId pool;
+  StackId stack;
+  std::uint32_t first_block = 0;  // index into Snapshot::blocks
+  std::uint32_t block_count = 0;
+};
+
+// allocator_settings as recorded (typed fields, plus the raw PYTORCH_CUDA_ALLOC_CONF string).
+struct RecordedSettings {
+  bool present = false;
+  std::string alloc_conf;                 // PYTORCH_CUDA_ALLOC_CONF as last parsed
+  std::int64_t max_split_size = -1;       // -1 = unlimited
+  double garbage_collection_threshold = 0.0;
+  bool expandable_segments = false;
+  std::optional<bool> release_lock_on_cudamalloc;
+  std::optional<bool> graph_capture_record_stream_reuse;
+  std::optional<std::int64_t> pinned_num_register_threads;
+  std::optional<bool> pinned_use_cuda_host_register;
+  // Divisions per power-of-two interval, slot i covering [2^i MiB, 2^(i+1) MiB);
+  // recorded as a dict "1","2",...,"32768" (MiB) -> divisions.
+  std::array<std::uint64_t, 16> roundup_power2_divisions{};
+  // Keys this version does not know, as "key=value" text.
+  std::vector<std::pair<std::string, std::string>> other;
+};
+
+struct Annotation {
+  std::string stage;  // "START" / "END"
+  std::string name;
+  std::int64_t device = -1;
+  std::int64_t time_us = 0;
+};
+
+struct DeviceTrace {
+  std::int64_t device = 0;
+  std::vector<TraceEvent> events;
+};
+
+enum class Compression : std::uint8_t { kNone, kGzip, kZstd };
+std::string_view compressionName(Compression compression);
+
+struct Snapshot {
+  int pickle_protocol = 0;
+  Compression compression = Compression::kNone;
+  std::uint64_t file_bytes = 0;    // size of the file as stored
+  std::uint64_t pickle_bytes = 0;  // size of the (decompressed) pickle stream
+
+  StringTable strings;
+  std::vector<Frame> frames;
+  // Stack i = stack_frames[stack_offsets[i] .. stack_offsets[i+1]), innermost first.
+  std::vector<std::uint32_t> stack_offsets{0};
+  std::vector<FrameId> stack_frames;
+
+  std::vector<DeviceTrace> devices;
+  std::vector<SegmentInfo> segments;  // sorted by (device, address) as recorded
+  std::vector<BlockInfo> blocks;
+  RecordedSettings settings;
+  std::vector<Annotation> annotations;
+  AnomalyCounters anomalies;
+
+  [[nodiscard]] std::span<const FrameId> stack(StackId id) const;
+  [[nodiscard]] std::size_t stackCount() const { return stack_offsets.size() - 1; }
+  [[nodiscard]] std::span<const BlockInfo> blocksOf(const SegmentInfo& segment) const;
+  [[nodiscard]] std::string_view str(StringId id) const { return id.valid() ? strings.view(id) : std::string_view{}; }
+  // Index into `devices` of the device with the most events (the default device).
+  [[nodiscard]] std::size_t busiestDevice() const;
+  [[nodiscard]] const DeviceTrace* findDevice(std::int64_t device) const;
+};
+
+}  // namespace reservoir::traces

@@ -1,0 +1,38 @@
+// Sources of pickle bytes: a file, memory, or a gzip / zstd decompressor over either.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/status.h"
+
+namespace reservoir::traces::detail {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to dst.size() bytes; 0 means the end of the data.
+  virtual Expected<std::size_t> read(std::span<std::uint8_t> dst) = 0;
+  // Bytes of the stored (possibly compressed) input consumed so far.
+  [[nodiscard]] virtual std::uint64_t storedConsumed() const = 0;
+};
+
+// A raw source (file or memory) that also lets the first bytes be looked at.
+class RawSource : public ByteSource {
+ public:
+  [[nodiscard]] virtual std::uint64_t storedSize() const = 0;
+  // Up to 4 leading bytes, without consuming them.
+  [[nodiscard]] virtual std::span<const std::uint8_t> peekMagic() = 0;
+};
+
+Expected<std::unique_ptr<RawSource>> openFileSource(const std::string& path);
+std::unique_ptr<RawSource> memorySource(std::span<const std::uint8_t> bytes);
+
+Compression detectCompression(std::span<const std::uint8_t> magic);
+// Wraps `raw` in the decompressor `compression` needs (or returns it as is).
+std::unique_ptr<ByteSource> decompressing(std::unique_ptr<RawSource> raw, Compression compression);
+
+}  // namespace reservoir::traces::detail

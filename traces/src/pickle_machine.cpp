@@ -1,0 +1,619 @@
+#include "pickle_machine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "pickle_opcodes.h"
+
+namespace reservoir::traces::detail {
+
+namespace {
+
+constexpr std::size_t kBufferSize = 1u << 20;
+constexpr std::size_t kFastWindow = 16;
+
+std::uint64_t loadLE(const std::uint8_t* p, std::size_t n) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+PickleMachine::PickleMachine(ByteSource& source, std::uint64_t stored_size, const ReadOptions& options)
+    : source_(source), stored_size_(stored_size), options_(options), buf_(kBufferSize), assembler_(pool_) {
+  stack_.reserve(4096);
+  // The fast paths check the limit once per opcode (each pushes at most one value).
+  stack_limit_ = options.limits.max_stack_values;
+  memo_.reserve(1u << 16);
+}
+
+Status PickleMachine::failAt(std::uint64_t at, std::string message) const {
+  return Status::error(fmt::format("offset {}: {}", at, message));
+}
+
+Status PickleMachine::fail(std::string message) const { return failAt(op_offset_, std::move(message)); }
+
+Status PickleMachine::checkCancel() {
+  if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) return fail("cancelled");
+  if (options_.progress) {
+    const std::uint64_t done = source_.storedConsumed();
+    if (done >= next_progress_) {
+      options_.progress(done, stored_size_);
+      next_progress_ = done + std::max<std::uint64_t>(stored_size_ / 1000, 1u << 20);
+    }
+  }
+  return {};
+}
+
+bool PickleMachine::fill(std::size_t need) {
+  if (end_ - pos_ >= need) return true;
+  if (pos_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    base_ += pos_;
+    end_ -= pos_;
+    pos_ = 0;
+  }
+  while (end_ < need && !eof_) {
+    if (end_ == buf_.size()) buf_.resize(std::min<std::size_t>(need, buf_.size() * 2));
+    auto got = source_.read(std::span<std::uint8_t>(buf_.data() + end_, buf_.size() - end_));
+    if (!got || *got == 0) {
+      eof_ = true;
+      if (!got) read_error_ = got.status().message();
+      break;
+    }
+    end_ += *got;
+  }
+  return end_ >= need;
+}
+
+Status PickleMachine::truncated(std::uint8_t op, std::size_t need) {
+  if (!read_error_.empty()) return fail(read_error_);
+  return fail(fmt::format("truncated {} (needs {} bytes, {} left)", opcodeName(op), need, end_ - pos_));
+}
+
+Status PickleMachine::push(const Value& v) {
+  if (stack_.size() >= options_.limits.max_stack_values)
+    return fail(fmt::format("pickle stack exceeds {} values (hostile or not a snapshot)", options_.limits.max_stack_values));
+  stack_.push_back(v);
+  return {};
+}
+
+Status PickleMachine::popMark(std::size_t* from) {
+  if (marks_.empty()) return fail("no MARK before this opcode");
+  *from = marks_.back();
+  marks_.pop_back();
+  return {};
+}
+
+// ---------------------------------------------------------------- scalars
+
+Status PickleMachine::pushString(std::uint8_t op, std::size_t len_bytes, bool is_bytes) {
+  if (!fill(len_bytes)) return truncated(op, len_bytes);
+  std::uint64_t len = loadLE(buf_.data() + pos_, len_bytes);
+  if (op == kBinString && (len & 0x80000000u)) return fail("BINSTRING with a negative length");
+  if (len > options_.limits.max_string_bytes)
+    return fail(fmt::format("{} declares {} bytes, over the limit of {}", opcodeName(op), len,
+                            options_.limits.max_string_bytes));
+  if (stored_size_ > 0 && len > stored_size_ * 64 + 1024)  // cannot be backed by the input, even compressed
+    return fail(fmt::format("{} declares {} bytes, more than the input can hold", opcodeName(op), len));
+  const std::size_t need = len_bytes + static_cast<std::size_t>(len);
+  if (!fill(need)) return truncated(op, need);
+  const std::string_view text(reinterpret_cast<const char*>(buf_.data() + pos_ + len_bytes), static_cast<std::size_t>(len));
+  pos_ += need;
+  const StringId id = assembler_.intern(text);
+  return push(is_bytes ? Value::bytes(id) : Value::str(id));
+}
+
+Status PickleMachine::pushLong(std::uint8_t op, std::size_t len_bytes) {
+  if (!fill(len_bytes)) return truncated(op, len_bytes);
+  const std::uint64_t raw = loadLE(buf_.data() + pos_, len_bytes);
+  if (len_bytes == 4 && (raw & 0x80000000u)) return fail("LONG4 with a negative length");
+  if (raw > options_.limits.max_string_bytes) return fail(fmt::format("LONG4 declares {} bytes", raw));
+  const auto n = static_cast<std::size_t>(raw);
+  if (!fill(len_bytes + n)) return truncated(op, len_bytes + n);
+  const std::uint8_t* p = buf_.data() + pos_ + len_bytes;
+  pos_ += len_bytes + n;
+  if (n == 0) return push(Value::integer(0));
+  if (n <= 8) {
+    std::uint64_t v = loadLE(p, n);
+    if (n < 8 && (p[n - 1] & 0x80)) v |= ~0ull << (8 * n);  // sign-extend
+    return push(Value::integer(static_cast<std::int64_t>(v)));
+  }
+  const bool negative = (p[n - 1] & 0x80) != 0;
+  bool high_zero = true;
+  for (std::size_t i = 8; i < n; ++i) high_zero = high_zero && p[i] == 0;
+  if (!negative && high_zero) return push(Value::uint64(loadLE(p, 8)));
+  return push(Value::bigint());
+}
+
+Status PickleMachine::pushInt(std::uint8_t op, std::size_t width) {
+  if (!fill(width)) return truncated(op, width);
+  std::uint64_t v = loadLE(buf_.data() + pos_, width);
+  pos_ += width;
+  if (width == 4) return push(Value::integer(static_cast<std::int32_t>(static_cast<std::uint32_t>(v))));
+  return push(Value::integer(static_cast<std::int64_t>(v)));
+}
+
+Status PickleMachine::pushBinFloat() {
+  if (!fill(8)) return truncated(kBinFloat, 8);
+  std::uint64_t be = 0;
+  for (int i = 0; i < 8; ++i) be = (be << 8) | buf_[pos_ + static_cast<std::size_t>(i)];
+  pos_ += 8;
+  double d = 0;
+  std::memcpy(&d, &be, sizeof d);
+  return push(Value::real(d));
+}
+
+// ---------------------------------------------------------------- memo
+
+Status PickleMachine::memoPut(std::uint64_t index) {
+  if (stack_.empty()) return fail("memo store with an empty stack");
+  if (index >= options_.limits.max_memo_entries)
+    return fail(fmt::format("memo index {} over the limit of {}", index, options_.limits.max_memo_entries));
+  if (index == memo_.size()) {
+    memo_.push_back(Value{VTag::kUnset, 0, 0});
+  } else if (index > memo_.size()) {
+    if (index - memo_.size() > options_.limits.max_memo_gap)
+      return fail(fmt::format("memo index {} far beyond the memo's {} entries", index, memo_.size()));
+    memo_.resize(index + 1, Value{VTag::kUnset, 0, 0});
+  } else {
+    if (Container* old = pool_.get(memo_[index])) {
+      auto& slots = old->memo_slots;
+      slots.erase(std::remove(slots.begin(), slots.end(), static_cast<std::uint32_t>(index)), slots.end());
+    }
+  }
+  const Value& top = stack_.back();
+  memo_[index] = top;
+  if (Container* c = pool_.get(top)) c->memo_slots.push_back(static_cast<std::uint32_t>(index));
+  return {};
+}
+
+Status PickleMachine::memoGet(std::uint64_t index) {
+  if (index >= memo_.size() || memo_[index].tag == VTag::kUnset) return fail(fmt::format("memo reference {} is not defined", index));
+  const Value v = pool_.resolve(memo_[index]);
+  if (v.tag == VTag::kConsumed)
+    return fail(fmt::format("memo reference {} points to a trace entry, segment or annotation that is shared; "
+                            "a snapshot never shares them",
+                            index));
+  if (v.tag == VTag::kContainer && !pool_.get(v)) return fail(fmt::format("memo reference {} is stale", index));
+  return push(v);
+}
+
+// ---------------------------------------------------------------- containers
+
+Status PickleMachine::applyConversion(const Value& original, const Conversion& conv, Value* stored) {
+  Container* c = pool_.get(original);
+  if (c) {
+    for (std::uint32_t slot : c->memo_slots) memo_[slot] = conv.replacement;
+    pool_.release(original.handle(), conv.replacement);
+  }
+  *stored = conv.replacement;
+  return {};
+}
+
+Status PickleMachine::insertIntoList(std::uint32_t list_handle, const Value& raw_item) {
+  const Value item = pool_.resolve(raw_item);
+  if (item.tag == VTag::kConsumed) return fail("a trace entry, segment or annotation is inserted twice (shared objects are not supported)");
+  auto conv = assembler_.onListInsert(*pool_.get(pool_.ref(list_handle)), item);
+  if (!conv) return fail(conv.message());
+  Value stored = item;
+  if (conv->converted) {
+    applyConversion(item, *conv, &stored);
+    if (!conv->store) return {};
+  }
+  Container* list = pool_.get(pool_.ref(list_handle));
+  if (list->items.size() >= options_.limits.max_container_items) return fail("list exceeds the item limit");
+  list->items.push_back(stored);
+  return {};
+}
+
+Status PickleMachine::setInDict(std::uint32_t dict_handle, const Value& raw_key, const Value& raw_value) {
+  const Value key = pool_.resolve(raw_key);
+  const Value value = pool_.resolve(raw_value);
+  auto conv = assembler_.onDictSet(key, value);
+  if (!conv) return fail(conv.message());
+  Value stored = value;
+  if (conv->converted) applyConversion(value, *conv, &stored);
+  Container* dict = pool_.get(pool_.ref(dict_handle));
+  if (dict->items.size() >= options_.limits.max_container_items) return fail("dict exceeds the item limit");
+  dict->items.push_back(key);
+  dict->items.push_back(stored);
+  return {};
+}
+
+Status PickleMachine::makeContainer(CKind kind, std::size_t from) {
+  if (pool_.live() >= options_.limits.max_stack_values) return fail("too many live containers");
+  const std::uint32_t h = pool_.create(kind);
+  const Value ref = pool_.ref(h);
+  std::vector<Value> items(stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+  stack_.resize(from);
+  if (kind == CKind::kDict) {
+    if (items.size() % 2 != 0) return fail("DICT with an odd number of items");
+    for (std::size_t i = 0; i < items.size(); i += 2)
+      if (Status st = setInDict(h, items[i], items[i + 1]); !st.ok()) return st;
+  } else if (kind == CKind::kList || kind == CKind::kSet) {
+    for (const Value& v : items)
+      if (Status st = insertIntoList(h, v); !st.ok()) return st;
+  } else {
+    for (Value& v : items) v = pool_.resolve(v);
+    pool_.get(ref)->items = std::move(items);
+  }
+  return push(ref);
+}
+
+Status PickleMachine::setItems(std::size_t from) {
+  if (from == 0) return fail("SETITEMS without a dict below the MARK");
+  const Value target = stack_[from - 1];
+  Container* dict = pool_.get(target);
+  if (!dict || dict->kind != CKind::kDict) return fail("SETITEMS target is not a dict");
+  if ((stack_.size() - from) % 2 != 0) return fail("SETITEMS with an odd number of items");
+  for (std::size_t i = from; i + 1 < stack_.size(); i += 2)
+    if (Status st = setInDict(target.handle(), stack_[i], stack_[i + 1]); !st.ok()) return st;
+  stack_.resize(from);
+  return {};
+}
+
+Status PickleMachine::appendItems(std::size_t from) {
+  if (from == 0) return fail("APPENDS without a list below the MARK");
+  const Value target = stack_[from - 1];
+  Container* list = pool_.get(target);
+  if (!list || (list->kind != CKind::kList && list->kind != CKind::kSet)) return fail("APPENDS target is not a list");
+  for (std::size_t i = from; i < stack_.size(); ++i)
+    if (Status st = insertIntoList(target.handle(), stack_[i]); !st.ok()) return st;
+  stack_.resize(from);
+  return {};
+}
+
+// ---------------------------------------------------------------- dispatch
+
+Status PickleMachine::step(std::uint8_t op) {
+  std::size_t from = 0;
+  switch (op) {
+    case kMark:
+      if (marks_.size() >= options_.limits.max_marks) return fail("MARKs nested too deeply");
+      marks_.push_back(stack_.size());
+      return {};
+    case kNone: return push(Value::none());
+    case kNewTrue: return push(Value::boolean(true));
+    case kNewFalse: return push(Value::boolean(false));
+    case kBinInt: return pushInt(op, 4);
+    case kBinInt1: return pushInt(op, 1);
+    case kBinInt2: return pushInt(op, 2);
+    case kLong1: return pushLong(op, 1);
+    case kLong4: return pushLong(op, 4);
+    case kBinFloat: return pushBinFloat();
+    case kShortBinUnicode: return pushString(op, 1, false);
+    case kBinUnicode: return pushString(op, 4, false);
+    case kBinUnicode8: return pushString(op, 8, false);
+    case kShortBinString: return pushString(op, 1, false);
+    case kBinString: return pushString(op, 4, false);
+    case kShortBinBytes: return pushString(op, 1, true);
+    case kBinBytes: return pushString(op, 4, true);
+    case kBinBytes8:
+    case kByteArray8: return pushString(op, 8, true);
+    case kEmptyDict: return makeContainer(CKind::kDict, stack_.size());
+    case kEmptyList: return makeContainer(CKind::kList, stack_.size());
+    case kEmptyTuple: return makeContainer(CKind::kTuple, stack_.size());
+    case kEmptySet: return makeContainer(CKind::kSet, stack_.size());
+    case kTuple1:
+    case kTuple2:
+    case kTuple3: {
+      const std::size_t n = op == kTuple1 ? 1 : op == kTuple2 ? 2 : 3;
+      if (stack_.size() < n || (!marks_.empty() && stack_.size() - n < marks_.back()))
+        return fail(fmt::format("{} needs {} values on the stack", opcodeName(op), n));
+      return makeContainer(CKind::kTuple, stack_.size() - n);
+    }
+    case kTuple:
+      if (Status st = popMark(&from); !st.ok()) return st;
+      return makeContainer(CKind::kTuple, from);
+    case kList:
+      if (Status st = popMark(&from); !st.ok()) return st;
+      return makeContainer(CKind::kList, from);
+    case kDict:
+      if (Status st = popMark(&from); !st.ok()) return st;
+      return makeContainer(CKind::kDict, from);
+    case kFrozenSet:
+      if (Status st = popMark(&from); !st.ok()) return st;
+      return makeContainer(CKind::kSet, from);
+    case kSetItems:
+      if (Status st = popMark(&from); !st.ok()) return st;
+      return setItems(from);
+    case kAppends:
+    case kAddItems:
+      if (Status st = popMark(&from); !st.ok()) return st;
+      return appendItems(from);
+    case kSetItem: {
+      const std::size_t floor = marks_.empty() ? 0 : marks_.back();
+      if (stack_.size() < floor + 3) return fail("SETITEM needs a dict, a key and a value");
+      const Value value = stack_.back();
+      const Value key = stack_[stack_.size() - 2];
+      const Value target = stack_[stack_.size() - 3];
+      Container* dict = pool_.get(target);
+      if (!dict || dict->kind != CKind::kDict) return fail("SETITEM target is not a dict");
+      stack_.resize(stack_.size() - 2);
+      return setInDict(target.handle(), key, value);
+    }
+    case kAppend: {
+      const std::size_t floor = marks_.empty() ? 0 : marks_.back();
+      if (stack_.size() < floor + 2) return fail("APPEND needs a list and an item");
+      const Value item = stack_.back();
+      const Value target = stack_[stack_.size() - 2];
+      Container* list = pool_.get(target);
+      if (!list || list->kind != CKind::kList) return fail("APPEND target is not a list");
+      stack_.pop_back();
+      return insertIntoList(target.handle(), item);
+    }
+    case kMemoize: return memoPut(memo_.size());
+    case kBinPut:
+    case kLongBinPut: {
+      const std::size_t w = op == kBinPut ? 1 : 4;
+      if (!fill(w)) return truncated(op, w);
+      const std::uint64_t idx = loadLE(buf_.data() + pos_, w);
+      pos_ += w;
+      return memoPut(idx);
+    }
+    case kBinGet:
+    case kLongBinGet: {
+      const std::size_t w = op == kBinGet ? 1 : 4;
+      if (!fill(w)) return truncated(op, w);
+      const std::uint64_t idx = loadLE(buf_.data() + pos_, w);
+      pos_ += w;
+      return memoGet(idx);
+    }
+    case kPop:
+      if (!marks_.empty() && marks_.back() == stack_.size()) {
+        marks_.pop_back();
+        return {};
+      }
+      if (stack_.empty()) return fail("POP from an empty stack");
+      stack_.pop_back();
+      return {};
+    case kPopMark:
+      if (Status st = popMark(&from); !st.ok()) return st;
+      stack_.resize(from);
+      return {};
+    case kDup:
+      if (stack_.empty()) return fail("DUP on an empty stack");
+      return push(Value(stack_.back()));
+    case kFrame:
+      if (!fill(8)) return truncated(op, 8);
+      pos_ += 8;
+      return {};
+    case kProto: {
+      if (!fill(1)) return truncated(op, 1);
+      const int p = buf_[pos_++];
+      if (p > 5) return fail(fmt::format("unsupported pickle protocol {} (this reader knows 2-5)", p));
+      protocol_ = p;
+      return {};
+    }
+    default: break;
+  }
+  if (isCodeOpcode(op))
+    return fail(fmt::format("refusing opcode {} (0x{:02x}): a memory snapshot holds only plain data, and this pickle "
+                            "asks to import or call code, which Reservoir never does",
+                            opcodeName(op), op));
+  if (op == kNextBuffer || op == kReadonlyBuffer)
+    return fail(fmt::format("{}: out-of-band buffers are not supported in a snapshot", opcodeName(op)));
+  if (isTextOpcode(op))
+    return fail(fmt::format("protocol-0 text opcode {} is not supported (snapshots are written with protocol 2-5)",
+                            opcodeName(op)));
+  return fail(fmt::format("unknown opcode 0x{:02x}", op));
+}
+
+Expected<Snapshot> PickleMachine::run() {
+  op_offset_ = 0;
+  if (!fill(2)) {
+    if (!read_error_.empty()) return fail(read_error_);
+    return fail(end_ == 0 ? "empty input: expected a pickle (PROTO opcode 0x80)" : "input too short for a pickle");
+  }
+  if (buf_[0] != kProto)
+    return fail(fmt::format("not a pickle snapshot: first byte 0x{:02x}, expected PROTO (0x80) of protocol 2-5, or "
+                            "gzip/zstd magic",
+                            buf_[0]));
+  if (buf_[1] < 2 || buf_[1] > 5)
+    return fail(fmt::format("unsupported pickle protocol {} (this reader knows 2-5)", buf_[1]));
+  const StringId frames_key = assembler_.framesKey();
+  for (;;) {
+    if (end_ - pos_ < kFastWindow) {
+      if (Status st = checkCancel(); !st.ok()) return st;
+      fill(kFastWindow);
+      if (pos_ >= end_) {
+        op_offset_ = offset();
+        if (!read_error_.empty()) return fail(read_error_);
+        return fail("unexpected end of data before STOP (truncated file?)");
+      }
+    }
+    op_offset_ = base_ + pos_;
+    const std::uint8_t* p = buf_.data() + pos_;
+    const std::uint8_t op = *p;
+    // Fast paths for the opcodes snapshots are made of; the window guarantees their
+    // fixed-size arguments are present. Anything else goes through step().
+    if (end_ - pos_ >= kFastWindow && stack_.size() + 2 < stack_limit_) {
+      switch (op) {
+        case kBinGet:
+        case kLongBinGet: {
+          const std::uint64_t idx = op == kBinGet ? p[1] : loadLE(p + 1, 4);
+          if (idx < memo_.size()) {
+            const Value v = memo_[idx];
+            if (v.tag == VTag::kStr || (v.tag == VTag::kContainer && pool_.get(v)) || v.tag == VTag::kStack ||
+                v.tag == VTag::kFrame) {
+              stack_.push_back(v);
+              pos_ += op == kBinGet ? 2 : 5;
+              continue;
+            }
+          }
+          break;
+        }
+        case kMark:
+          if (marks_.size() < options_.limits.max_marks) {
+            marks_.push_back(stack_.size());
+            ++pos_;
+            continue;
+          }
+          break;
+        case kBinInt1:
+          stack_.push_back(Value::integer(p[1]));
+          pos_ += 2;
+          continue;
+        case kBinInt2:
+          stack_.push_back(Value::integer(static_cast<std::int64_t>(loadLE(p + 1, 2))));
+          pos_ += 3;
+          continue;
+        case kBinInt:
+          stack_.push_back(Value::integer(static_cast<std::int32_t>(static_cast<std::uint32_t>(loadLE(p + 1, 4)))));
+          pos_ += 5;
+          continue;
+        case kLong1: {
+          const std::size_t n = p[1];
+          if (n >= 1 && n <= 8) {
+            std::uint64_t v = loadLE(p + 2, n);
+            if (n < 8 && (p[1 + n] & 0x80)) v |= ~0ull << (8 * n);
+            stack_.push_back(Value::integer(static_cast<std::int64_t>(v)));
+            pos_ += 2 + n;
+            continue;
+          }
+          break;
+        }
+        case kShortBinUnicode: {
+          const std::size_t n = p[1];
+          if (end_ - pos_ >= 2 + n) {
+            const std::string_view text(reinterpret_cast<const char*>(p + 2), n);
+            stack_.push_back(Value::str(assembler_.intern(text)));
+            pos_ += 2 + n;
+            continue;
+          }
+          break;
+        }
+        case kNewFalse:
+        case kNewTrue:
+          stack_.push_back(Value::boolean(op == kNewTrue));
+          ++pos_;
+          continue;
+        case kNone:
+          stack_.push_back(Value::none());
+          ++pos_;
+          continue;
+        case kFrame:
+          pos_ += 9;
+          continue;
+        case kSetItems:
+          if (!marks_.empty() && fastSetItems(frames_key)) {
+            ++pos_;
+            continue;
+          }
+          break;
+        case kAppends:
+          if (!marks_.empty() && fastAppends()) {
+            ++pos_;
+            continue;
+          }
+          break;
+        case kEmptyDict:
+        case kEmptyList:
+          if (pool_.live() < options_.limits.max_stack_values) {
+            stack_.push_back(pool_.ref(pool_.create(op == kEmptyDict ? CKind::kDict : CKind::kList)));
+            ++pos_;
+            continue;
+          }
+          break;
+        case kBinPut:
+          if (!stack_.empty() && p[1] < memo_.size()) break;  // overwrites go the general way
+          [[fallthrough]];
+        case kMemoize:
+          if (!stack_.empty() && (op == kMemoize || p[1] == memo_.size())) {
+            const Value& top = stack_.back();
+            if (top.tag == VTag::kContainer) {
+              Container* c = pool_.get(top);
+              if (!c) break;
+              c->memo_slots.push_back(static_cast<std::uint32_t>(memo_.size()));
+            }
+            memo_.push_back(top);
+            pos_ += op == kMemoize ? 1 : 2;
+            continue;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    ++pos_;
+    if (op == kStop) break;
+    if (Status st = step(op); !st.ok()) return st;
+  }
+  if (stack_.empty()) return fail("STOP with an empty stack");
+  auto snap = assembler_.finish(pool_.resolve(stack_.back()), protocol_);
+  if (!snap) return fail(snap.message());
+  snap->pickle_bytes = offset();
+  return snap;
+}
+
+// APPENDS of trace entries and plain values, without the general conversion machinery.
+// Returns false (touching nothing) when the general path must run.
+bool PickleMachine::fastAppends() {
+  const std::size_t from = marks_.back();
+  if (from == 0) return false;
+  const Value target = stack_[from - 1];
+  Container* list = pool_.get(target);
+  if (!list || list->kind != CKind::kList) return false;
+  if (list->items.size() + list->events.size() + (stack_.size() - from) > options_.limits.max_container_items)
+    return false;
+  // A list of already-converted frames (a stack's frames, shared through the memo).
+  bool all_frames = true;
+  for (std::size_t i = from; i < stack_.size() && all_frames; ++i) all_frames = stack_[i].tag == VTag::kFrame;
+  if (all_frames) {
+    list->items.insert(list->items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+    list->frame_items += static_cast<std::uint32_t>(stack_.size() - from);
+    stack_.resize(from);
+    marks_.pop_back();
+    return true;
+  }
+  // All items must be trace-entry dicts (the bulk of a snapshot) for this path.
+  for (std::size_t i = from; i < stack_.size(); ++i) {
+    Container* d = pool_.get(stack_[i]);
+    if (!d || d->kind != CKind::kDict || !assembler_.looksLikeEvent(*d)) return false;
+  }
+  for (std::size_t i = from; i < stack_.size(); ++i) {
+    const Value item = stack_[i];
+    Container* d = pool_.get(item);
+    if (!assembler_.convertEventFast(*list, *d)) {
+      // A malformed entry: let the general path report it with its message.
+      stack_.erase(stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.begin() + static_cast<std::ptrdiff_t>(i));
+      return false;
+    }
+    for (std::uint32_t slot : d->memo_slots) memo_[slot] = Value::consumed();
+    pool_.release(item.handle(), Value::consumed());
+  }
+  stack_.resize(from);
+  marks_.pop_back();
+  return true;
+}
+
+// SETITEMS into a dict with no key that needs converting: one bulk copy. Returns false
+// (touching nothing) when the general path must run.
+bool PickleMachine::fastSetItems(StringId frames_key) {
+  const std::size_t from = marks_.back();
+  if (from == 0 || (stack_.size() - from) % 2 != 0) return false;
+  Container* dict = pool_.get(stack_[from - 1]);
+  if (!dict || dict->kind != CKind::kDict) return false;
+  if (dict->items.size() + (stack_.size() - from) > options_.limits.max_container_items) return false;
+  for (std::size_t i = from; i < stack_.size(); i += 2) {
+    const Value& k = stack_[i];
+    Value& v = stack_[i + 1];
+    if (v.tag == VTag::kContainer && !pool_.get(v)) v = pool_.resolve(v);
+    if (k.tag == VTag::kStr && k.strId() == frames_key && v.tag == VTag::kContainer) {
+      auto conv = assembler_.onDictSet(k, v);
+      if (!conv) return false;  // the general path reports the error
+      if (conv->converted) applyConversion(v, *conv, &v);
+    }
+  }
+  dict->items.insert(dict->items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
+  stack_.resize(from);
+  marks_.pop_back();
+  return true;
+}
+
+}  // namespace reservoir::traces::detail

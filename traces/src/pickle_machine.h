@@ -1,0 +1,75 @@
+// The pickle virtual machine: reads opcodes from a ByteSource, keeps the stack, marks and
+// memo, and hands completed objects to the SnapshotAssembler. Iterative (no recursion),
+// bounded by ReadLimits, and it executes nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "byte_source.h"
+#include "pickle_values.h"
+#include "reservoir/traces/reader.h"
+#include "snapshot_assembler.h"
+
+namespace reservoir::traces::detail {
+
+class PickleMachine {
+ public:
+  PickleMachine(ByteSource& source, std::uint64_t stored_size, const ReadOptions& options);
+
+  // Runs to STOP and returns the assembled snapshot. Errors read "offset N: what".
+  Expected<Snapshot> run();
+  [[nodiscard]] std::uint64_t bytesRead() const { return base_ + pos_; }
+
+ private:
+  // --- input
+  bool fill(std::size_t need);  // make `need` bytes available at pos_; false at end of data
+  Status truncated(std::uint8_t op, std::size_t need);
+  [[nodiscard]] std::uint64_t offset() const { return base_ + pos_; }
+  Status fail(std::string message) const;
+  Status failAt(std::uint64_t at, std::string message) const;
+
+  // --- opcodes
+  Status step(std::uint8_t op);
+  Status pushString(std::uint8_t op, std::size_t len_bytes, bool is_bytes);
+  Status pushLong(std::uint8_t op, std::size_t len_bytes);
+  Status pushInt(std::uint8_t op, std::size_t width);
+  Status pushBinFloat();
+  Status memoPut(std::uint64_t index);
+  Status memoGet(std::uint64_t index);
+  Status makeContainer(CKind kind, std::size_t from);
+  Status setItems(std::size_t from);
+  Status appendItems(std::size_t from);
+  Status insertIntoList(std::uint32_t list_handle, const Value& raw_item);
+  Status setInDict(std::uint32_t dict_handle, const Value& raw_key, const Value& raw_value);
+  Status applyConversion(const Value& original, const Conversion& conv, Value* stored);
+  Status push(const Value& v);
+  Status popMark(std::size_t* from);
+  Status checkCancel();
+  bool fastSetItems(StringId frames_key);
+  bool fastAppends();
+
+  ByteSource& source_;
+  std::uint64_t stored_size_;
+  const ReadOptions& options_;
+
+  std::vector<std::uint8_t> buf_;
+  std::size_t pos_ = 0;
+  std::size_t end_ = 0;
+  std::uint64_t base_ = 0;  // stream offset of buf_[0]
+  bool eof_ = false;
+  std::string read_error_;  // set when the source failed (corrupt compressed data, I/O)
+  std::uint64_t op_offset_ = 0;
+  std::uint64_t next_progress_ = 0;
+
+  int protocol_ = 0;
+  std::uint64_t stack_limit_ = 0;
+  std::vector<Value> stack_;
+  std::vector<std::size_t> marks_;
+  std::vector<Value> memo_;
+  ContainerPool pool_;
+  SnapshotAssembler assembler_;
+};
+
+}  // namespace reservoir::traces::detail

@@ -1,0 +1,77 @@
+// Turns completed pickle objects into the typed Snapshot, recognising them by shape as they
+// are inserted into their parents (a trace entry by its 'action' key, a frame by
+// filename/line/name, a segment by address/blocks, an annotation by stage), and assembles the
+// top-level dict at STOP.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pickle_values.h"
+#include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/status.h"
+#include "reservoir/traces/stack_interner.h"
+
+namespace reservoir::traces::detail {
+
+// What to do with an object that was converted on insertion.
+struct Conversion {
+  bool converted = false;
+  Value replacement;   // what memo entries (and the parent, if `store`) now hold
+  bool store = true;   // keep `replacement` in the parent's items
+};
+
+class SnapshotAssembler {
+ public:
+  explicit SnapshotAssembler(ContainerPool& pool);
+  ~SnapshotAssembler();
+  SnapshotAssembler(const SnapshotAssembler&) = delete;
+  SnapshotAssembler& operator=(const SnapshotAssembler&) = delete;
+
+  StringId intern(std::string_view text) { return snap_.strings.intern(text); }
+  [[nodiscard]] std::string_view text(StringId id) const { return snap_.strings.view(id); }
+  [[nodiscard]] StringId framesKey() const;
+
+  // `item` is being inserted into `list`. May convert it (the caller then releases it).
+  Expected<Conversion> onListInsert(Container& list, const Value& item);
+  // `value` is being stored under `key` in a dict. May convert it (a list of frames).
+  Expected<Conversion> onDictSet(const Value& key, const Value& value);
+
+  Expected<Snapshot> finish(const Value& root, int protocol);
+
+  // The hot path for the bulk of a snapshot: is `dict` a trace entry, and convert it into
+  // `list` (false: malformed, the general path will report why).
+  [[nodiscard]] bool looksLikeEvent(const Container& dict) const;
+  bool convertEventFast(Container& list, const Container& dict);
+
+  // Short description of a value's type for error messages ("str", "list", ...).
+  std::string typeName(const Value& v);
+
+ private:
+  struct Keys;
+  Expected<Conversion> convertEvent(Container& list, Container& dict);
+  Expected<Conversion> convertFrame(Container& dict);
+  Expected<Conversion> convertSegment(Container& list, Container& dict);
+  Expected<Conversion> convertAnnotation(Container& list, Container& dict);
+  Expected<BlockInfo> convertBlock(Container& dict);
+  Status assembleSettings(const Value& value);
+  Status assembleDeviceTraces(const Value& value);
+  Status assembleSegments(const Value& value);
+  Status assembleAnnotations(const Value& value);
+  void noteUnknownKey(Anomaly anomaly, StringId key);
+  std::string repr(const Value& v);
+
+  ContainerPool& pool_;
+  Snapshot snap_;
+  std::unique_ptr<Keys> keys_;
+  StackInterner interner_;
+  std::vector<SegmentInfo> staged_segments_;
+  std::vector<std::vector<BlockInfo>> staged_blocks_;
+  std::vector<Annotation> staged_annotations_;
+  std::unordered_map<std::uint64_t, std::uint64_t> unknown_keys_;
+  std::vector<FrameId> scratch_frames_;  // (anomaly << 32 | key) -> count
+};
+
+}  // namespace reservoir::traces::detail
