@@ -89,6 +89,14 @@ class MemorySource final : public RawSource {
   std::size_t pos_ = 0;
 };
 
+// Hands out the bytes decoded before an error first, so the error is reported at the offset
+// where the good data ends; the error comes with the next read.
+Expected<std::size_t> failAfter(std::size_t produced, std::string message, std::string* pending) {
+  if (produced == 0) return Status::error(std::move(message));
+  *pending = std::move(message);
+  return produced;
+}
+
 class GzipSource final : public ByteSource {
  public:
   explicit GzipSource(std::unique_ptr<RawSource> inner) : inner_(std::move(inner)), in_(kChunk) {
@@ -101,14 +109,18 @@ class GzipSource final : public ByteSource {
 
   Expected<std::size_t> read(std::span<std::uint8_t> dst) override {
     if (!ok_) return Status::error("gzip: cannot initialise zlib");
+    if (!pending_error_.empty()) return Status::error(pending_error_);
+    const auto want = static_cast<uInt>(std::min<std::size_t>(dst.size(), 1u << 30));
     zs_.next_out = dst.data();
-    zs_.avail_out = static_cast<uInt>(std::min<std::size_t>(dst.size(), 1u << 30));
+    zs_.avail_out = want;
     while (zs_.avail_out > 0 && !finished_) {
       if (zs_.avail_in == 0) {
         auto got = inner_->read(in_);
-        if (!got) return got.status();
+        if (!got) return failAfter(want - zs_.avail_out, got.message(), &pending_error_);
         if (*got == 0) {
-          if (member_started_) return Status::error("gzip: compressed data ends early (truncated file)");
+          if (member_started_)
+            return failAfter(want - zs_.avail_out, "gzip: compressed data ends early (truncated file)",
+                             &pending_error_);
           finished_ = true;
           break;
         }
@@ -121,10 +133,12 @@ class GzipSource final : public ByteSource {
         member_started_ = false;
         inflateReset(&zs_);  // a following gzip member continues the stream
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        return Status::error(std::string("gzip: corrupt data (") + (zs_.msg ? zs_.msg : "inflate error") + ")");
+        return failAfter(want - zs_.avail_out,
+                         std::string("gzip: corrupt data (") + (zs_.msg ? zs_.msg : "inflate error") + ")",
+                         &pending_error_);
       }
     }
-    return dst.size() - zs_.avail_out;
+    return want - zs_.avail_out;
   }
   [[nodiscard]] std::uint64_t storedConsumed() const override { return inner_->storedConsumed(); }
 
@@ -132,6 +146,7 @@ class GzipSource final : public ByteSource {
   std::unique_ptr<RawSource> inner_;
   std::vector<std::uint8_t> in_;
   z_stream zs_;
+  std::string pending_error_;
   bool ok_ = false;
   bool finished_ = false;
   bool member_started_ = false;
@@ -149,21 +164,24 @@ class ZstdSource final : public ByteSource {
 
   Expected<std::size_t> read(std::span<std::uint8_t> dst) override {
     if (!ds_) return Status::error("zstd: cannot create a decompression stream");
+    if (!pending_error_.empty()) return Status::error(pending_error_);
     ZSTD_outBuffer out{dst.data(), dst.size(), 0};
     while (out.pos < out.size) {
       if (input_.pos == input_.size) {
         if (eof_) break;
         auto got = inner_->read(in_);
-        if (!got) return got.status();
+        if (!got) return failAfter(out.pos, got.message(), &pending_error_);
         if (*got == 0) {
           eof_ = true;
-          if (last_hint_ != 0) return Status::error("zstd: compressed data ends early (truncated file)");
+          if (last_hint_ != 0)
+            return failAfter(out.pos, "zstd: compressed data ends early (truncated file)", &pending_error_);
           break;
         }
         input_ = ZSTD_inBuffer{in_.data(), *got, 0};
       }
       const std::size_t hint = ZSTD_decompressStream(ds_, &out, &input_);
-      if (ZSTD_isError(hint)) return Status::error(std::string("zstd: corrupt data (") + ZSTD_getErrorName(hint) + ")");
+      if (ZSTD_isError(hint))
+        return failAfter(out.pos, std::string("zstd: corrupt data (") + ZSTD_getErrorName(hint) + ")", &pending_error_);
       last_hint_ = hint;
     }
     return out.pos;
@@ -175,6 +193,7 @@ class ZstdSource final : public ByteSource {
   std::vector<std::uint8_t> in_;
   ZSTD_DStream* ds_;
   ZSTD_inBuffer input_{nullptr, 0, 0};
+  std::string pending_error_;
   std::size_t last_hint_ = 0;
   bool eof_ = false;
 };

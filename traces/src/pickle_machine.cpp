@@ -579,8 +579,9 @@ bool PickleMachine::fastAppends() {
   for (std::size_t i = from; i < stack_.size(); ++i) {
     const Value item = stack_[i];
     Container* d = pool_.get(item);
-    if (!assembler_.convertEventFast(*list, *d)) {
-      // A malformed entry: let the general path report it with its message.
+    if (!d || !assembler_.convertEventFast(*list, *d)) {
+      // A malformed entry, or one dict listed twice (memo) and already converted: let the
+      // general path report it with its message.
       stack_.erase(stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.begin() + static_cast<std::ptrdiff_t>(i));
       return false;
     }

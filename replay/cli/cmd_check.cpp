@@ -1,0 +1,114 @@
+// reservoir check TRACE: the model against the recording, event by event.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "common.h"
+
+namespace reservoir::cli {
+namespace {
+
+struct CheckArgs {
+  std::string trace;
+  std::optional<std::int64_t> device;
+  bool json = false;
+  bool expensive = false;
+  EnvOptions env;
+};
+
+nlohmann::json mismatchesJson(const std::vector<replay::Mismatch>& ms) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& m : ms) arr.push_back({{"what", m.what}, {"expected", m.expected}, {"simulated", m.simulated}});
+  return arr;
+}
+
+nlohmann::json reportJson(const replay::ConformanceReport& r, const std::string& path) {
+  nlohmann::json j;
+  j["trace"] = path;
+  j["device"] = r.device;
+  j["exact"] = r.exact();
+  j["events_compared"] = r.events_compared;
+  j["events_total"] = r.events_total;
+  j["settings"] = r.settings;
+  j["fraction"] = r.fraction;
+  j["total_memory"] = r.total_memory;
+  j["window_complete"] = r.window_complete;
+  j["empty_cache_calls_inferred"] = r.empty_cache_calls;
+  if (r.first_divergence) {
+    const auto& d = *r.first_divergence;
+    j["first_divergence"] = {{"event_index", d.event_index}, {"expected", d.expected}, {"simulated", d.simulated},
+                             {"request", d.request},         {"stack", d.stack},       {"pool_state", d.pool_state},
+                             {"reason", d.reason}};
+  } else {
+    j["first_divergence"] = nullptr;
+  }
+  j["layout_mismatches"] = mismatchesJson(r.layout_mismatches);
+  j["stats_mismatches"] = mismatchesJson(r.stats_mismatches);
+  j["stats_compared"] = r.stats_compared.size();
+  j["invariant_failure"] = r.invariant_failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.invariant_failure);
+  j["notes"] = r.notes;
+  return j;
+}
+
+void printHuman(std::ostream& out, const replay::ConformanceReport& r, const std::string& path) {
+  out << fmt::format("{} (device {}): {} events, settings \"{}\", fraction {}, device memory {}\n", path, r.device,
+                     r.events_total, r.settings, r.fraction, sizeText(static_cast<std::int64_t>(r.total_memory)));
+  if (!r.window_complete) out << "  the trace starts mid-run; its start state was rebuilt from the final segments\n";
+  if (r.first_divergence) {
+    const auto& d = *r.first_divergence;
+    out << fmt::format("DIVERGED at event {} of {} ({} events matched before it)\n", d.event_index, r.events_total,
+                       r.events_compared);
+    out << "  expected   " << d.expected << "\n  simulated  " << d.simulated << "\n  request    " << d.request
+        << "\n  stack      " << d.stack << "\n  free blocks of that stream near that size: " << d.pool_state
+        << "\n  why        " << d.reason << "\n";
+  } else {
+    out << fmt::format("events: all {} match (action, address, size, stream)\n", r.events_compared);
+  }
+  if (!r.first_divergence) {
+    if (r.layout_mismatches.empty()) out << "final layout: every segment and block matches the snapshot\n";
+    for (const auto& m : r.layout_mismatches)
+      out << "layout mismatch: " << m.what << "\n  expected  " << m.expected << "\n  simulated " << m.simulated << "\n";
+    if (!r.stats_compared.empty() && r.stats_mismatches.empty())
+      out << fmt::format("statistics: {} memory_stats() values equal the capture's\n", r.stats_compared.size());
+    for (const auto& m : r.stats_mismatches)
+      out << fmt::format("statistics mismatch: {} expected {} simulated {}\n", m.what, m.expected, m.simulated);
+  }
+  if (!r.invariant_failure.empty()) out << "invariant check failed: " << r.invariant_failure << "\n";
+  for (const auto& n : r.notes) out << "note: " << n << "\n";
+  out << (r.exact() ? "EXACT\n" : "NOT EXACT\n");
+}
+
+int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
+  auto trace = loadTrace(a.trace, err, !a.env.no_capture_json);
+  if (!trace) return fail(err, trace.message());
+  auto dev = chooseDevice(trace->snapshot, a.device);
+  if (!dev) return fail(err, dev.message());
+  auto env = makeEnvironment(a.env, *trace);
+  if (!env) return fail(err, env.message());
+  replay::ConformanceOptions opts;
+  opts.env = *env;
+  opts.expensive_checks = a.expensive;
+  Progress progress(err, "replaying");
+  opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
+  auto report = replay::runConformance(trace->snapshot, *dev, opts);
+  if (!report) return fail(err, a.trace + ": " + report.message());
+  if (a.json) out << reportJson(*report, a.trace).dump(2) << "\n";
+  else printHuman(out, *report, a.trace);
+  return report->exact() ? kOk : kFailed;
+}
+
+}  // namespace
+
+void registerCheck(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app.add_subcommand("check", "Replay a trace through the allocator model and compare it event by event");
+  cmd->add_option("trace", args->trace, "snapshot pickle (torch.cuda.memory._snapshot(); .gz/.zst too)")->required();
+  cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
+  cmd->add_flag("--json", args->json, "machine-readable output");
+  cmd->add_flag("--check", args->expensive, "validate the whole allocator state after every operation (slow)");
+  addEnvOptions(cmd, &args->env);
+  cmd->callback([args, set_result, &out, &err] { set_result(runCheck(*args, out, err)); });
+}
+
+}  // namespace reservoir::cli

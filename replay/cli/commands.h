@@ -1,0 +1,22 @@
+// Registration of each subcommand (one file each).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+#include "cli.h"
+
+namespace reservoir::cli {
+
+using Register = void (*)(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
+
+void registerCheck(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
+void registerInfo(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
+
+// Prints "reservoir: <message>" and returns kInputError.
+int fail(std::ostream& err, const std::string& message);
+
+}  // namespace reservoir::cli

@@ -1,0 +1,58 @@
+// Pieces every subcommand uses: loading a trace (with progress on a TTY), choosing the device,
+// the replay environment options, printing sizes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "reservoir/replay/capture_facts.h"
+#include "reservoir/replay/conformance.h"
+#include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/status.h"
+
+namespace reservoir::cli {
+
+struct EnvOptions {
+  std::optional<double> fraction;
+  std::string capacity;  // a size ("141GiB"), parsed later
+  std::string settings;
+  bool no_capture_json = false;
+};
+
+void addEnvOptions(CLI::App* app, EnvOptions* env);
+
+struct LoadedTrace {
+  std::string path;
+  traces::Snapshot snapshot;
+  std::optional<replay::CaptureFacts> capture;
+};
+
+// Reads `path`, showing progress on stderr when it is a terminal.
+Expected<LoadedTrace> loadTrace(const std::string& path, std::ostream& err, bool use_capture_json);
+
+// The device index for --device N (a CUDA device number), or the busiest device.
+Expected<std::size_t> chooseDevice(const traces::Snapshot& snap, std::optional<std::int64_t> device);
+
+// The environment for replays: options first, then the capture's JSON.
+Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, const LoadedTrace& trace);
+
+// A progress reporter for long work: prints "label 45%" on stderr when it is a TTY.
+class Progress {
+ public:
+  Progress(std::ostream& err, std::string label);
+  ~Progress();
+  void operator()(std::uint64_t done, std::uint64_t total);
+
+ private:
+  std::ostream& err_;
+  std::string label_;
+  bool tty_;
+  int last_ = -1;
+};
+
+std::string sizeText(std::int64_t bytes);  // "25.34 GiB (27216838656 bytes)"
+
+}  // namespace reservoir::cli

@@ -1,0 +1,103 @@
+// Conformance replay: the trace's own requests through the model, with the trace as the oracle
+// for what the model cannot know (cudaMalloc addresses and failures, expandable reservations,
+// when record_stream work completes), compared event by event with the recording.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reservoir/replay/capture_facts.h"
+#include "reservoir/simulator/allocator.h"
+#include "reservoir/traces/request_stream.h"
+#include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/status.h"
+#include "reservoir/traces/window_start.h"
+
+namespace reservoir::replay {
+
+using sim::ByteCount;
+
+inline constexpr std::uint64_t kH200TotalMemory = 150109880320ull;
+
+struct ReplayEnvironment {
+  std::optional<double> fraction;             // memory fraction (set_per_process_memory_fraction)
+  std::optional<ByteCount> total_memory;      // totalGlobalMem
+  std::optional<std::string> settings;        // PYTORCH_CUDA_ALLOC_CONF to use instead of the recorded one
+  const CaptureFacts* capture = nullptr;      // figures to compare the final statistics with
+};
+
+struct ConformanceOptions {
+  ReplayEnvironment env;
+  bool expensive_checks = false;
+  bool keep_timeline = false;  // per-event reserved/allocated/active, for peaks and plots
+  std::function<void(std::size_t done, std::size_t total)> progress;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct Divergence {
+  std::size_t event_index = 0;
+  std::string expected;   // the recorded event
+  std::string simulated;  // what the model did instead
+  std::string request;    // the request being replayed
+  std::string stack;      // its allocation stack (innermost first)
+  std::string pool_state; // the free blocks of that stream near the size
+  std::string reason;     // short explanation
+};
+
+struct Mismatch {
+  std::string what;
+  std::string expected;
+  std::string simulated;
+};
+
+struct TimelinePoint {
+  std::int64_t reserved = 0;
+  std::int64_t allocated = 0;
+  std::int64_t active = 0;
+  std::int64_t requested = 0;
+};
+
+struct ConformanceReport {
+  std::size_t device_index = 0;
+  std::int64_t device = 0;
+  std::string settings;           // the allocator settings replayed
+  double fraction = 1.0;
+  ByteCount total_memory = 0;
+  bool window_complete = true;
+  std::size_t events_total = 0;
+  std::size_t events_compared = 0;
+  std::optional<Divergence> first_divergence;
+  std::vector<Mismatch> layout_mismatches;  // final segments vs the snapshot's
+  std::vector<Mismatch> stats_mismatches;   // final statistics vs the capture's memory_stats
+  std::vector<std::string> stats_compared;
+  std::vector<std::string> notes;           // interpretation choices, things not derivable
+  std::size_t empty_cache_calls = 0;        // inferred from the recording
+  sim::DeviceStats final_stats;
+  std::vector<TimelinePoint> timeline;      // after each event (keep_timeline)
+  std::string invariant_failure;
+
+  [[nodiscard]] bool exact() const {
+    return !first_divergence && layout_mismatches.empty() && stats_mismatches.empty() && invariant_failure.empty();
+  }
+};
+
+// Replays device `device_index` of `snapshot`. Errors are for unusable input (bad settings,
+// an unrebuildable window start); divergences are reported, not errors.
+Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std::size_t device_index,
+                                           const ConformanceOptions& options);
+
+// The allocator settings to replay with: the override, else the recorded ones.
+Expected<sim::AllocatorConfig> replayConfig(const traces::Snapshot& snapshot, const ReplayEnvironment& env);
+
+// "alloc addr=0x7f.. size=1048576 stream=0" and the like.
+std::string describeEvent(const traces::TraceEvent& event);
+std::string describeEvent(const sim::SimEvent& event);
+// "name (file:line) <- caller (file:line) ..." for a stack.
+std::string describeStack(const traces::Snapshot& snapshot, StackId stack, std::size_t max_frames = 8);
+
+}  // namespace reservoir::replay

@@ -1,0 +1,360 @@
+// The conformance driver: turns the recorded events back into the requests that made them
+// (malloc, free with or without record_stream, empty_cache) and replays them through the
+// model, the recording acting as oracle and yardstick.
+#include "reservoir/replay/conformance.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "conformance_checks.h"
+#include "recorded_oracle.h"
+
+namespace reservoir::replay {
+
+using traces::Action;
+using traces::Allocation;
+using traces::TraceEvent;
+
+namespace {
+
+// A stream no recording uses: stands for "some other stream" in record_stream uses.
+constexpr sim::StreamId kOtherStream = ~sim::StreamId{0} - 1;
+
+bool isGroupLead(Action a) {
+  return a == Action::kFreeCompleted || a == Action::kSegmentFree || a == Action::kSegmentUnmap ||
+         a == Action::kSegmentAlloc || a == Action::kSegmentMap;
+}
+
+// Allocations the recording routed to a private pool (MemPool / graph): the final segments of
+// a non-default pool, from the event that created them on.
+struct PrivateRange {
+  sim::Addr begin, end;
+  std::size_t from_event;
+  traces::PoolId pool;
+};
+
+class Driver {
+ public:
+  Driver(const traces::Snapshot& snap, std::size_t device_index, const traces::RequestStream& requests,
+         const sim::AllocatorConfig& config, const ConformanceOptions& options, ConformanceReport& report)
+      : snap_(snap),
+        trace_(snap.devices[device_index]),
+        req_(requests),
+        options_(options),
+        report_(report),
+        oracle_(trace_.events, report.total_memory),
+        model_(config, &oracle_, &oracle_),
+        handles_(requests.allocations.size()) {
+    if (options.expensive_checks) model_.setCheckLevel(sim::CheckLevel::kExpensive);
+    if (report.fraction < 1.0) model_.setMemoryFraction(report.fraction);
+  }
+
+  Status seed(const traces::WindowStart& start);
+  void collectPrivatePools();
+  void estimateCapacity(const traces::WindowStart& start);
+  void run();
+  void finish();
+
+ private:
+  void step();
+  void doFree(std::size_t i);
+  void doGroup();
+  void doMalloc(std::size_t k);
+  bool emptyCacheFirst(const TraceEvent& t);
+  std::optional<traces::PoolId> routeOf(const TraceEvent& t, std::size_t k) const;
+  void recordDivergence(const std::string& reason);
+  void noteTimeline(std::size_t from, std::size_t to);
+
+  const traces::Snapshot& snap_;
+  const traces::DeviceTrace& trace_;
+  const traces::RequestStream& req_;
+  const ConformanceOptions& options_;
+  ConformanceReport& report_;
+  detail::RecordedOracle oracle_;
+  sim::CachingAllocator model_;
+  std::vector<sim::BlockHandle> handles_;  // by AllocationId
+  std::vector<PrivateRange> private_ranges_;
+  std::optional<sim::ByteCount> capacity_;
+  std::string current_request_;
+  StackId current_stack_;
+};
+
+Status Driver::seed(const traces::WindowStart& start) {
+  if (start.complete) return {};
+  std::vector<sim::SeedSegment> segs;
+  std::vector<AllocationId> ids;
+  const auto& cfg = model_.config();
+  for (const traces::StartSegment& s : start.segments) {
+    sim::SeedSegment seg{s.addr, s.size, s.stream, !s.is_large, {}};
+    for (std::size_t i = 0; i < s.blocks.size(); ++i) {
+      const traces::StartBlock& b = s.blocks[i];
+      sim::ByteCount size = b.size_known ? b.size : cfg.roundSize(b.requested);
+      if (!b.size_known && s.is_large && !cfg.expandable_segments) {
+        // An unsplit block keeps slack up to 1 MiB (more when oversize): take the gap to the
+        // next occupied block or the segment's end when it is that small.
+        const sim::Addr limit = i + 1 < s.blocks.size() ? s.blocks[i + 1].addr : s.addr + s.size;
+        const sim::ByteCount gap = limit > b.addr + size ? limit - (b.addr + size) : 0;
+        const sim::ByteCount max_slack =
+            size >= cfg.max_split_size ? cfg.max_non_split_rounding_size : sim::kSmallSize;
+        if (gap > 0 && gap <= max_slack) size += gap;
+      }
+      seg.blocks.push_back(sim::SeedBlock{b.addr, size, b.requested, b.pending, b.allocation.valid() ? b.allocation.value() + 1u : 0u});
+      ids.push_back(b.allocation);
+    }
+    segs.push_back(std::move(seg));
+  }
+  auto handles = model_.seed(segs);
+  if (!handles) return handles.status();
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i].valid()) handles_[ids[i].value()] = (*handles)[i];
+  report_.notes.push_back(fmt::format(
+      "the trace starts mid-run (ring buffer): {} segments rebuilt at its first event from the final segments", segs.size()));
+  return {};
+}
+
+void Driver::collectPrivatePools() {
+  std::map<traces::PoolId, bool> seen;
+  for (const traces::SegmentInfo& s : snap_.segments) {
+    if (s.device != trace_.device || s.pool.isDefault()) continue;
+    if (!seen[s.pool]) model_.createPool(s.pool);
+    seen[s.pool] = true;
+    // From the last segment event that created this range (or the window's start).
+    // From the event that created the final segment (the last segment_alloc at its address;
+    // for an expandable one, its first mapping), or the window's start.
+    std::size_t from = 0;
+    for (std::size_t i = 0; i < trace_.events.size(); ++i) {
+      const TraceEvent& e = trace_.events[i];
+      if (!s.is_expandable && e.action == Action::kSegmentAlloc && e.addr == s.address) from = i;
+      if (s.is_expandable && e.action == Action::kSegmentMap && e.addr >= s.address &&
+          e.addr < s.address + s.total_size) {
+        from = i;
+        break;
+      }
+    }
+    private_ranges_.push_back(PrivateRange{s.address, s.address + s.total_size, from, s.pool});
+  }
+  if (!seen.empty())
+    report_.notes.push_back(fmt::format("{} private pool(s) in the final segments: allocations inside them are routed "
+                                        "to their pool (the trace does not record pool ids)",
+                                        seen.size()));
+}
+
+void Driver::estimateCapacity(const traces::WindowStart& start) {
+  // Usable capacity, from each oom: cudaMemGetInfo's free bytes plus what the cache held.
+  std::int64_t reserved = 0;
+  for (const auto& s : start.segments) reserved += static_cast<std::int64_t>(s.size);
+  for (const TraceEvent& e : trace_.events) {
+    switch (e.action) {
+      case Action::kSegmentAlloc:
+      case Action::kSegmentMap: reserved += static_cast<std::int64_t>(e.size); break;
+      case Action::kSegmentFree:
+      case Action::kSegmentUnmap: reserved -= static_cast<std::int64_t>(e.size); break;
+      case Action::kOom: {
+        const auto c = e.addr + static_cast<sim::ByteCount>(reserved);
+        capacity_ = capacity_ ? std::min(*capacity_, c) : c;
+        break;
+      }
+      default: break;
+    }
+  }
+  if (capacity_)
+    report_.notes.push_back(fmt::format("usable capacity {} bytes, from the recorded oom events (device_free + "
+                                        "reserved): used to tell a failed cudaMalloc from an empty_cache",
+                                        *capacity_));
+}
+
+void Driver::run() {
+  const std::size_t n = trace_.events.size();
+  std::size_t next_progress = 0;
+  while (oracle_.pos < n && !oracle_.failed) {
+    const std::size_t start = oracle_.pos;
+    step();
+    if (!oracle_.failed && oracle_.pos == start) recordDivergence("the replayed request produced no event");
+    if (oracle_.failed) break;
+    noteTimeline(start, oracle_.pos);
+    if (oracle_.pos >= next_progress) {
+      if (options_.progress) options_.progress(oracle_.pos, n);
+      if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) {
+        report_.notes.push_back(fmt::format("cancelled at event {}", oracle_.pos));
+        break;
+      }
+      next_progress = oracle_.pos + 4096;
+    }
+  }
+  if (oracle_.failed) recordDivergence("");
+}
+
+void Driver::noteTimeline(std::size_t from, std::size_t to) {
+  if (!options_.keep_timeline) return;
+  const auto& s = model_.stats();
+  const TimelinePoint p{s.reserved_bytes[sim::kAggregate].current, s.allocated_bytes[sim::kAggregate].current,
+                        s.active_bytes[sim::kAggregate].current, s.requested_bytes[sim::kAggregate].current};
+  // Events of one request are emitted together; the state after the request stands for all.
+  report_.timeline.resize(to, p);
+  (void)from;
+}
+
+void Driver::step() {
+  const TraceEvent& e = trace_.events[oracle_.pos];
+  switch (e.action) {
+    case Action::kFreeRequested: doFree(oracle_.pos); return;
+    case Action::kAlloc:
+    case Action::kOom:
+    case Action::kFreeCompleted:
+    case Action::kSegmentAlloc:
+    case Action::kSegmentFree:
+    case Action::kSegmentMap:
+    case Action::kSegmentUnmap: doGroup(); return;
+    default:
+      ++oracle_.pos;  // markers (snapshot, user_defined) change nothing
+      return;
+  }
+}
+
+void Driver::doFree(std::size_t i) {
+  const AllocationId id = req_.event_allocation[i];
+  current_request_ = fmt::format("free of the block at {:#x}", trace_.events[i].addr);
+  current_stack_ = trace_.events[i].stack;
+  if (!id.valid() || !handles_[id.value()].valid()) {
+    recordDivergence("the recording frees a block the model does not hold");
+    return;
+  }
+  const Allocation& a = req_.allocations[id.value()];
+  current_stack_ = a.stack;
+  const sim::BlockHandle h = handles_[id.value()];
+  if (a.deferredFree()) model_.recordStream(h, kOtherStream);
+  model_.free(h);
+  handles_[id.value()] = {};
+}
+
+void Driver::doGroup() {
+  const std::size_t n = trace_.events.size();
+  std::size_t k = oracle_.pos;
+  bool releases = false;
+  while (k < n && isGroupLead(trace_.events[k].action)) {
+    const Action a = trace_.events[k].action;
+    releases = releases || a == Action::kSegmentFree || a == Action::kSegmentUnmap;
+    ++k;
+  }
+  const bool malloc_follows = k < n && (trace_.events[k].action == Action::kAlloc || trace_.events[k].action == Action::kOom);
+  if (!malloc_follows) {
+    current_request_ = "empty_cache (inferred: cache released outside any allocation)";
+    current_stack_ = StackId(0);
+    model_.emptyCache();
+    ++report_.empty_cache_calls;
+    return;
+  }
+  if (releases) {
+    model_.processEvents();  // the completions the recording shows first
+    if (emptyCacheFirst(trace_.events[k])) {
+      current_request_ = "empty_cache (inferred: releases before an allocation that did not need them)";
+      model_.emptyCache();
+      ++report_.empty_cache_calls;
+      if (oracle_.failed) return;
+    }
+  }
+  doMalloc(k);
+}
+
+bool Driver::emptyCacheFirst(const TraceEvent& t) {
+  if (model_.wouldReuseCachedBlock(t.size, t.stream)) return true;  // the malloc needed no release
+  if (model_.wouldCollectGarbage()) return false;                    // garbage collection releases first
+  if (t.action == Action::kOom) return false;
+  const auto& cfg = model_.config();
+  const sim::ByteCount alloc_size = cfg.allocationSize(cfg.roundSize(t.size));
+  const auto allowed = model_.allowedMemoryMaximum();
+  if (allowed && model_.totalAllocatedMemory() + alloc_size > *allowed) return false;  // the fraction refuses it
+  if (capacity_ && model_.totalAllocatedMemory() + alloc_size > *capacity_) return false;  // the driver refuses it
+  return true;
+}
+
+std::optional<traces::PoolId> Driver::routeOf(const TraceEvent& t, std::size_t k) const {
+  if (t.action != Action::kAlloc) return std::nullopt;
+  for (const PrivateRange& r : private_ranges_)
+    if (t.addr >= r.begin && t.addr < r.end && k >= r.from_event) return r.pool;
+  return std::nullopt;
+}
+
+void Driver::doMalloc(std::size_t k) {
+  const TraceEvent& t = trace_.events[k];
+  const AllocationId id = req_.event_allocation[k];
+  current_request_ = fmt::format("malloc({} bytes) on stream {}", t.size, t.stream);
+  current_stack_ = t.stack;
+  const auto route = routeOf(t, k);
+  if (route) model_.beginAllocateToPool(sim::PoolRouting{*route, std::nullopt});
+  const auto r = model_.malloc(t.size, t.stream, id.valid() ? id.value() + 1u : 0u);
+  if (route) {
+    model_.endAllocateToPool(*route);
+    model_.releasePool(*route);
+  }
+  if (id.valid() && r.ok()) handles_[id.value()] = r.block;
+}
+
+void Driver::recordDivergence(const std::string& reason) {
+  if (report_.first_divergence) return;
+  Divergence d;
+  d.event_index = oracle_.failed ? oracle_.fail_index : oracle_.pos;
+  d.expected = oracle_.failed ? oracle_.fail_expected
+                              : (oracle_.pos < trace_.events.size() ? describeEvent(trace_.events[oracle_.pos]) : "");
+  d.simulated = oracle_.failed ? oracle_.fail_simulated : "(nothing)";
+  d.request = current_request_;
+  d.stack = describeStack(snap_, current_stack_);
+  d.reason = reason.empty() ? "the model's event differs from the recorded one" : reason;
+  if (d.event_index < trace_.events.size()) {
+    const TraceEvent& e = trace_.events[d.event_index];
+    std::string pool;
+    for (const auto& [addr, size] : model_.freeBlocksNear(e.size, e.stream, 12))
+      pool += fmt::format("{}[{:#x} +{}]", pool.empty() ? "" : " ", addr, size);
+    d.pool_state = pool.empty() ? "(no free blocks on that stream in that pool)" : pool;
+  }
+  report_.first_divergence = std::move(d);
+  oracle_.failed = true;
+}
+
+void Driver::finish() {
+  report_.events_compared = oracle_.compared;
+  report_.final_stats = model_.stats();
+  report_.invariant_failure = model_.invariantFailure();
+  if (report_.first_divergence) return;
+  detail::compareLayout(snap_, trace_.device, model_.segments(), report_);
+  detail::compareStats(model_.stats(), options_.env.capture, report_);
+}
+
+}  // namespace
+
+Expected<sim::AllocatorConfig> replayConfig(const traces::Snapshot& snapshot, const ReplayEnvironment& env) {
+  if (env.settings) return sim::parseAllocConf(*env.settings);
+  return sim::configFromRecorded(snapshot.settings);
+}
+
+Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std::size_t device_index,
+                                           const ConformanceOptions& options) {
+  if (device_index >= snapshot.devices.size())
+    return Status::error(fmt::format("device index {} out of range (the snapshot has {})", device_index,
+                                     snapshot.devices.size()));
+  auto config = replayConfig(snapshot, options.env);
+  if (!config) return config.status();
+  ConformanceReport report;
+  report.device_index = device_index;
+  report.device = snapshot.devices[device_index].device;
+  report.settings = config->last_settings;
+  const CaptureFacts* capture = options.env.capture;
+  report.fraction = options.env.fraction.value_or(capture && capture->fraction && *capture->fraction > 0 ? *capture->fraction : 1.0);
+  report.total_memory = options.env.total_memory.value_or(capture && capture->device_total ? *capture->device_total : kH200TotalMemory);
+  report.events_total = snapshot.devices[device_index].events.size();
+  const traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index]);
+  auto start = traces::rebuildWindowStart(snapshot, device_index, requests);
+  if (!start) return start.status();
+  report.window_complete = start->complete;
+  Driver driver(snapshot, device_index, requests, *config, options, report);
+  if (Status st = driver.seed(*start); !st.ok()) return Status::error("cannot seed the trace's start state: " + st.message());
+  driver.collectPrivatePools();
+  driver.estimateCapacity(*start);
+  driver.run();
+  driver.finish();
+  return report;
+}
+
+}  // namespace reservoir::replay

@@ -1,0 +1,31 @@
+#include <fmt/format.h>
+
+#include "reservoir/replay/conformance.h"
+
+namespace reservoir::replay {
+
+std::string describeEvent(const traces::TraceEvent& e) {
+  if (e.action == traces::Action::kOom)
+    return fmt::format("oom size={} stream={} device_free={}", e.size, e.stream, e.addr);
+  return fmt::format("{} addr={:#x} size={} stream={}", traces::actionName(e.action), e.addr, e.size, e.stream);
+}
+
+std::string describeEvent(const sim::SimEvent& e) {
+  if (e.action == traces::Action::kOom)
+    return fmt::format("oom size={} stream={} device_free={}", e.size, e.stream, e.addr);
+  return fmt::format("{} addr={:#x} size={} stream={}", traces::actionName(e.action), e.addr, e.size, e.stream);
+}
+
+std::string describeStack(const traces::Snapshot& snapshot, StackId stack, std::size_t max_frames) {
+  const auto frames = snapshot.stack(stack);
+  if (frames.empty()) return "(no frames recorded)";
+  std::string out;
+  for (std::size_t i = 0; i < frames.size() && i < max_frames; ++i) {
+    const traces::Frame& f = snapshot.frames[frames[i].value()];
+    out += fmt::format("{}{} ({}:{})", i ? " <- " : "", snapshot.str(f.name), snapshot.str(f.filename), f.line);
+  }
+  if (frames.size() > max_frames) out += fmt::format(" <- ... ({} more)", frames.size() - max_frames);
+  return out;
+}
+
+}  // namespace reservoir::replay

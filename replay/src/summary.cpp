@@ -1,0 +1,104 @@
+#include "reservoir/replay/summary.h"
+
+#include <fmt/format.h>
+
+#include "reservoir/traces/request_stream.h"
+#include "reservoir/traces/window_start.h"
+
+namespace reservoir::replay {
+
+using traces::Action;
+
+FinalState finalState(const traces::Snapshot& snap, std::optional<std::int64_t> device) {
+  FinalState f;
+  for (const auto& s : snap.segments) {
+    if (device && s.device != *device) continue;
+    ++f.segments;
+    f.reserved += static_cast<std::int64_t>(s.total_size);
+    f.allocated += static_cast<std::int64_t>(s.allocated_size);
+    f.active += static_cast<std::int64_t>(s.active_size);
+    f.requested += static_cast<std::int64_t>(s.requested_size);
+    if (s.is_expandable) ++f.expandable_segments;
+    for (const auto& b : snap.blocksOf(s)) {
+      ++f.blocks;
+      ++f.blocks_by_state[std::string(traces::blockStateName(b.state))];
+    }
+  }
+  return f;
+}
+
+namespace {
+
+void recordedReservedPeak(const traces::DeviceTrace& trace, DeviceSummary& s) {
+  std::int64_t reserved = s.start_reserved;
+  s.peak_reserved = PeakPoint{reserved, 0, trace.events.empty() ? 0 : trace.events[0].time_us, StackId(0), true};
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    const auto& e = trace.events[i];
+    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap) reserved += static_cast<std::int64_t>(e.size);
+    else if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap) reserved -= static_cast<std::int64_t>(e.size);
+    else continue;
+    if (reserved > s.peak_reserved.bytes) {
+      // The segment event is part of a malloc: its stack is the request's.
+      std::size_t k = i;
+      while (k < trace.events.size() && trace.events[k].action != Action::kAlloc && trace.events[k].action != Action::kOom) ++k;
+      const auto& at = k < trace.events.size() ? trace.events[k] : e;
+      s.peak_reserved = PeakPoint{reserved, i, e.time_us, at.stack, true};
+    }
+  }
+}
+
+void modelAllocatedPeak(const traces::Snapshot& snap, std::size_t device_index, const ReplayEnvironment& env,
+                        DeviceSummary& s) {
+  ConformanceOptions opts;
+  opts.env = env;
+  opts.env.capture = nullptr;
+  opts.keep_timeline = true;
+  auto report = runConformance(snap, device_index, opts);
+  if (!report) {
+    s.peak_allocated_note = "not computed: " + report.message();
+    return;
+  }
+  const auto& trace = snap.devices[device_index];
+  PeakPoint p;
+  for (std::size_t i = 0; i < report->timeline.size(); ++i) {
+    if (!p.known || report->timeline[i].allocated > p.bytes) {
+      p = PeakPoint{report->timeline[i].allocated, i, trace.events[i].time_us, trace.events[i].stack, true};
+    }
+  }
+  s.peak_allocated = p;
+  if (report->first_divergence)
+    s.peak_allocated_note =
+        fmt::format("up to event {} only: the model diverged from the recording there (run 'reservoir check')",
+                    report->first_divergence->event_index);
+}
+
+}  // namespace
+
+DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_index, const ReplayEnvironment& env) {
+  const traces::DeviceTrace& trace = snap.devices.at(device_index);
+  DeviceSummary s;
+  s.device = trace.device;
+  s.events = trace.events.size();
+  for (const auto& e : trace.events) ++s.actions[static_cast<std::size_t>(e.action)];
+  if (!trace.events.empty()) {
+    s.first_time_us = trace.events.front().time_us;
+    s.last_time_us = trace.events.back().time_us;
+  }
+  for (const auto& a : snap.annotations)
+    if (a.device == trace.device || a.device < 0) ++s.annotations;
+  s.final_state = finalState(snap, trace.device);
+  const auto requests = traces::buildRequestStream(trace);
+  auto start = traces::rebuildWindowStart(snap, device_index, requests);
+  if (start) {
+    s.complete = start->complete;
+    for (const auto& seg : start->segments) s.start_reserved += static_cast<std::int64_t>(seg.size);
+  } else {
+    s.complete = false;
+    s.peak_allocated_note = "start state not rebuilt: " + start.message();
+  }
+  recordedReservedPeak(trace, s);
+  if (start && !trace.events.empty()) modelAllocatedPeak(snap, device_index, env, s);
+  return s;
+}
+
+}  // namespace reservoir::replay

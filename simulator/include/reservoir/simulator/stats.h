@@ -1,0 +1,52 @@
+// The allocator's statistics, as torch.cuda.memory_stats() reports them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace reservoir::sim {
+
+struct Stat {
+  std::int64_t current = 0;
+  std::int64_t peak = 0;
+  std::int64_t allocated = 0;  // cumulative increases
+  std::int64_t freed = 0;      // cumulative decreases
+
+  void increase(std::int64_t amount) {
+    current += amount;
+    if (current > peak) peak = current;
+    allocated += amount;
+  }
+  void decrease(std::int64_t amount) {
+    current -= amount;
+    freed += amount;
+  }
+  void resetPeak() { peak = current; }
+  void resetAccumulated() { allocated = freed = 0; }
+};
+
+enum StatType : std::size_t { kAggregate = 0, kSmallPool = 1, kLargePool = 2, kStatTypes = 3 };
+using StatArray = std::array<Stat, kStatTypes>;
+
+struct DeviceStats {
+  StatArray allocation, segment, active, inactive_split;
+  StatArray allocated_bytes, reserved_bytes, active_bytes, inactive_split_bytes, requested_bytes;
+  std::int64_t num_alloc_retries = 0;
+  std::int64_t num_ooms = 0;
+  std::int64_t num_sync_all_streams = 0;
+  std::int64_t num_device_alloc = 0;
+  std::int64_t num_device_free = 0;
+  Stat oversize_allocations;
+  Stat oversize_segments;
+  std::int64_t max_split_size = -1;
+
+  void resetPeaks();
+  void resetAccumulated();
+};
+
+// The flat dict torch.cuda.memory_stats() returns ("allocated_bytes.all.peak" -> value).
+std::map<std::string, std::int64_t> memoryStatsMap(const DeviceStats& stats);
+
+}  // namespace reservoir::sim

@@ -1,0 +1,63 @@
+#include "reservoir/simulator/stats.h"
+
+namespace reservoir::sim {
+namespace {
+
+void putStat(std::map<std::string, std::int64_t>& out, const std::string& name, const Stat& s) {
+  out[name + ".current"] = s.current;
+  out[name + ".peak"] = s.peak;
+  out[name + ".allocated"] = s.allocated;
+  out[name + ".freed"] = s.freed;
+}
+
+void putArray(std::map<std::string, std::int64_t>& out, const std::string& name, const StatArray& a) {
+  putStat(out, name + ".all", a[kAggregate]);
+  putStat(out, name + ".small_pool", a[kSmallPool]);
+  putStat(out, name + ".large_pool", a[kLargePool]);
+}
+
+template <typename F>
+void forEachArray(DeviceStats& s, F f) {
+  for (StatArray* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes, &s.reserved_bytes,
+                       &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes})
+    for (Stat& st : *a) f(st);
+}
+
+}  // namespace
+
+void DeviceStats::resetPeaks() {
+  forEachArray(*this, [](Stat& s) { s.resetPeak(); });
+  oversize_allocations.resetPeak();
+  oversize_segments.resetPeak();
+}
+
+void DeviceStats::resetAccumulated() {
+  forEachArray(*this, [](Stat& s) { s.resetAccumulated(); });
+  oversize_allocations.resetAccumulated();
+  oversize_segments.resetAccumulated();
+  num_alloc_retries = num_ooms = num_sync_all_streams = num_device_alloc = num_device_free = 0;
+}
+
+std::map<std::string, std::int64_t> memoryStatsMap(const DeviceStats& s) {
+  std::map<std::string, std::int64_t> out;
+  putArray(out, "allocation", s.allocation);
+  putArray(out, "segment", s.segment);
+  putArray(out, "active", s.active);
+  putArray(out, "inactive_split", s.inactive_split);
+  putArray(out, "allocated_bytes", s.allocated_bytes);
+  putArray(out, "reserved_bytes", s.reserved_bytes);
+  putArray(out, "active_bytes", s.active_bytes);
+  putArray(out, "inactive_split_bytes", s.inactive_split_bytes);
+  putArray(out, "requested_bytes", s.requested_bytes);
+  putStat(out, "oversize_allocations", s.oversize_allocations);
+  putStat(out, "oversize_segments", s.oversize_segments);
+  out["num_alloc_retries"] = s.num_alloc_retries;
+  out["num_ooms"] = s.num_ooms;
+  out["num_sync_all_streams"] = s.num_sync_all_streams;
+  out["num_device_alloc"] = s.num_device_alloc;
+  out["num_device_free"] = s.num_device_free;
+  out["max_split_size"] = s.max_split_size;
+  return out;
+}
+
+}  // namespace reservoir::sim

@@ -1,0 +1,44 @@
+// The request stream a replay needs: every allocation's identity over its lifetime
+// (alloc -> free_requested -> free_completed), independent of address reuse.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "reservoir/traces/anomalies.h"
+#include "reservoir/traces/snapshot.h"
+
+namespace reservoir::traces {
+
+inline constexpr std::uint32_t kNoEvent = std::numeric_limits<std::uint32_t>::max();
+
+struct Allocation {
+  Addr addr = 0;
+  ByteCount size = 0;  // requested bytes
+  StreamValue stream = 0;
+  StackId stack;       // allocation stack (empty when unknown)
+  std::uint32_t alloc_event = kNoEvent;           // kNoEvent: allocated before the trace window
+  std::uint32_t free_requested_event = kNoEvent;  // kNoEvent: not freed in the window
+  std::uint32_t free_completed_event = kNoEvent;
+
+  [[nodiscard]] bool beforeWindow() const { return alloc_event == kNoEvent; }
+  // Freed with outstanding stream uses (record_stream): completion came later.
+  [[nodiscard]] bool deferredFree() const {
+    return free_requested_event != kNoEvent && free_completed_event != free_requested_event + 1;
+  }
+  [[nodiscard]] bool liveAtEnd() const { return free_completed_event == kNoEvent; }
+};
+
+struct RequestStream {
+  std::vector<Allocation> allocations;
+  // Per trace event: the allocation it belongs to (alloc / free_requested / free_completed),
+  // invalid for segment events, oom and markers.
+  std::vector<AllocationId> event_allocation;
+  AnomalyCounters anomalies;
+  std::size_t before_window = 0;  // allocations whose alloc is not in the window
+};
+
+RequestStream buildRequestStream(const DeviceTrace& trace);
+
+}  // namespace reservoir::traces

@@ -1,0 +1,44 @@
+// The allocator state at a trace's first event, rebuilt from the final segments by walking
+// the events backwards (what PyTorch's memory_viz does for its state history). A trace
+// recorded with a ring buffer starts mid-run; a complete one starts from an empty allocator.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reservoir/traces/request_stream.h"
+#include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/status.h"
+
+namespace reservoir::traces {
+
+struct StartBlock {
+  Addr addr = 0;
+  // The block's size. Exact when `size_known` (from the final segments); otherwise the
+  // requested bytes, and the replay decides the rounding and any unsplit slack.
+  ByteCount size = 0;
+  ByteCount requested = 0;
+  bool size_known = false;
+  bool pending = false;  // freed before the window, waiting for a stream's event
+  AllocationId allocation;  // its identity in the request stream (invalid if never freed)
+};
+
+struct StartSegment {
+  Addr addr = 0;
+  ByteCount size = 0;
+  StreamValue stream = 0;
+  bool is_large = true;
+  bool is_expandable = false;
+  PoolId pool;
+  std::vector<StartBlock> blocks;  // occupied blocks, by address; the rest is free
+};
+
+struct WindowStart {
+  bool complete = true;  // the allocator was empty at the first event
+  std::vector<StartSegment> segments;
+};
+
+// `device` indexes snapshot.devices; `requests` is buildRequestStream() of that device.
+Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const RequestStream& requests);
+
+}  // namespace reservoir::traces

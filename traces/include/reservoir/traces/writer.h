@@ -1,0 +1,35 @@
+// Writing a Snapshot back as a torch.cuda.memory._snapshot() pickle (protocols 2-5, optionally
+// gzip/zstd), with the structure torch writes: the keys, their order and value types that
+// Python's pickle, PyTorch's MemoryViz.js and our reader expect.
+//
+// Opcodes are Python's choices (minimal integer widths, 64 KiB frames and MEMOIZE for 4-5,
+// BINPUT for 2-3, batches of 1000 items). Strings, frame dicts and frame lists are memoised,
+// so a stack shared by many entries is written once. Output is streamed: memory stays bounded
+// by one frame, not by the size of the snapshot.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/status.h"
+
+namespace reservoir::traces {
+
+struct WriteOptions {
+  // 4 is what pickle.dump writes by default on Python 3.8-3.13 (and the highest MemoryViz.js
+  // reads); 2 is what LibTorch's C++ pickler writes.
+  int protocol = 4;
+  Compression compression = Compression::kNone;
+  // zlib level (1-9) or zstd level (1-19); 0 picks the library's default.
+  int compression_level = 0;
+};
+
+// Writes `snapshot` to `path` (through a temporary file renamed into place).
+Status writeSnapshotFile(const Snapshot& snapshot, const std::string& path, const WriteOptions& options = {});
+
+// The bytes writeSnapshotFile would write.
+Expected<std::vector<std::uint8_t>> writeSnapshotBytes(const Snapshot& snapshot, const WriteOptions& options = {});
+
+}  // namespace reservoir::traces

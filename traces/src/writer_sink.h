@@ -1,0 +1,44 @@
+// Destinations of the snapshot writer's bytes: memory, a file, or a gzip / zstd compressor
+// in front of either.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/status.h"
+
+namespace reservoir::traces::detail {
+
+class ByteSink {
+ public:
+  virtual ~ByteSink() = default;
+  virtual Status write(std::span<const std::uint8_t> bytes) = 0;
+  // Flushes everything (compressor trailers included); no write may follow.
+  virtual Status finish() = 0;
+};
+
+class VectorSink final : public ByteSink {
+ public:
+  explicit VectorSink(std::vector<std::uint8_t>* out) : out_(out) {}
+  Status write(std::span<const std::uint8_t> bytes) override {
+    out_->insert(out_->end(), bytes.begin(), bytes.end());
+    return {};
+  }
+  Status finish() override { return {}; }
+
+ private:
+  std::vector<std::uint8_t>* out_;
+};
+
+// Creates `path` (truncating it); errors name the path.
+Expected<std::unique_ptr<ByteSink>> fileSink(const std::string& path);
+
+// A sink that compresses into `inner` (which must outlive it), or nullptr for kNone.
+// `level` 0 = the library's default.
+std::unique_ptr<ByteSink> compressingSink(ByteSink* inner, Compression compression, int level);
+
+}  // namespace reservoir::traces::detail
