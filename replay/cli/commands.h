@@ -14,6 +14,7 @@ namespace reservoir::cli {
 using Register = void (*)(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 
 void registerCheck(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
+void registerWhatIf(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 void registerInfo(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 
 // Prints "reservoir: <message>" and returns kInputError.

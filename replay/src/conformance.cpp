@@ -46,7 +46,8 @@ class Driver {
         report_(report),
         oracle_(trace_.events, report.total_memory),
         model_(config, &oracle_, &oracle_),
-        handles_(requests.allocations.size()) {
+        handles_(requests.allocations.size()),
+        free_op_(requests.allocations.size(), kNoOp) {
     if (options.expensive_checks) model_.setCheckLevel(sim::CheckLevel::kExpensive);
     if (report.fraction < 1.0) model_.setMemoryFraction(report.fraction);
   }
@@ -61,7 +62,7 @@ class Driver {
   void step();
   void doFree(std::size_t i);
   void doGroup();
-  void doMalloc(std::size_t k);
+  void doMalloc(std::size_t k, std::size_t first);
   bool emptyCacheFirst(const TraceEvent& t);
   std::optional<traces::PoolId> routeOf(const TraceEvent& t, std::size_t k) const;
   void recordDivergence(const std::string& reason);
@@ -79,6 +80,13 @@ class Driver {
   std::optional<sim::ByteCount> capacity_;
   std::string current_request_;
   StackId current_stack_;
+  // Program recording (options.program): the ops replayed so far.
+  std::vector<std::uint32_t> free_op_;  // by AllocationId: the op that freed it
+  std::size_t step_start_ = 0;
+  void pushOp(Op op, std::size_t first, std::size_t end);
+
+ public:
+  void finishProgram(const traces::WindowStart& start);
 };
 
 Status Driver::seed(const traces::WindowStart& start) {
@@ -107,6 +115,10 @@ Status Driver::seed(const traces::WindowStart& start) {
   }
   auto handles = model_.seed(segs);
   if (!handles) return handles.status();
+  if (options_.program) {
+    options_.program->seed = segs;
+    options_.program->seed_allocations = ids;
+  }
   for (std::size_t i = 0; i < ids.size(); ++i)
     if (ids[i].valid()) handles_[ids[i].value()] = (*handles)[i];
   report_.notes.push_back(fmt::format(
@@ -118,7 +130,10 @@ void Driver::collectPrivatePools() {
   std::map<traces::PoolId, bool> seen;
   for (const traces::SegmentInfo& s : snap_.segments) {
     if (s.device != trace_.device || s.pool.isDefault()) continue;
-    if (!seen[s.pool]) model_.createPool(s.pool);
+    if (!seen[s.pool]) {
+      model_.createPool(s.pool);
+      if (options_.program) options_.program->private_pools.push_back(s.pool);
+    }
     seen[s.pool] = true;
     // From the last segment event that created this range (or the window's start).
     // From the event that created the final segment (the last segment_alloc at its address;
@@ -170,6 +185,7 @@ void Driver::run() {
   std::size_t next_progress = 0;
   while (oracle_.pos < n && !oracle_.failed) {
     const std::size_t start = oracle_.pos;
+    step_start_ = start;
     step();
     if (!oracle_.failed && oracle_.pos == start) recordDivergence("the replayed request produced no event");
     if (oracle_.failed) break;
@@ -227,6 +243,39 @@ void Driver::doFree(std::size_t i) {
   if (a.deferredFree()) model_.recordStream(h, kOtherStream);
   model_.free(h);
   handles_[id.value()] = {};
+  Op op = makeOp(OpKind::kFree);
+  op.alloc = id;
+  op.stream = trace_.events[i].stream;
+  op.stack = a.stack;
+  op.deferred = a.deferredFree();
+  pushOp(op, i, oracle_.pos);
+}
+
+void Driver::pushOp(Op op, std::size_t first, std::size_t end) {
+  if (!options_.program || oracle_.failed) return;
+  Program& p = *options_.program;
+  op.first_event = static_cast<std::uint32_t>(first);
+  op.end_event = static_cast<std::uint32_t>(end);
+  const auto index = static_cast<std::uint32_t>(p.ops.size());
+  for (std::size_t i = first; i < end; ++i) {
+    if (trace_.events[i].action != Action::kFreeCompleted) continue;
+    const AllocationId id = req_.event_allocation[i];
+    if (id.valid() && free_op_[id.value()] != kNoOp && p.ops[free_op_[id.value()]].deferred)
+      p.ops[free_op_[id.value()]].completes_at = index;
+  }
+  if (op.kind == OpKind::kFree && op.alloc.valid()) free_op_[op.alloc.value()] = index;
+  p.ops.push_back(op);
+}
+
+void Driver::finishProgram(const traces::WindowStart& start) {
+  if (!options_.program) return;
+  Program& p = *options_.program;
+  p.device_index = report_.device_index;
+  p.events = trace_.events.size();
+  p.reservation_bases = oracle_.reservations;
+  if (oracle_.failed) appendStructurally(trace_, req_, step_start_, p);
+  (void)start;
+  indexBoundaries(p);
 }
 
 void Driver::doGroup() {
@@ -239,11 +288,13 @@ void Driver::doGroup() {
     ++k;
   }
   const bool malloc_follows = k < n && (trace_.events[k].action == Action::kAlloc || trace_.events[k].action == Action::kOom);
+  const std::size_t first = oracle_.pos;
   if (!malloc_follows) {
     current_request_ = "empty_cache (inferred: cache released outside any allocation)";
     current_stack_ = StackId(0);
     model_.emptyCache();
     ++report_.empty_cache_calls;
+    pushOp(makeOp(OpKind::kEmptyCache), first, oracle_.pos);
     return;
   }
   if (releases) {
@@ -253,9 +304,12 @@ void Driver::doGroup() {
       model_.emptyCache();
       ++report_.empty_cache_calls;
       if (oracle_.failed) return;
+      pushOp(makeOp(OpKind::kEmptyCache), first, oracle_.pos);
+      doMalloc(k, oracle_.pos);
+      return;
     }
   }
-  doMalloc(k);
+  doMalloc(k, first);
 }
 
 bool Driver::emptyCacheFirst(const TraceEvent& t) {
@@ -277,7 +331,7 @@ std::optional<traces::PoolId> Driver::routeOf(const TraceEvent& t, std::size_t k
   return std::nullopt;
 }
 
-void Driver::doMalloc(std::size_t k) {
+void Driver::doMalloc(std::size_t k, std::size_t first) {
   const TraceEvent& t = trace_.events[k];
   const AllocationId id = req_.event_allocation[k];
   current_request_ = fmt::format("malloc({} bytes) on stream {}", t.size, t.stream);
@@ -290,6 +344,14 @@ void Driver::doMalloc(std::size_t k) {
     model_.releasePool(*route);
   }
   if (id.valid() && r.ok()) handles_[id.value()] = r.block;
+  Op op = makeOp(OpKind::kMalloc);
+  op.alloc = id;
+  op.size = t.size;
+  op.stream = t.stream;
+  op.stack = t.stack;
+  op.recorded_oom = t.action == Action::kOom;
+  op.pool = route;
+  pushOp(op, first, oracle_.pos);
 }
 
 void Driver::recordDivergence(const std::string& reason) {
@@ -354,6 +416,7 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
   driver.estimateCapacity(*start);
   driver.run();
   driver.finish();
+  driver.finishProgram(*start);
   return report;
 }
 

@@ -38,9 +38,14 @@ std::optional<Addr> RecordedOracle::cudaMalloc(ByteCount size, StreamId stream) 
 Addr RecordedOracle::reserveAddress(ByteCount size, ByteCount, StreamId) {
   // A new reservation is mapped from its start right away: its first segment_map names it.
   const auto* r = next();
-  if (r && r->action == Action::kSegmentMap) return r->addr;
-  const Addr a = provisional_va_;
-  provisional_va_ += size;
+  Addr a = 0;
+  if (r && r->action == Action::kSegmentMap) {
+    a = r->addr;
+  } else {
+    a = provisional_va_;
+    provisional_va_ += size;
+  }
+  reservations.push_back(a);
   return a;
 }
 

@@ -22,6 +22,7 @@ class RecordedOracle final : public sim::DeviceModel, public sim::EventSink {
 
   // --- the comparison
   std::size_t pos = 0;       // next recorded event to match
+  std::vector<Addr> reservations;  // bases handed out by reserveAddress, in order
   std::size_t compared = 0;  // events matched so far
   bool failed = false;
   std::size_t fail_index = 0;

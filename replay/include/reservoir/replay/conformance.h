@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reservoir/replay/capture_facts.h"
+#include "reservoir/replay/program.h"
 #include "reservoir/simulator/allocator.h"
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/snapshot.h"
@@ -35,6 +36,7 @@ struct ConformanceOptions {
   ReplayEnvironment env;
   bool expensive_checks = false;
   bool keep_timeline = false;  // per-event reserved/allocated/active, for peaks and plots
+  Program* program = nullptr;  // when set, receives the trace's requests (complete even past a divergence)
   std::function<void(std::size_t done, std::size_t total)> progress;
   const std::atomic<bool>* cancel = nullptr;
 };

@@ -1,0 +1,73 @@
+// Points in a trace where what-if edits happen, in the syntax users write on the command
+// line: after:SPEC, before:SPEC (SPEC = NAME | FILE:NAME | FILE:LINE, optionally #k),
+// annotation:NAME:start|end, event:N, time:US.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/status.h"
+
+namespace reservoir::replay {
+
+// A frame selector: NAME, FILE:NAME or FILE:LINE; FILE matches the end of the frame's
+// filename at a path boundary ("state_dict_loader.py" matches ".../checkpoint/state_dict_loader.py").
+struct FrameSpec {
+  std::string file;
+  std::string name;
+  std::optional<std::int64_t> line;
+  std::string text;
+
+  [[nodiscard]] bool matches(const traces::Snapshot& snap, const traces::Frame& frame) const;
+};
+
+Expected<FrameSpec> parseFrameSpec(std::string_view text);
+
+// Which stacks contain a frame matching `spec` (cached per stack id).
+class StackMatcher {
+ public:
+  StackMatcher(const traces::Snapshot& snap, FrameSpec spec);
+  [[nodiscard]] bool matches(StackId stack);
+  [[nodiscard]] const FrameSpec& spec() const { return spec_; }
+
+ private:
+  const traces::Snapshot& snap_;
+  FrameSpec spec_;
+  std::vector<std::int8_t> frame_match_;  // -1 unknown, 0 no, 1 yes
+  std::vector<std::int8_t> stack_match_;
+};
+
+struct Point {
+  enum class Kind : std::uint8_t { kAfter, kBefore, kAnnotationStart, kAnnotationEnd, kEvent, kTime };
+  Kind kind = Kind::kAfter;
+  FrameSpec frame;          // after / before
+  std::string annotation;   // annotation
+  std::optional<int> occurrence;  // #k (1-based)
+  std::int64_t value = 0;   // event index / time_us
+  std::string text;         // as written
+};
+
+Expected<Point> parsePoint(std::string_view text);
+
+// Several edits can fall into the same gap between two events: first what is placed after
+// the run that ends there, then what is placed before the run that starts there.
+enum class Phase : std::uint8_t { kAfter = 0, kBefore = 1 };
+
+struct Gap {
+  std::uint32_t boundary = 0;  // between events boundary-1 and boundary
+  Phase phase = Phase::kAfter;
+  auto operator<=>(const Gap&) const = default;
+};
+
+// Every gap `point` names in device `device_index`; an error (with the closest frame names)
+// when it names none.
+Expected<std::vector<Gap>> resolvePoint(const Point& point, const traces::Snapshot& snap, std::size_t device_index);
+
+// Frame names closest to `query` (for "did you mean").
+std::vector<std::string> closestFrameNames(const traces::Snapshot& snap, std::string_view query, std::size_t count);
+
+}  // namespace reservoir::replay

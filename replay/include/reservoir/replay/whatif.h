@@ -1,0 +1,166 @@
+// What-if analysis: replay one device's requests under edits (empty_cache inserted at a
+// point, tensors released earlier, other allocator settings, another capacity) and predict
+// reserved memory, its peak, and out-of-memory failures.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reservoir/replay/conformance.h"
+#include "reservoir/replay/point.h"
+#include "reservoir/replay/program.h"
+
+namespace reservoir::replay {
+
+struct Edit {
+  enum class Kind : std::uint8_t { kRelease, kCleanup, kProbe, kDemand, kResetPeaks };
+  Kind kind = Kind::kCleanup;
+  std::string text;          // as given ("after:train.py:212", "opt.py:step@before:train_step")
+  Point point;
+  std::optional<FrameSpec> selector;  // kRelease: allocation stacks to free
+  sim::ByteCount bytes = 0;  // kDemand
+};
+
+// Parsers for the command-line forms: --cleanup POINT, --release SELECTOR@POINT,
+// --probe POINT, --demand BYTES@POINT, --reset-peaks POINT.
+Expected<Edit> parseCleanup(std::string_view text);
+Expected<Edit> parseRelease(std::string_view text);
+Expected<Edit> parseProbe(std::string_view text);
+Expected<Edit> parseDemand(std::string_view text);
+Expected<Edit> parseResetPeaks(std::string_view text);
+
+enum class AddressModel : std::uint8_t {
+  kRecorded,  // segments the recording has (same size, in order) keep their recorded address
+  kDriver,    // every address from the driver model (top-down placement, 2 MiB aligned)
+};
+
+struct WhatIfOptions {
+  std::vector<Edit> edits;
+  std::optional<std::string> settings;       // allocator settings for the edited run
+  std::optional<sim::ByteCount> capacity;    // the device's memory (default: recorded ooms, else unlimited)
+  sim::ByteCount overhead = 0;               // memory outside the PyTorch cache
+  std::optional<double> fraction;            // memory fraction for the edited run
+  AddressModel address_model = AddressModel::kRecorded;
+  bool analyze_peak = true;                  // what pins the cache at the peak (a second pass)
+  bool keep_timeline = false;
+};
+
+struct PeakInfo {
+  std::int64_t bytes = 0;
+  std::uint32_t op = kNoOp;       // the op after which it is reached
+  std::uint32_t event = 0;        // the recorded event of that op
+  std::int64_t time_us = 0;
+  StackId stack;
+};
+
+struct Probe {
+  std::string point;
+  std::int64_t reserved = 0, allocated = 0, active = 0;
+  std::uint32_t boundary = 0;
+};
+
+struct DemandResult {
+  std::string text;
+  sim::ByteCount bytes = 0;
+  bool capacity_known = false;
+  bool fits = true;
+  std::int64_t free = 0;  // capacity - overhead - reserved at the point
+};
+
+struct OomInfo {
+  std::uint32_t op = 0;
+  std::uint32_t event = 0;
+  sim::ByteCount size = 0;
+  sim::StreamId stream = 0;
+  StackId stack;
+  std::size_t count = 0;  // failed mallocs in the run
+};
+
+struct PinnedSegment {
+  sim::Addr address = 0;
+  sim::ByteCount size = 0;
+  sim::ByteCount free_bytes = 0;  // cached but not releasable
+  std::vector<std::pair<sim::ByteCount, StackId>> live_blocks;  // (size, allocation stack)
+};
+
+struct PeakAnalysis {
+  std::int64_t reserved = 0, allocated = 0;
+  std::int64_t cached = 0;        // reserved - allocated
+  std::int64_t releasable = 0;    // what an empty_cache at the peak would return
+  std::vector<PinnedSegment> pinned;  // the rest, by segment (largest first)
+};
+
+struct RunResult {
+  PeakInfo peak_reserved;
+  PeakInfo peak_allocated;
+  std::int64_t final_reserved = 0, final_allocated = 0;
+  std::vector<Probe> probes;
+  std::vector<DemandResult> demands;
+  std::optional<OomInfo> oom;
+  std::optional<PeakAnalysis> at_peak;
+  std::size_t empty_cache_calls = 0;  // recorded ones plus inserted cleanups
+  std::size_t segments_allocated = 0;
+  std::vector<TimelinePoint> timeline;  // after each op (keep_timeline)
+  std::string invariant_failure;
+  // Baseline only: how the modelled run compares with the recording.
+  std::size_t address_drift = 0;             // events whose address differs from the recording's
+  std::optional<std::size_t> decision_change;  // first event whose action, size or stream differs
+};
+
+struct WhatIfReport {
+  std::size_t device_index = 0;
+  std::string settings_baseline, settings_whatif;
+  RunResult baseline;
+  RunResult whatif;
+  std::int64_t recorded_peak_reserved = 0;
+  bool baseline_matches_recording = true;
+  std::optional<sim::ByteCount> capacity;    // usable device memory (before overhead)
+  std::string capacity_source;
+  ConformanceReport conformance;  // the exactness of the model on this trace
+  std::vector<std::string> notes;
+};
+
+// Runs baseline and edited replays of one device of `snapshot`.
+Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t device_index, const ReplayEnvironment& env,
+                                 const WhatIfOptions& options);
+
+// The pieces, for sweeps that replay many edits of one program.
+struct PreparedTrace {
+  const traces::Snapshot* snapshot = nullptr;
+  std::size_t device_index = 0;
+  traces::RequestStream requests;
+  Program program;
+  ConformanceReport conformance;
+  sim::AllocatorConfig recorded_config;
+  sim::ByteCount total_memory = 0;
+  double fraction = 1.0;
+  std::optional<sim::ByteCount> derived_capacity;  // usable bytes, from recorded ooms (device_free + reserved)
+  std::int64_t recorded_peak_reserved = 0;
+};
+
+Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size_t device_index,
+                                     const ReplayEnvironment& env);
+
+struct ResolvedEdit {
+  Edit edit;
+  std::vector<Gap> gaps;
+};
+
+Expected<std::vector<ResolvedEdit>> resolveEdits(const PreparedTrace& prepared, const std::vector<Edit>& edits);
+
+struct RunSettings {
+  sim::AllocatorConfig config;
+  double fraction = 1.0;
+  std::optional<sim::ByteCount> usable;  // capacity - overhead
+  AddressModel address_model = AddressModel::kRecorded;
+  bool analyze_peak = false;
+  bool keep_timeline = false;
+  bool compare_with_recording = false;
+  std::optional<std::uint32_t> stop_after_op;  // for analyses at a point
+};
+
+RunResult replayProgram(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits, const RunSettings& settings);
+
+}  // namespace reservoir::replay

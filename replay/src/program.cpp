@@ -1,0 +1,94 @@
+#include "reservoir/replay/program.h"
+
+#include <algorithm>
+
+namespace reservoir::replay {
+
+using traces::Action;
+
+void indexBoundaries(Program& p) {
+  p.at_boundary.assign(p.events + 1, static_cast<std::uint32_t>(p.ops.size()));
+  std::size_t j = p.ops.size();
+  for (std::size_t b = p.events + 1; b-- > 0;) {
+    while (j > 0 && p.ops[j - 1].first_event >= b) --j;
+    p.at_boundary[b] = static_cast<std::uint32_t>(j);
+  }
+}
+
+namespace {
+
+bool isLead(Action a) {
+  return a == Action::kFreeCompleted || a == Action::kSegmentFree || a == Action::kSegmentUnmap ||
+         a == Action::kSegmentAlloc || a == Action::kSegmentMap;
+}
+
+}  // namespace
+
+void appendStructurally(const traces::DeviceTrace& trace, const traces::RequestStream& req, std::size_t from,
+                        Program& program) {
+  const std::size_t n = trace.events.size();
+  std::vector<std::uint32_t> free_op(req.allocations.size(), kNoOp);
+  for (std::uint32_t j = 0; j < program.ops.size(); ++j)
+    if (program.ops[j].kind == OpKind::kFree && program.ops[j].alloc.valid()) free_op[program.ops[j].alloc.value()] = j;
+  auto note_completions = [&](std::size_t a, std::size_t b, std::uint32_t op) {
+    for (std::size_t i = a; i < b; ++i) {
+      if (trace.events[i].action != Action::kFreeCompleted) continue;
+      const AllocationId id = req.event_allocation[i];
+      if (id.valid() && free_op[id.value()] != kNoOp && program.ops[free_op[id.value()]].deferred)
+        program.ops[free_op[id.value()]].completes_at = op;
+    }
+  };
+  std::size_t pos = from;
+  while (pos < n) {
+    const traces::TraceEvent& e = trace.events[pos];
+    const auto op_index = static_cast<std::uint32_t>(program.ops.size());
+    if (e.action == Action::kFreeRequested) {
+      Op op = makeOp(OpKind::kFree, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1));
+      op.alloc = req.event_allocation[pos];
+      op.stream = e.stream;
+      op.stack = op.alloc.valid() ? req.allocations[op.alloc.value()].stack : e.stack;
+      op.deferred = op.alloc.valid() && req.allocations[op.alloc.value()].deferredFree();
+      if (!op.deferred && pos + 1 < n && trace.events[pos + 1].action == Action::kFreeCompleted) op.end_event++;
+      pos = op.end_event;
+      program.ops.push_back(op);
+      if (op.alloc.valid()) free_op[op.alloc.value()] = op_index;
+      continue;
+    }
+    if (!isLead(e.action) && e.action != Action::kAlloc && e.action != Action::kOom) {
+      ++pos;  // markers
+      continue;
+    }
+    std::size_t k = pos;
+    std::size_t last_release = n;
+    bool grows_after_release = false;
+    while (k < n && isLead(trace.events[k].action)) {
+      const Action a = trace.events[k].action;
+      if (a == Action::kSegmentFree || a == Action::kSegmentUnmap) {
+        last_release = k;
+        grows_after_release = false;
+      }
+      if ((a == Action::kSegmentAlloc || a == Action::kSegmentMap) && last_release != n) grows_after_release = true;
+      ++k;
+    }
+    const bool malloc_follows = k < n && (trace.events[k].action == Action::kAlloc || trace.events[k].action == Action::kOom);
+    if (!malloc_follows || (last_release != n && !grows_after_release)) {
+      const std::size_t end = malloc_follows ? last_release + 1 : k;
+      program.ops.push_back(makeOp(OpKind::kEmptyCache, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(end)));
+      note_completions(pos, end, op_index);
+      pos = end;
+      if (!malloc_follows) continue;
+    }
+    const traces::TraceEvent& t = trace.events[k];
+    Op op = makeOp(OpKind::kMalloc, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(k + 1));
+    op.alloc = req.event_allocation[k];
+    op.size = t.size;
+    op.stream = t.stream;
+    op.stack = t.stack;
+    op.recorded_oom = t.action == Action::kOom;
+    note_completions(pos, k, static_cast<std::uint32_t>(program.ops.size()));
+    program.ops.push_back(op);
+    pos = k + 1;
+  }
+}
+
+}  // namespace reservoir::replay

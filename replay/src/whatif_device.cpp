@@ -1,0 +1,134 @@
+#include "whatif_device.h"
+
+#include <algorithm>
+
+namespace reservoir::replay::detail {
+namespace {
+
+constexpr ByteCount kAlign = 2 * 1024 * 1024;
+constexpr Addr kDefaultTop = 0x7f0000000000ull;
+
+}  // namespace
+
+WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, std::optional<ByteCount> usable)
+    : total_(prepared.total_memory), model_(model), usable_(usable) {
+  const auto& trace = prepared.snapshot->devices[prepared.device_index];
+  Addr lowest = kDefaultTop;
+  for (const auto& e : trace.events) {
+    if (e.action == traces::Action::kSegmentAlloc) {
+      recorded_by_size_[e.size].push_back(e.addr);
+      lowest = std::min(lowest, e.addr);
+    }
+  }
+  for (Addr base : prepared.program.reservation_bases) recorded_reservations_.push_back(base);
+  for (const auto& s : prepared.program.seed) {
+    live_[s.addr] = s.size;
+    used_ += s.size;
+    lowest = std::min(lowest, s.addr);
+  }
+  floor_ = lowest;
+  const auto& ops = prepared.program.ops;
+  for (const Op& op : ops)
+    if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid()) completes_at_[op.alloc.value() + 1u] = op.completes_at;
+}
+
+bool WhatIfDevice::overlaps(Addr addr, ByteCount size) const {
+  auto it = live_.upper_bound(addr);
+  if (it != live_.end() && it->first < addr + size) return true;
+  if (it == live_.begin()) return false;
+  --it;
+  return it->first + it->second > addr;
+}
+
+Addr WhatIfDevice::driverPlacement(ByteCount size, ByteCount align) {
+  // Below everything handed out so far, like the driver's top-down VA placement.
+  const ByteCount rounded = (size + align - 1) / align * align;
+  Addr a = (floor_ - rounded) / align * align;
+  while (overlaps(a, rounded)) a -= align;
+  floor_ = a;
+  return a;
+}
+
+std::optional<Addr> WhatIfDevice::cudaMalloc(ByteCount size, sim::StreamId) {
+  if (usable_ && used_ + size > *usable_) return std::nullopt;
+  Addr a = 0;
+  bool placed = false;
+  if (model_ == AddressModel::kRecorded) {
+    auto it = recorded_by_size_.find(size);
+    if (it != recorded_by_size_.end()) {
+      auto& q = it->second;
+      for (auto qi = q.begin(); qi != q.end(); ++qi) {
+        if (overlaps(*qi, size)) continue;
+        a = *qi;
+        q.erase(qi);
+        placed = true;
+        break;
+      }
+    }
+  }
+  if (!placed) a = driverPlacement(size, kAlign);
+  live_[a] = size;
+  used_ += size;
+  return a;
+}
+
+void WhatIfDevice::cudaFree(Addr addr, ByteCount size) {
+  live_.erase(addr);
+  used_ -= size;
+}
+
+Addr WhatIfDevice::reserveAddress(ByteCount size, ByteCount page, sim::StreamId) {
+  Addr a = 0;
+  bool placed = false;
+  if (model_ == AddressModel::kRecorded) {
+    while (!recorded_reservations_.empty() && !placed) {
+      a = recorded_reservations_.front();
+      recorded_reservations_.pop_front();
+      placed = !overlaps(a, size);
+    }
+  }
+  if (!placed) a = driverPlacement(size, std::max<ByteCount>(page, kAlign));
+  live_[a] = size;
+  return a;
+}
+
+void WhatIfDevice::releaseAddress(Addr addr, ByteCount) { live_.erase(addr); }
+
+bool WhatIfDevice::mapPages(Addr, ByteCount size, sim::StreamId) {
+  if (usable_ && used_ + size > *usable_) return false;
+  used_ += size;
+  return true;
+}
+
+void WhatIfDevice::unmapPages(Addr, ByteCount size) { used_ -= size; }
+
+ByteCount WhatIfDevice::deviceFree() {
+  const ByteCount cap = usable_.value_or(total_);
+  return cap > used_ ? cap - used_ : 0;
+}
+
+std::uint32_t WhatIfDevice::completionOf(std::uint64_t tag) const {
+  auto it = completes_at_.find(tag);
+  return it == completes_at_.end() ? kNoOp : it->second;
+}
+
+void WhatIfDevice::pollEvents(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& completed) {
+  // Per stream, in order, until the first event whose work is not done yet (CUDA events
+  // complete in stream order).
+  std::vector<sim::StreamId> blocked;
+  for (std::size_t i = 0; i < outstanding.size(); ++i) {
+    const auto& ev = outstanding[i];
+    if (std::find(blocked.begin(), blocked.end(), ev.stream) != blocked.end()) continue;
+    const std::uint32_t at = completionOf(ev.tag);
+    if (at != kNoOp && at <= current_op_) completed.push_back(i);
+    else blocked.push_back(ev.stream);
+  }
+}
+
+void WhatIfDevice::syncOrder(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& order) {
+  for (std::size_t i = 0; i < outstanding.size(); ++i) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return completionOf(outstanding[a].tag) < completionOf(outstanding[b].tag); });
+}
+
+}  // namespace reservoir::replay::detail

@@ -1,0 +1,57 @@
+// The device in what-if mode: models of what a recording can no longer tell once the
+// program is edited. Addresses: recorded ones where the same segment is made again, a
+// driver-like placement otherwise. Capacity: a usable byte budget for cudaMalloc and page
+// mapping. Completion: record_stream work finishes where it did in the recording (an
+// inserted empty_cache synchronizes and retires everything earlier).
+#pragma once
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "reservoir/replay/whatif.h"
+
+namespace reservoir::replay::detail {
+
+using sim::Addr;
+using sim::ByteCount;
+
+class WhatIfDevice final : public sim::DeviceModel {
+ public:
+  WhatIfDevice(const PreparedTrace& prepared, AddressModel model, std::optional<ByteCount> usable);
+
+  void setCurrentOp(std::uint32_t op) { current_op_ = op; }
+  [[nodiscard]] ByteCount used() const { return used_; }
+  [[nodiscard]] std::optional<ByteCount> usable() const { return usable_; }
+
+  [[nodiscard]] ByteCount totalMemory() const override { return total_; }
+  std::optional<Addr> cudaMalloc(ByteCount size, sim::StreamId stream) override;
+  void cudaFree(Addr addr, ByteCount size) override;
+  Addr reserveAddress(ByteCount size, ByteCount page, sim::StreamId stream) override;
+  void releaseAddress(Addr addr, ByteCount size) override;
+  bool mapPages(Addr addr, ByteCount size, sim::StreamId stream) override;
+  void unmapPages(Addr addr, ByteCount size) override;
+  ByteCount deviceFree() override;
+  void pollEvents(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& completed) override;
+  void syncOrder(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& order) override;
+
+ private:
+  [[nodiscard]] bool overlaps(Addr addr, ByteCount size) const;
+  Addr driverPlacement(ByteCount size, ByteCount align);
+  [[nodiscard]] std::uint32_t completionOf(std::uint64_t tag) const;
+
+  ByteCount total_;
+  AddressModel model_;
+  std::optional<ByteCount> usable_;
+  ByteCount used_ = 0;
+  std::uint32_t current_op_ = 0;
+  std::map<ByteCount, std::deque<Addr>> recorded_by_size_;  // cudaMalloc addresses of the recording
+  std::deque<Addr> recorded_reservations_;
+  std::map<Addr, ByteCount> live_;  // segments and reservations handed out
+  Addr floor_ = 0;                  // driver placement grows down from here
+  std::unordered_map<std::uint64_t, std::uint32_t> completes_at_;  // tag -> op
+};
+
+}  // namespace reservoir::replay::detail

@@ -1,0 +1,155 @@
+// Preparing a trace for what-if replays, and the baseline-versus-edited comparison.
+#include <fmt/format.h>
+
+#include "reservoir/replay/whatif.h"
+
+namespace reservoir::replay {
+
+using traces::Action;
+
+namespace {
+
+// Usable device memory seen at each recorded oom: cudaMemGetInfo's free bytes plus what the
+// cache held then. The smallest is the capacity that made it fail.
+std::optional<sim::ByteCount> capacityFromOoms(const traces::DeviceTrace& trace, const Program& program) {
+  std::int64_t reserved = 0;
+  for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.size);
+  std::optional<sim::ByteCount> cap;
+  for (const auto& e : trace.events) {
+    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap) reserved += static_cast<std::int64_t>(e.size);
+    if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap) reserved -= static_cast<std::int64_t>(e.size);
+    if (e.action == Action::kOom) {
+      const auto c = e.addr + static_cast<sim::ByteCount>(reserved);
+      cap = cap ? std::min(*cap, c) : c;
+    }
+  }
+  return cap;
+}
+
+std::int64_t recordedPeak(const traces::DeviceTrace& trace, const Program& program) {
+  std::int64_t reserved = 0;
+  for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.size);
+  std::int64_t peak = reserved;
+  for (const auto& e : trace.events) {
+    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap) reserved += static_cast<std::int64_t>(e.size);
+    if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap) reserved -= static_cast<std::int64_t>(e.size);
+    peak = std::max(peak, reserved);
+  }
+  return peak;
+}
+
+}  // namespace
+
+Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size_t device_index,
+                                     const ReplayEnvironment& env) {
+  PreparedTrace p;
+  p.snapshot = &snapshot;
+  p.device_index = device_index;
+  auto cfg = replayConfig(snapshot, env);
+  if (!cfg) return cfg.status();
+  p.recorded_config = *cfg;
+  ConformanceOptions opts;
+  opts.env = env;
+  opts.program = &p.program;
+  auto report = runConformance(snapshot, device_index, opts);
+  if (!report) return report.status();
+  p.conformance = std::move(*report);
+  p.total_memory = p.conformance.total_memory;
+  p.fraction = p.conformance.fraction;
+  p.requests = traces::buildRequestStream(snapshot.devices[device_index]);
+  p.derived_capacity = capacityFromOoms(snapshot.devices[device_index], p.program);
+  p.recorded_peak_reserved = recordedPeak(snapshot.devices[device_index], p.program);
+  return p;
+}
+
+Expected<std::vector<ResolvedEdit>> resolveEdits(const PreparedTrace& prepared, const std::vector<Edit>& edits) {
+  std::vector<ResolvedEdit> out;
+  for (const Edit& e : edits) {
+    auto gaps = resolvePoint(e.point, *prepared.snapshot, prepared.device_index);
+    if (!gaps) return Status::error(fmt::format("{}: {}", e.text, gaps.message()));
+    out.push_back(ResolvedEdit{e, std::move(*gaps)});
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<ResolvedEdit> observationsOnly(const std::vector<ResolvedEdit>& edits) {
+  std::vector<ResolvedEdit> out;
+  for (const auto& e : edits)
+    if (e.edit.kind == Edit::Kind::kProbe || e.edit.kind == Edit::Kind::kDemand || e.edit.kind == Edit::Kind::kResetPeaks)
+      out.push_back(e);
+  return out;
+}
+
+}  // namespace
+
+Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t device_index, const ReplayEnvironment& env,
+                                 const WhatIfOptions& options) {
+  ReplayEnvironment penv = env;
+  if (options.capacity && !penv.total_memory) penv.total_memory = options.capacity;
+  auto prepared = prepareTrace(snapshot, device_index, penv);
+  if (!prepared) return prepared.status();
+  const PreparedTrace& p = *prepared;
+  auto edits = resolveEdits(p, options.edits);
+  if (!edits) return edits.status();
+
+  WhatIfReport rep;
+  rep.device_index = device_index;
+  rep.conformance = p.conformance;
+  rep.recorded_peak_reserved = p.recorded_peak_reserved;
+  // Capacity: --capacity minus --overhead, else what the recorded ooms imply, else none.
+  std::optional<sim::ByteCount> usable;
+  if (options.capacity) {
+    usable = *options.capacity > options.overhead ? *options.capacity - options.overhead : 0;
+    rep.capacity = options.capacity;
+    rep.capacity_source = options.overhead ? "--capacity minus --overhead" : "--capacity";
+  } else if (p.derived_capacity) {
+    usable = *p.derived_capacity > options.overhead ? *p.derived_capacity - options.overhead : 0;
+    rep.capacity = p.derived_capacity;
+    rep.capacity_source = "the recorded oom events (device_free + reserved)";
+  } else if (options.overhead) {
+    usable = p.total_memory > options.overhead ? p.total_memory - options.overhead : 0;
+    rep.capacity = p.total_memory;
+    rep.capacity_source = "the device's total memory minus --overhead";
+  } else {
+    rep.capacity_source = "unlimited (no oom recorded; give --capacity to predict out-of-memory)";
+  }
+
+  RunSettings base;
+  base.config = p.recorded_config;
+  base.fraction = p.fraction;
+  base.usable = usable;
+  base.address_model = options.address_model;
+  base.analyze_peak = options.analyze_peak;
+  base.keep_timeline = options.keep_timeline;
+  base.compare_with_recording = true;
+  rep.settings_baseline = base.config.last_settings;
+  rep.baseline = replayProgram(p, observationsOnly(*edits), base);
+
+  RunSettings what = base;
+  what.compare_with_recording = false;
+  if (options.settings) {
+    auto cfg = sim::parseAllocConf(*options.settings);
+    if (!cfg) return Status::error("--set: " + cfg.message());
+    what.config = *cfg;
+  }
+  if (options.fraction) what.fraction = *options.fraction;
+  rep.settings_whatif = what.config.last_settings;
+  rep.whatif = replayProgram(p, *edits, what);
+
+  rep.baseline_matches_recording = rep.baseline.peak_reserved.bytes == p.recorded_peak_reserved &&
+                                   !rep.baseline.decision_change && p.conformance.exact();
+  if (!p.conformance.exact())
+    rep.notes.push_back(p.conformance.first_divergence
+                            ? fmt::format("the model is not exact on this trace from event {} on (run 'reservoir check')",
+                                          p.conformance.first_divergence->event_index)
+                            : "the model's final state or statistics differ from the capture (run 'reservoir check')");
+  if (rep.baseline.decision_change)
+    rep.notes.push_back(fmt::format("the modelled baseline departs from the recording at event {} (addresses, "
+                                    "capacity or completion models)",
+                                    *rep.baseline.decision_change));
+  return rep;
+}
+
+}  // namespace reservoir::replay
