@@ -5,6 +5,8 @@
 
 #include "commands.h"
 #include "common.h"
+#include "reservoir/replay/point.h"
+#include "reservoir/replay/whatif.h"
 
 namespace reservoir::cli {
 namespace {
@@ -14,6 +16,7 @@ struct CheckArgs {
   std::optional<std::int64_t> device;
   bool json = false;
   bool expensive = false;
+  std::vector<std::string> reset_peaks;
   EnvOptions env;
 };
 
@@ -79,6 +82,49 @@ void printHuman(std::ostream& out, const replay::ConformanceReport& r, const std
   out << (r.exact() ? "EXACT\n" : "NOT EXACT\n");
 }
 
+// check --settings: the same requests under other settings, compared with the recording as a
+// report (not a pass/fail: other settings are expected to make other decisions).
+int runSettingsReport(const CheckArgs& a, const LoadedTrace& trace, std::size_t dev, const replay::ReplayEnvironment& env,
+                      std::ostream& out, std::ostream& err) {
+  replay::ReplayEnvironment recorded = env;
+  recorded.settings.reset();
+  auto prepared = replay::prepareTrace(trace.snapshot, dev, recorded);
+  if (!prepared) return fail(err, a.trace + ": " + prepared.message());
+  replay::RunSettings rs;
+  rs.config = *sim::parseAllocConf(*env.settings);
+  rs.fraction = prepared->fraction;
+  rs.usable = prepared->derived_capacity;
+  rs.compare_with_recording = true;
+  const auto run = replay::replayProgram(*prepared, {}, rs);
+  const auto& events = trace.snapshot.devices[dev].events;
+  if (a.json) {
+    nlohmann::json j = {{"trace", a.trace},
+                        {"mode", "settings report"},
+                        {"settings", *env.settings},
+                        {"recorded_settings", prepared->recorded_config.last_settings},
+                        {"exact", !run.decision_change.has_value()},
+                        {"first_difference", run.decision_change ? nlohmann::json(*run.decision_change) : nlohmann::json(nullptr)},
+                        {"peak_reserved", run.peak_reserved.bytes},
+                        {"recorded_peak_reserved", prepared->recorded_peak_reserved},
+                        {"peak_allocated", run.peak_allocated.bytes},
+                        {"oom", run.oom ? nlohmann::json(run.oom->event) : nlohmann::json(nullptr)}};
+    out << j.dump(2) << "\n";
+    return kOk;
+  }
+  out << fmt::format("{}: the recorded requests replayed under \"{}\" (recorded: \"{}\")\n", a.trace, *env.settings,
+                     prepared->recorded_config.last_settings);
+  out << fmt::format("  peak reserved {} (recorded {}), peak allocated {}\n", sizeText(run.peak_reserved.bytes),
+                     sizeText(prepared->recorded_peak_reserved), sizeText(run.peak_allocated.bytes));
+  if (run.decision_change)
+    out << fmt::format("  the allocator decides differently from event {} on (recorded: {})\n", *run.decision_change,
+                       *run.decision_change < events.size() ? replay::describeEvent(events[*run.decision_change]) : "end");
+  else
+    out << "  every decision is the same as recorded\n";
+  if (run.oom) out << fmt::format("  out of memory at event {}\n", run.oom->event);
+  out << "  (a report, not a check: run 'reservoir whatif --set' for the full comparison)\n";
+  return kOk;
+}
+
 int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   auto trace = loadTrace(a.trace, err, !a.env.no_capture_json);
   if (!trace) return fail(err, trace.message());
@@ -86,9 +132,17 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   if (!dev) return fail(err, dev.message());
   auto env = makeEnvironment(a.env, *trace);
   if (!env) return fail(err, env.message());
+  if (env->settings) return runSettingsReport(a, *trace, *dev, *env, out, err);
   replay::ConformanceOptions opts;
   opts.env = *env;
   opts.expensive_checks = a.expensive;
+  for (const auto& text : a.reset_peaks) {
+    auto point = replay::parsePoint(text);
+    if (!point) return fail(err, "--reset-peaks: " + point.message());
+    auto gaps = replay::resolvePoint(*point, trace->snapshot, *dev);
+    if (!gaps) return fail(err, "--reset-peaks: " + gaps.message());
+    for (const auto& g : *gaps) opts.reset_peaks_at.push_back(g.boundary);
+  }
   Progress progress(err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto report = replay::runConformance(trace->snapshot, *dev, opts);
@@ -107,6 +161,8 @@ void registerCheck(CLI::App& app, std::function<void(int)> set_result, std::ostr
   cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
   cmd->add_flag("--json", args->json, "machine-readable output");
   cmd->add_flag("--check", args->expensive, "validate the whole allocator state after every operation (slow)");
+  cmd->add_option("--reset-peaks", args->reset_peaks,
+                  "POINT where the program called torch.cuda.reset_peak_memory_stats() (peaks in the capture count from there)");
   addEnvOptions(cmd, &args->env);
   cmd->callback([args, set_result, &out, &err] { set_result(runCheck(*args, out, err)); });
 }

@@ -35,6 +35,96 @@ struct PrivateRange {
   traces::PoolId pool;
 };
 
+// The seeded state of a ring-buffer trace, with the blocks whose exact size the recording
+// does not give (allocated before the window, freed inside it) marked for refinement.
+struct StartLayout {
+  std::vector<sim::SeedSegment> segments;
+  std::vector<AllocationId> ids;  // per seeded block, in order
+  struct Unknown {
+    std::size_t segment, block;
+    sim::ByteCount min_size, max_slack;
+  };
+  std::vector<Unknown> unknown;
+};
+
+StartLayout initialLayout(const traces::WindowStart& start, const sim::AllocatorConfig& cfg) {
+  StartLayout out;
+  for (const traces::StartSegment& s : start.segments) {
+    sim::SeedSegment seg{s.addr, s.size, s.stream, !s.is_large, {}};
+    for (std::size_t i = 0; i < s.blocks.size(); ++i) {
+      const traces::StartBlock& b = s.blocks[i];
+      sim::ByteCount size = b.size_known ? b.size : cfg.roundSize(b.requested);
+      if (!b.size_known && s.is_large && !cfg.expandable_segments) {
+        // An unsplit block keeps slack up to 1 MiB (more when oversize): start from the gap to
+        // the next occupied block or the segment's end when it is that small; the replay
+        // refines the rest against the recording.
+        const sim::ByteCount max_slack = size >= cfg.max_split_size ? cfg.max_non_split_rounding_size : sim::kSmallSize;
+        out.unknown.push_back(StartLayout::Unknown{out.segments.size(), seg.blocks.size(), size, max_slack});
+        const sim::Addr limit = i + 1 < s.blocks.size() ? s.blocks[i + 1].addr : s.addr + s.size;
+        const sim::ByteCount gap = limit > b.addr + size ? limit - (b.addr + size) : 0;
+        if (gap > 0 && gap <= max_slack) size += gap;
+      }
+      seg.blocks.push_back(
+          sim::SeedBlock{b.addr, size, b.requested, b.pending, b.allocation.valid() ? b.allocation.value() + 1u : 0u});
+      out.ids.push_back(b.allocation);
+    }
+    out.segments.push_back(std::move(seg));
+  }
+  return out;
+}
+
+// The unknown-size block that ends exactly at `addr`, or that `addr` lies just after (within
+// the free gap up to the next occupied block).
+StartLayout::Unknown* blockBefore(StartLayout& layout, sim::Addr addr, bool exact_end) {
+  for (auto& u : layout.unknown) {
+    auto& seg = layout.segments[u.segment];
+    auto& b = seg.blocks[u.block];
+    if (addr <= b.addr || addr > seg.addr + seg.size) continue;
+    const sim::Addr next = u.block + 1 < seg.blocks.size() ? seg.blocks[u.block + 1].addr : seg.addr + seg.size;
+    if (addr > next || (exact_end && b.addr + b.size != addr)) continue;
+    return &u;
+  }
+  return nullptr;
+}
+
+bool resize(StartLayout& layout, StartLayout::Unknown& u, sim::ByteCount wanted) {
+  auto& b = layout.segments[u.segment].blocks[u.block];
+  if (wanted < u.min_size || wanted > u.min_size + u.max_slack || wanted == b.size) return false;
+  b.size = wanted;
+  return true;
+}
+
+sim::Addr nextStart(const StartLayout& layout, const StartLayout::Unknown& u) {
+  const auto& seg = layout.segments[u.segment];
+  return u.block + 1 < seg.blocks.size() ? seg.blocks[u.block + 1].addr : seg.addr + seg.size;
+}
+
+// After a divergence at an allocation of `rounded` bytes. Block starts at the window's start are
+// known; only the ends of blocks allocated before it (unsplit slack) are not. Either the free
+// region the model chose was smaller in the recording (the block before it kept more slack),
+// or the recording's region starts where the block before it really ends.
+bool refineLayout(StartLayout& layout, const traces::TraceEvent& expected, const sim::SimEvent& simulated,
+                  sim::ByteCount rounded) {
+  using traces::Action;
+  if (simulated.action == Action::kAlloc && simulated.addr != expected.addr &&
+      (expected.action == Action::kAlloc || expected.action == Action::kSegmentAlloc)) {
+    if (auto* u = blockBefore(layout, simulated.addr, true)) {
+      const auto& b = layout.segments[u->segment].blocks[u->block];
+      const sim::Addr next = nextStart(layout, *u);
+      // Just enough slack that the region no longer fits the request.
+      const sim::ByteCount wanted = next - rounded + sim::kMinBlockSize - b.addr;
+      if (resize(layout, *u, wanted)) return true;
+    }
+  }
+  if (expected.action == Action::kAlloc) {
+    if (auto* u = blockBefore(layout, expected.addr, false)) {
+      const auto& b = layout.segments[u->segment].blocks[u->block];
+      if (resize(layout, *u, expected.addr - b.addr)) return true;
+    }
+  }
+  return false;
+}
+
 class Driver {
  public:
   Driver(const traces::Snapshot& snap, std::size_t device_index, const traces::RequestStream& requests,
@@ -52,11 +142,13 @@ class Driver {
     if (report.fraction < 1.0) model_.setMemoryFraction(report.fraction);
   }
 
-  Status seed(const traces::WindowStart& start);
+  Status seed(const StartLayout& layout);
   void collectPrivatePools();
   void estimateCapacity(const traces::WindowStart& start);
   void run();
   void finish();
+  [[nodiscard]] bool diverged() const { return oracle_.failed; }
+  [[nodiscard]] std::optional<sim::SimEvent> lastSimulated() const { return oracle_.last_failed_event; }
 
  private:
   void step();
@@ -89,40 +181,19 @@ class Driver {
   void finishProgram(const traces::WindowStart& start);
 };
 
-Status Driver::seed(const traces::WindowStart& start) {
-  if (start.complete) return {};
-  std::vector<sim::SeedSegment> segs;
-  std::vector<AllocationId> ids;
-  const auto& cfg = model_.config();
-  for (const traces::StartSegment& s : start.segments) {
-    sim::SeedSegment seg{s.addr, s.size, s.stream, !s.is_large, {}};
-    for (std::size_t i = 0; i < s.blocks.size(); ++i) {
-      const traces::StartBlock& b = s.blocks[i];
-      sim::ByteCount size = b.size_known ? b.size : cfg.roundSize(b.requested);
-      if (!b.size_known && s.is_large && !cfg.expandable_segments) {
-        // An unsplit block keeps slack up to 1 MiB (more when oversize): take the gap to the
-        // next occupied block or the segment's end when it is that small.
-        const sim::Addr limit = i + 1 < s.blocks.size() ? s.blocks[i + 1].addr : s.addr + s.size;
-        const sim::ByteCount gap = limit > b.addr + size ? limit - (b.addr + size) : 0;
-        const sim::ByteCount max_slack =
-            size >= cfg.max_split_size ? cfg.max_non_split_rounding_size : sim::kSmallSize;
-        if (gap > 0 && gap <= max_slack) size += gap;
-      }
-      seg.blocks.push_back(sim::SeedBlock{b.addr, size, b.requested, b.pending, b.allocation.valid() ? b.allocation.value() + 1u : 0u});
-      ids.push_back(b.allocation);
-    }
-    segs.push_back(std::move(seg));
-  }
-  auto handles = model_.seed(segs);
+Status Driver::seed(const StartLayout& layout) {
+  if (layout.segments.empty()) return {};
+  auto handles = model_.seed(layout.segments);
   if (!handles) return handles.status();
   if (options_.program) {
-    options_.program->seed = segs;
-    options_.program->seed_allocations = ids;
+    options_.program->seed = layout.segments;
+    options_.program->seed_allocations = layout.ids;
   }
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    if (ids[i].valid()) handles_[ids[i].value()] = (*handles)[i];
+  for (std::size_t i = 0; i < layout.ids.size(); ++i)
+    if (layout.ids[i].valid()) handles_[layout.ids[i].value()] = (*handles)[i];
   report_.notes.push_back(fmt::format(
-      "the trace starts mid-run (ring buffer): {} segments rebuilt at its first event from the final segments", segs.size()));
+      "the trace starts mid-run (ring buffer): {} segments rebuilt at its first event from the final segments",
+      layout.segments.size()));
   return {};
 }
 
@@ -183,8 +254,15 @@ void Driver::estimateCapacity(const traces::WindowStart& start) {
 void Driver::run() {
   const std::size_t n = trace_.events.size();
   std::size_t next_progress = 0;
+  std::vector<std::uint32_t> resets = options_.reset_peaks_at;
+  std::sort(resets.begin(), resets.end());
+  std::size_t next_reset = 0;
   while (oracle_.pos < n && !oracle_.failed) {
     const std::size_t start = oracle_.pos;
+    while (next_reset < resets.size() && resets[next_reset] <= start) {
+      model_.resetPeakStats();
+      ++next_reset;
+    }
     step_start_ = start;
     step();
     if (!oracle_.failed && oracle_.pos == start) recordDivergence("the replayed request produced no event");
@@ -410,13 +488,30 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
   auto start = traces::rebuildWindowStart(snapshot, device_index, requests);
   if (!start) return start.status();
   report.window_complete = start->complete;
-  Driver driver(snapshot, device_index, requests, *config, options, report);
-  if (Status st = driver.seed(*start); !st.ok()) return Status::error("cannot seed the trace's start state: " + st.message());
-  driver.collectPrivatePools();
-  driver.estimateCapacity(*start);
-  driver.run();
-  driver.finish();
-  driver.finishProgram(*start);
+  StartLayout layout = initialLayout(*start, *config);
+  // A ring-buffer trace's unknown block sizes are fitted to the recording: replay, and at a
+  // divergence at an allocation move the block boundary to where the recording put it.
+  const int max_attempts = start->complete ? 1 : 256;
+  for (int attempt = 0;; ++attempt) {
+    ConformanceReport trial = report;
+    if (options.program) *options.program = Program{};
+    Driver driver(snapshot, device_index, requests, *config, options, trial);
+    if (Status st = driver.seed(layout); !st.ok()) return Status::error("cannot seed the trace's start state: " + st.message());
+    driver.collectPrivatePools();
+    driver.estimateCapacity(*start);
+    driver.run();
+    const bool refit = driver.diverged() && attempt + 1 < max_attempts && trial.first_divergence &&
+                       driver.lastSimulated() &&
+                       refineLayout(layout, snapshot.devices[device_index].events[trial.first_divergence->event_index],
+                                    *driver.lastSimulated(),
+                                    config->roundSize(snapshot.devices[device_index].events[trial.first_divergence->event_index].size));
+    if (refit) continue;
+    driver.finish();
+    driver.finishProgram(*start);
+    if (attempt > 0) trial.notes.push_back(fmt::format("{} block boundaries of the rebuilt start state were fitted to the recording", attempt));
+    report = std::move(trial);
+    break;
+  }
   return report;
 }
 

@@ -92,7 +92,7 @@ Expected<Point> parsePoint(std::string_view text) {
   auto body_of = [&](std::string_view prefix) { return text.substr(prefix.size()); };
   auto split_occurrence = [&](std::string_view body) -> Expected<std::string_view> {
     const auto hash = body.rfind('#');
-    if (hash == std::string_view::npos) return body;
+    if (hash == std::string_view::npos || !allDigits(body.substr(hash + 1))) return body;  // '#' inside a name
     auto k = toInt(body.substr(hash + 1));
     if (!k || *k < 1) return Status::error(fmt::format("point '{}': '#k' needs a run number k >= 1", text));
     p.occurrence = static_cast<int>(*k);
@@ -209,11 +209,12 @@ Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& 
       if (gaps.empty()) {
         std::set<std::string> names;
         for (const auto& a : snap.annotations) names.insert(a.name);
+        std::vector<std::pair<std::size_t, std::string>> scored;
+        for (const auto& n : names) scored.emplace_back(editDistance(p.annotation, n), n);
+        std::sort(scored.begin(), scored.end());
         std::string near;
-        std::size_t shown = 0;
-        for (const auto& n : names)
-          if (shown++ < 8) near += (near.empty() ? "" : ", ") + n;
-        return Status::error(fmt::format("point '{}' matches no annotation (annotations: {})", p.text,
+        for (std::size_t i = 0; i < scored.size() && i < 6; ++i) near += (near.empty() ? "" : ", ") + scored[i].second;
+        return Status::error(fmt::format("point '{}' matches no annotation (closest annotations: {})", p.text,
                                          near.empty() ? "none recorded" : near));
       }
       return gaps;

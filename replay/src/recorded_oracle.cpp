@@ -19,10 +19,12 @@ void RecordedOracle::onEvent(const sim::SimEvent& e) {
   const traces::TraceEvent* r = next();
   if (!r) {
     failHere("(end of the recording)", describeEvent(e));
+    last_failed_event = e;
     return;
   }
   if (r->action != e.action || r->addr != e.addr || r->size != e.size || r->stream != e.stream) {
     failHere(describeEvent(*r), describeEvent(e));
+    last_failed_event = e;
     return;
   }
   ++pos;

@@ -27,6 +27,7 @@ class RecordedOracle final : public sim::DeviceModel, public sim::EventSink {
   bool failed = false;
   std::size_t fail_index = 0;
   std::string fail_expected, fail_simulated;
+  std::optional<sim::SimEvent> last_failed_event;
   void onEvent(const sim::SimEvent& e) override;
   void failHere(std::string expected, std::string simulated);
 

@@ -139,12 +139,10 @@ Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t d
   rep.whatif = replayProgram(p, *edits, what);
 
   rep.baseline_matches_recording = rep.baseline.peak_reserved.bytes == p.recorded_peak_reserved &&
-                                   !rep.baseline.decision_change && p.conformance.exact();
-  if (!p.conformance.exact())
-    rep.notes.push_back(p.conformance.first_divergence
-                            ? fmt::format("the model is not exact on this trace from event {} on (run 'reservoir check')",
-                                          p.conformance.first_divergence->event_index)
-                            : "the model's final state or statistics differ from the capture (run 'reservoir check')");
+                                   !rep.baseline.decision_change && !p.conformance.first_divergence;
+  if (p.conformance.first_divergence)
+    rep.notes.push_back(fmt::format("the model is not exact on this trace from event {} on (run 'reservoir check')",
+                                    p.conformance.first_divergence->event_index));
   if (rep.baseline.decision_change)
     rep.notes.push_back(fmt::format("the modelled baseline departs from the recording at event {} (addresses, "
                                     "capacity or completion models)",

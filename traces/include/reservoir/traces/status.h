@@ -53,6 +53,7 @@ class Expected {
   T&& value() && { return std::get<T>(std::move(data_)); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 

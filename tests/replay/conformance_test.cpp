@@ -1,0 +1,101 @@
+// `reservoir check` must be exact on every real trace: every event (action, address, size,
+// stream), the final block layout, and the capture's memory_stats().
+#include <gtest/gtest.h>
+
+#include "reservoir/replay/conformance.h"
+#include "reservoir/replay/point.h"
+#include "reservoir/traces/reader.h"
+#include "trace_cases.h"
+
+namespace reservoir::replay {
+namespace {
+
+using test::TraceCase;
+
+void expectExact(const TraceCase& c) {
+  auto snap = traces::readSnapshotFile(c.path.string());
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  const auto capture = findCaptureFacts(c.path.string());
+  ConformanceOptions opts;
+  if (capture) opts.env.capture = &*capture;
+  opts.expensive_checks = true;
+  const std::size_t dev = snap->busiestDevice();
+  for (const auto& text : c.reset_peaks) {
+    auto point = parsePoint(text);
+    ASSERT_TRUE(point.ok());
+    auto gaps = resolvePoint(*point, *snap, dev);
+    ASSERT_TRUE(gaps.ok()) << gaps.message();
+    for (const auto& g : *gaps) opts.reset_peaks_at.push_back(g.boundary);
+  }
+  auto report = runConformance(*snap, dev, opts);
+  ASSERT_TRUE(report.ok()) << report.message();
+  if (report->first_divergence) {
+    const auto& d = *report->first_divergence;
+    FAIL() << c.name << ": diverged at event " << d.event_index << "\n expected  " << d.expected << "\n simulated "
+           << d.simulated << "\n request   " << d.request;
+  }
+  EXPECT_EQ(report->events_compared, report->events_total);
+  EXPECT_TRUE(report->layout_mismatches.empty()) << c.name << ": " << report->layout_mismatches.front().what << " expected "
+                                                 << report->layout_mismatches.front().expected << " simulated "
+                                                 << report->layout_mismatches.front().simulated;
+  for (const auto& m : report->stats_mismatches) ADD_FAILURE() << c.name << ": " << m.what << " expected " << m.expected << " simulated " << m.simulated;
+  EXPECT_EQ(report->invariant_failure, "");
+  if (capture && !capture->memory_stats.empty()) {
+    EXPECT_GE(report->stats_compared.size(), 20u) << c.name;
+  }
+}
+
+class SharedTraces : public ::testing::TestWithParam<TraceCase> {};
+TEST_P(SharedTraces, CheckIsExact) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  expectExact(GetParam());
+}
+INSTANTIATE_TEST_SUITE_P(Conformance, SharedTraces, ::testing::ValuesIn(test::collectTraces(test::sharedTracesDir())),
+                         [](const ::testing::TestParamInfo<test::TraceCase>& p) { return test::testName(p.param.name); });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SharedTraces);
+
+class OwnTraces : public ::testing::TestWithParam<TraceCase> {};
+TEST_P(OwnTraces, CheckIsExact) { expectExact(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Samples, OwnTraces, ::testing::ValuesIn(test::collectTraces(test::samplesDir())),
+                         [](const ::testing::TestParamInfo<test::TraceCase>& p) { return test::testName(p.param.name); });
+INSTANTIATE_TEST_SUITE_P(Regression, OwnTraces, ::testing::ValuesIn(test::collectTraces(test::testDataDir() / "traces")),
+                         [](const ::testing::TestParamInfo<test::TraceCase>& p) { return test::testName(p.param.name); });
+
+TEST(Conformance, ReportsTheFirstDivergenceWithContext) {
+  // Replaying under other settings than recorded must diverge, and say where and why.
+  auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  ASSERT_TRUE(snap.ok());
+  ConformanceOptions opts;
+  opts.env.settings = "expandable_segments:True";
+  auto report = runConformance(*snap, 0, opts);
+  ASSERT_TRUE(report.ok());
+  ASSERT_TRUE(report->first_divergence.has_value());
+  EXPECT_EQ(report->first_divergence->event_index, 0u);
+  EXPECT_NE(report->first_divergence->expected.find("segment_alloc"), std::string::npos);
+  EXPECT_NE(report->first_divergence->simulated, report->first_divergence->expected);
+  EXPECT_FALSE(report->first_divergence->request.empty());
+  EXPECT_FALSE(report->exact());
+}
+
+TEST(Conformance, TimelineFollowsTheRecordedReservedBytes) {
+  auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  ASSERT_TRUE(snap.ok());
+  ConformanceOptions opts;
+  opts.keep_timeline = true;
+  auto report = runConformance(*snap, 0, opts);
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->timeline.size(), snap->devices[0].events.size());
+  std::int64_t reserved = 0;  // recomputed from the recorded segment events
+  for (std::size_t i = 0; i < snap->devices[0].events.size(); ++i) {
+    const auto& e = snap->devices[0].events[i];
+    if (e.action == traces::Action::kSegmentAlloc) reserved += static_cast<std::int64_t>(e.size);
+    if (e.action == traces::Action::kSegmentFree) reserved -= static_cast<std::int64_t>(e.size);
+    // After each allocation the model holds exactly what the recording reserved then.
+    if (e.action == traces::Action::kAlloc) {
+      EXPECT_EQ(report->timeline[i].reserved, reserved) << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace reservoir::replay

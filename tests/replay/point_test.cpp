@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "reservoir/replay/point.h"
+#include "reservoir/traces/reader.h"
+#include "test_paths.h"
+
+namespace reservoir::replay {
+namespace {
+
+const traces::Snapshot& tiny() {
+  static const auto snap = std::make_unique<traces::Snapshot>(
+      std::move(*traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string())));
+  return *snap;
+}
+
+TEST(Point, ParsesEveryForm) {
+  EXPECT_EQ(parsePoint("after:state_dict_loader.py:load")->frame.file, "state_dict_loader.py");
+  EXPECT_EQ(parsePoint("after:state_dict_loader.py:load")->frame.name, "load");
+  EXPECT_EQ(*parsePoint("after:train.py:212")->frame.line, 212);
+  EXPECT_EQ(parsePoint("before:broadcast_weights")->frame.name, "broadcast_weights");
+  EXPECT_EQ(*parsePoint("before:train_step#2")->occurrence, 2);
+  EXPECT_EQ(parsePoint("annotation:Optimizer.step#AdamW.step:end")->annotation, "Optimizer.step#AdamW.step");
+  EXPECT_EQ(parsePoint("event:41")->value, 41);
+  EXPECT_EQ(parsePoint("time:1796028451260880")->kind, Point::Kind::kTime);
+  EXPECT_FALSE(parsePoint("somewhere").ok());
+  EXPECT_FALSE(parsePoint("after:").ok());
+  EXPECT_FALSE(parsePoint("before:x#0").ok());
+  EXPECT_FALSE(parsePoint("annotation:foo:middle").ok());
+  EXPECT_FALSE(parsePoint("event:-3").ok());
+}
+
+TEST(Point, FileMatchesAtAPathBoundary) {
+  traces::Snapshot snap;
+  traces::Frame f{snap.strings.intern("/venv/torch/distributed/checkpoint/state_dict_loader.py"), snap.strings.intern("load"), 183};
+  EXPECT_TRUE(parseFrameSpec("state_dict_loader.py:load")->matches(snap, f));
+  EXPECT_TRUE(parseFrameSpec("checkpoint/state_dict_loader.py:load")->matches(snap, f));
+  EXPECT_FALSE(parseFrameSpec("dict_loader.py:load")->matches(snap, f));
+  EXPECT_TRUE(parseFrameSpec("state_dict_loader.py:183")->matches(snap, f));
+  EXPECT_FALSE(parseFrameSpec("state_dict_loader.py:184")->matches(snap, f));
+}
+
+TEST(Point, AfterAndBeforeOfTheLoadAndTheBroadcastShareAGap) {
+  auto after = resolvePoint(*parsePoint("after:state_dict_loader.py:load"), tiny(), 0);
+  auto before = resolvePoint(*parsePoint("before:broadcast_weights"), tiny(), 0);
+  ASSERT_TRUE(after.ok() && before.ok());
+  ASSERT_EQ(after->size(), 1u);
+  EXPECT_EQ((*after)[0].boundary, (*before)[0].boundary);
+  EXPECT_LT((*after)[0].phase, (*before)[0].phase);
+}
+
+TEST(Point, NoMatchListsTheClosestFrames) {
+  auto r = resolvePoint(*parsePoint("after:broadcast_weight"), tiny(), 0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("closest frames"), std::string::npos);
+  EXPECT_NE(r.message().find("broadcast_weights"), std::string::npos);
+}
+
+TEST(Point, EventAndTime) {
+  auto e = resolvePoint(*parsePoint("event:10"), tiny(), 0);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ((*e)[0].boundary, 11u);
+  EXPECT_FALSE(resolvePoint(*parsePoint("event:99999"), tiny(), 0).ok());
+  const auto t = tiny().devices[0].events[20].time_us;
+  auto g = resolvePoint(*parsePoint("time:" + std::to_string(t)), tiny(), 0);
+  ASSERT_TRUE(g.ok());
+  EXPECT_GT((*g)[0].boundary, 20u);
+}
+
+TEST(Point, AnnotationsArePlacedByTime) {
+  auto r = resolvePoint(*parsePoint("annotation:Optimizer.step#AdamW.step:start"), tiny(), 0);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_FALSE(r->empty());
+  auto bad = resolvePoint(*parsePoint("annotation:Optimizer.stp#AdamW.step:start"), tiny(), 0);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("Optimizer.step"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace reservoir::replay

@@ -1,0 +1,151 @@
+// The motivating case: from resume-main's trace alone, predict each cleanup placement's
+// figures as measured on the GPU (../shared/traces/README.md), to the byte.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "reservoir/replay/whatif.h"
+#include "reservoir/traces/reader.h"
+#include "trace_cases.h"
+
+namespace reservoir::replay {
+namespace {
+
+constexpr const char* kAfterLoad = "after:state_dict_loader.py:load";
+
+struct Measured {
+  std::int64_t reserved_after_load, step2_peak_allocated, step2_peak_reserved;
+};
+
+Measured readMeasured(const std::filesystem::path& json_path) {
+  std::ifstream in(json_path);
+  const auto j = nlohmann::json::parse(in);
+  return Measured{j["after_load"]["reserved"].get<std::int64_t>(), j["step2"]["peak_allocated"].get<std::int64_t>(),
+                  j["step2"]["peak_reserved"].get<std::int64_t>()};
+}
+
+WhatIfReport predict(const std::filesystem::path& main_trace, const std::string& cleanup) {
+  auto snap = traces::readSnapshotFile(main_trace.string());
+  EXPECT_TRUE(snap.ok()) << snap.message();
+  WhatIfOptions opts;
+  opts.edits.push_back(*parseCleanup(cleanup));
+  opts.edits.push_back(*parseProbe(kAfterLoad));
+  auto rep = runWhatIf(*snap, snap->busiestDevice(), ReplayEnvironment{}, opts);
+  EXPECT_TRUE(rep.ok()) << rep.message();
+  return *rep;
+}
+
+void expectPrediction(const std::filesystem::path& dir, int rank, const std::string& variant, const std::string& cleanup) {
+  const auto main_trace = dir / ("resume-main.rank" + std::to_string(rank) + ".pickle");
+  const auto measured = readMeasured(dir / ("resume-" + variant + ".rank" + std::to_string(rank) + ".json"));
+  const auto main_measured = readMeasured(dir / ("resume-main.rank" + std::to_string(rank) + ".json"));
+  const WhatIfReport rep = predict(main_trace, cleanup);
+  ASSERT_EQ(rep.whatif.probes.size(), 1u);
+  EXPECT_EQ(rep.whatif.probes[0].reserved, measured.reserved_after_load) << variant << " rank " << rank;
+  EXPECT_EQ(rep.whatif.peak_allocated.bytes, measured.step2_peak_allocated) << variant << " rank " << rank;
+  EXPECT_EQ(rep.whatif.peak_reserved.bytes, measured.step2_peak_reserved) << variant << " rank " << rank;
+  // ... and the baseline is resume-main as measured.
+  ASSERT_EQ(rep.baseline.probes.size(), 1u);
+  EXPECT_EQ(rep.baseline.probes[0].reserved, main_measured.reserved_after_load);
+  EXPECT_EQ(rep.baseline.peak_reserved.bytes, main_measured.step2_peak_reserved);
+  EXPECT_TRUE(rep.baseline_matches_recording);
+}
+
+TEST(MotivatingCase, SharedTracesBothRanksBothSets) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  for (const char* set : {"resume-tiny", "resume-expandable"}) {
+    const auto dir = test::sharedTracesDir() / set;
+    for (int rank : {0, 1}) {
+      expectPrediction(dir, rank, "postload", "after:state_dict_loader.py:load");
+      if (std::filesystem::exists(dir / ("resume-prebroadcast.rank" + std::to_string(rank) + ".json")))
+        expectPrediction(dir, rank, "prebroadcast", "before:broadcast_weights");
+    }
+  }
+}
+
+TEST(MotivatingCase, BundledSamples) {
+  expectPrediction(test::samplesDir() / "resume-tiny", 0, "postload", "after:state_dict_loader.py:load");
+  expectPrediction(test::samplesDir() / "resume-expandable", 0, "postload", "after:state_dict_loader.py:load");
+  expectPrediction(test::samplesDir() / "resume-expandable", 0, "prebroadcast", "before:broadcast_weights");
+}
+
+TEST(MotivatingCase, SameGapRunsAfterItemsBeforeBeforeItems) {
+  // In the pre-broadcast variant the probe after the load must not see the cleanup placed
+  // before the broadcast, although both fall into the same gap.
+  const WhatIfReport rep = predict(test::samplesDir() / "resume-tiny/resume-main.rank0.pickle", "before:broadcast_weights");
+  EXPECT_EQ(rep.whatif.probes[0].reserved, rep.baseline.probes[0].reserved);
+  EXPECT_EQ(rep.whatif.empty_cache_calls, rep.baseline.empty_cache_calls + 1);
+}
+
+// With no edits, the what-if replay reproduces the recorded peak reserved and makes every
+// decision the recording made (recorded address model).
+void expectBaselineReproduces(const test::TraceCase& c) {
+  auto snap = traces::readSnapshotFile(c.path.string());
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  ReplayEnvironment env;
+  const auto capture = findCaptureFacts(c.path.string());
+  if (capture) env.capture = &*capture;
+  WhatIfOptions opts;
+  opts.analyze_peak = false;
+  auto rep = runWhatIf(*snap, snap->busiestDevice(), env, opts);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  EXPECT_EQ(rep->baseline.peak_reserved.bytes, rep->recorded_peak_reserved) << c.name;
+  EXPECT_FALSE(rep->baseline.decision_change.has_value()) << c.name << " at " << rep->baseline.decision_change.value_or(0);
+  EXPECT_EQ(rep->baseline.address_drift, 0u) << c.name;
+  EXPECT_EQ(rep->whatif.peak_reserved.bytes, rep->baseline.peak_reserved.bytes);
+}
+
+class NoEditReplay : public ::testing::TestWithParam<test::TraceCase> {};
+TEST_P(NoEditReplay, ReproducesTheRecording) {
+  if (GetParam().path.string().find("/shared/") != std::string::npos) RESERVOIR_REQUIRE_SHARED_TRACES();
+  expectBaselineReproduces(GetParam());
+}
+INSTANTIATE_TEST_SUITE_P(Shared, NoEditReplay, ::testing::ValuesIn(test::collectTraces(test::sharedTracesDir())),
+                         [](const ::testing::TestParamInfo<test::TraceCase>& p) { return test::testName(p.param.name); });
+INSTANTIATE_TEST_SUITE_P(Own, NoEditReplay, ::testing::ValuesIn(test::collectTraces(test::testDataDir() / "traces")),
+                         [](const ::testing::TestParamInfo<test::TraceCase>& p) { return test::testName(p.param.name); });
+
+TEST(WhatIf, CapacityPredictsOutOfMemoryAndDemand) {
+  auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  ASSERT_TRUE(snap.ok());
+  WhatIfOptions opts;
+  opts.capacity = 400ull << 20;  // below the 510 MiB peak
+  opts.edits.push_back(*parseDemand("100MiB@after:state_dict_loader.py:load"));
+  auto rep = runWhatIf(*snap, 0, ReplayEnvironment{}, opts);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  ASSERT_TRUE(rep->baseline.oom.has_value());
+  EXPECT_GT(rep->baseline.oom->count, 0u);
+  ASSERT_EQ(rep->baseline.demands.size(), 1u);
+  EXPECT_TRUE(rep->baseline.demands[0].capacity_known);
+  // 400 MiB - 162 MiB reserved after the load = 238 MiB free: 100 MiB fits.
+  EXPECT_EQ(rep->baseline.demands[0].free, static_cast<std::int64_t>((400ull << 20) - 169869312ull));
+  EXPECT_TRUE(rep->baseline.demands[0].fits);
+}
+
+TEST(WhatIf, ReleaseFreesMatchingTensorsAtThePoint) {
+  auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  ASSERT_TRUE(snap.ok());
+  WhatIfOptions opts;
+  // The optimizer state created by _init_optim_state during the load, released right after it.
+  opts.edits.push_back(*parseRelease("_init_optim_state@after:state_dict_loader.py:load"));
+  opts.edits.push_back(*parseProbe(kAfterLoad));
+  auto rep = runWhatIf(*snap, 0, ReplayEnvironment{}, opts);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  EXPECT_LT(rep->whatif.probes[0].allocated, rep->baseline.probes[0].allocated);
+}
+
+TEST(WhatIf, SettingsChangeTheReplay) {
+  auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  ASSERT_TRUE(snap.ok());
+  WhatIfOptions opts;
+  opts.settings = "expandable_segments:True";
+  auto rep = runWhatIf(*snap, 0, ReplayEnvironment{}, opts);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  EXPECT_NE(rep->whatif.peak_reserved.bytes, rep->baseline.peak_reserved.bytes);
+  EXPECT_EQ(rep->whatif.peak_allocated.bytes % 512, 0);
+}
+
+}  // namespace
+}  // namespace reservoir::replay
