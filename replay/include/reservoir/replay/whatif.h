@@ -3,7 +3,10 @@
 // reserved memory, its peak, and out-of-memory failures.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -162,5 +165,29 @@ struct RunSettings {
 };
 
 RunResult replayProgram(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits, const RunSettings& settings);
+
+// One replay with checkpoints, to get the allocator's state after any op quickly (the GUI's
+// cursor, analyses at a point): nearest checkpoint, then at most `every` ops forward.
+class StateIndex {
+ public:
+  StateIndex(const PreparedTrace& prepared, std::vector<ResolvedEdit> edits, RunSettings settings,
+             std::uint32_t every = 2048, const std::atomic<bool>* cancel = nullptr,
+             std::function<void(std::size_t done, std::size_t total)> progress = {});
+  ~StateIndex();
+  StateIndex(const StateIndex&) = delete;
+  StateIndex& operator=(const StateIndex&) = delete;
+
+  [[nodiscard]] const RunResult& result() const;  // the whole run (timeline per op when kept)
+  [[nodiscard]] bool cancelled() const;
+  // Segments and blocks after op `op` (kNoOp: before the first op).
+  [[nodiscard]] std::vector<sim::SegmentView> segmentsAfterOp(std::uint32_t op) const;
+  // The op a recorded event belongs to (the first op at or after it).
+  [[nodiscard]] std::uint32_t opAtEvent(std::uint32_t event) const;
+  [[nodiscard]] const PreparedTrace& prepared() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace reservoir::replay

@@ -1,0 +1,72 @@
+#include <algorithm>
+#include <deque>
+
+#include "reservoir/replay/whatif.h"
+#include "whatif_runner.h"
+
+namespace reservoir::replay {
+
+struct StateIndex::Impl {
+  const PreparedTrace& prepared;
+  std::vector<ResolvedEdit> edits;
+  RunSettings settings;
+  std::uint32_t every;
+  std::deque<detail::Runner> checkpoints;  // state before op k * every
+  RunResult result;
+  bool cancelled = false;
+
+  Impl(const PreparedTrace& p, std::vector<ResolvedEdit> e, RunSettings s, std::uint32_t ev)
+      : prepared(p), edits(std::move(e)), settings(std::move(s)), every(std::max<std::uint32_t>(ev, 1)) {}
+};
+
+StateIndex::StateIndex(const PreparedTrace& prepared, std::vector<ResolvedEdit> edits, RunSettings settings,
+                       std::uint32_t every, const std::atomic<bool>* cancel,
+                       std::function<void(std::size_t, std::size_t)> progress)
+    : impl_(std::make_unique<Impl>(prepared, std::move(edits), std::move(settings), every)) {
+  Impl& m = *impl_;
+  m.settings.stop_after_op.reset();
+  m.settings.analyze_peak = false;
+  detail::Runner runner(prepared, m.edits, m.settings);
+  const auto n = prepared.program.ops.size();
+  while (!runner.done()) {
+    if (runner.nextOp() % m.every == 0) {
+      m.checkpoints.emplace_back(runner);
+      if (progress) progress(runner.nextOp(), n);
+      if (cancel && cancel->load(std::memory_order_relaxed)) {
+        m.cancelled = true;
+        break;
+      }
+    }
+    runner.step();
+  }
+  runner.finish();
+  m.result = runner.result();
+}
+
+StateIndex::~StateIndex() = default;
+
+const RunResult& StateIndex::result() const { return impl_->result; }
+bool StateIndex::cancelled() const { return impl_->cancelled; }
+const PreparedTrace& StateIndex::prepared() const { return impl_->prepared; }
+
+std::vector<sim::SegmentView> StateIndex::segmentsAfterOp(std::uint32_t op) const {
+  const Impl& m = *impl_;
+  if (m.checkpoints.empty()) return {};
+  const std::uint32_t target = op == kNoOp ? 0 : op + 1;  // ops to have run
+  const std::size_t k = std::min<std::size_t>(target / m.every, m.checkpoints.size() - 1);
+  detail::Runner runner(m.checkpoints[k]);
+  while (!runner.done() && runner.nextOp() < target) runner.step();
+  return runner.model().segments();
+}
+
+std::uint32_t StateIndex::opAtEvent(std::uint32_t event) const {
+  const auto& ab = impl_->prepared.program.at_boundary;
+  if (ab.empty()) return 0;
+  // The op containing `event` starts at or before it: the last op whose first event <= event.
+  const auto& ops = impl_->prepared.program.ops;
+  auto it = std::upper_bound(ops.begin(), ops.end(), event, [](std::uint32_t e, const Op& op) { return e < op.first_event; });
+  if (it == ops.begin()) return 0;
+  return static_cast<std::uint32_t>((it - ops.begin()) - 1);
+}
+
+}  // namespace reservoir::replay

@@ -1,0 +1,234 @@
+#include "whatif_runner.h"
+
+#include <algorithm>
+
+namespace reservoir::replay::detail {
+
+
+Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, const RunSettings& s)
+    : p_(p),
+      s_(s),
+      device_(p, s.address_model, s.usable),
+      drift_(p.snapshot->devices[p.device_index]),
+      model_(s.config, &device_, s.compare_with_recording ? &drift_ : nullptr),
+      handles_(),
+      released_() {
+  if (s.fraction < 1.0) model_.setMemoryFraction(s.fraction);
+  for (const auto& pool : p.program.private_pools) model_.createPool(pool);
+  addEdits(edits);
+  seed();
+}
+
+Runner::Runner(const Runner& o)
+    : p_(o.p_),
+      s_(o.s_),
+      device_(o.device_),
+      drift_(o.drift_),
+      model_(o.model_),
+      handles_(o.handles_),
+      released_(o.released_),
+      items_(o.items_),
+      next_item_(o.next_item_),
+      next_op_(o.next_op_),
+      r_(o.r_) {
+  model_.rebind(&device_, s_.compare_with_recording ? &drift_ : nullptr);
+}
+
+void Runner::addEdits(const std::vector<ResolvedEdit>& edits) {
+  for (const auto& e : edits)
+    for (const Gap& g : e.gaps) {
+      const std::uint32_t op = p_.program.at_boundary.at(g.boundary);
+      if (op >= next_op_) items_.push_back(Item{op, g, kindOrder(e.edit.kind), &e});
+    }
+  sortItems();
+}
+
+void Runner::sortItems() {
+  std::stable_sort(items_.begin() + static_cast<std::ptrdiff_t>(next_item_), items_.end(), [](const Item& a, const Item& b) {
+    if (a.op != b.op) return a.op < b.op;
+    if (a.gap.boundary != b.gap.boundary) return a.gap.boundary < b.gap.boundary;
+    if (a.gap.phase != b.gap.phase) return a.gap.phase < b.gap.phase;
+    return a.order < b.order;
+  });
+}
+
+void Runner::seed() {
+  if (p_.program.seed.empty()) return;
+  auto handles = model_.seed(p_.program.seed);
+  if (!handles) {
+    r_.invariant_failure = "seed: " + handles.message();
+    return;
+  }
+  for (std::size_t i = 0; i < handles->size() && i < p_.program.seed_allocations.size(); ++i) {
+    const AllocationId id = p_.program.seed_allocations[i];
+    if (id.valid() && model_.isAllocated((*handles)[i])) handles_[id.value()] = (*handles)[i];
+  }
+}
+
+void Runner::applyItem(const Item& item) {
+  const Edit& e = item.edit->edit;
+  switch (e.kind) {
+    case Edit::Kind::kCleanup:
+      model_.emptyCache();
+      ++r_.empty_cache_calls;
+      break;
+    case Edit::Kind::kRelease: {
+      StackMatcher matcher(*p_.snapshot, *e.selector);
+      std::vector<std::uint32_t> ids;
+      for (const auto& [id, h] : handles_)
+        if (matcher.matches(stackOf(id))) ids.push_back(id);
+      std::sort(ids.begin(), ids.end());  // free in allocation order
+      for (std::uint32_t id : ids) {
+        model_.free(handles_[id]);
+        handles_.erase(id);
+        released_.insert(id);
+      }
+      break;
+    }
+    case Edit::Kind::kResetPeaks:
+      model_.resetPeakStats();
+      r_.peak_reserved = PeakInfo{};
+      r_.peak_allocated = PeakInfo{};
+      break;
+    case Edit::Kind::kProbe:
+      r_.probes.push_back(Probe{e.text, reserved(), allocated(), model_.stats().active_bytes[sim::kAggregate].current,
+                                item.gap.boundary});
+      break;
+    case Edit::Kind::kDemand: {
+      DemandResult d{e.text, e.bytes, device_.usable().has_value(), true, 0};
+      if (device_.usable()) {
+        d.free = static_cast<std::int64_t>(*device_.usable()) - static_cast<std::int64_t>(device_.used());
+        d.fits = d.free >= static_cast<std::int64_t>(e.bytes);
+      }
+      r_.demands.push_back(d);
+      break;
+    }
+  }
+}
+
+void Runner::runOp(std::uint32_t j) {
+  const Op& op = p_.program.ops[j];
+  device_.setCurrentOp(j);
+  switch (op.kind) {
+    case OpKind::kMalloc: {
+      if (op.pool) model_.beginAllocateToPool(sim::PoolRouting{*op.pool, std::nullopt});
+      const std::uint64_t tag = op.alloc.valid() ? op.alloc.value() + 1u : 0u;
+      const auto res = model_.malloc(op.size, op.stream, tag);
+      if (op.pool) {
+        model_.endAllocateToPool(*op.pool);
+        model_.releasePool(*op.pool);
+      }
+      if (!res.ok()) {
+        if (!r_.oom) r_.oom = OomInfo{j, op.first_event, op.size, op.stream, op.stack, 0};
+        ++r_.oom->count;
+      } else if (op.alloc.valid()) {
+        handles_[op.alloc.value()] = res.block;
+      }
+      break;
+    }
+    case OpKind::kFree: {
+      if (!op.alloc.valid()) break;
+      const auto it = handles_.find(op.alloc.value());
+      if (it == handles_.end()) break;  // released earlier by an edit, or its malloc failed
+      const sim::BlockHandle h = it->second;
+      if (op.deferred) model_.recordStream(h, kOtherStream);
+      model_.free(h);
+      handles_.erase(it);
+      break;
+    }
+    case OpKind::kEmptyCache:
+      model_.emptyCache();
+      ++r_.empty_cache_calls;
+      break;
+  }
+}
+
+void Runner::track(std::uint32_t j) {
+  const auto& trace = p_.snapshot->devices[p_.device_index];
+  const Op& op = p_.program.ops[j];
+  auto at = [&](std::int64_t v) {
+    const std::uint32_t ev = op.end_event > 0 ? op.end_event - 1 : 0;
+    PeakInfo pi{v, j, ev, ev < trace.events.size() ? trace.events[ev].time_us : 0, op.stack};
+    return pi;
+  };
+  if (reserved() > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(reserved());
+  if (allocated() > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(allocated());
+  if (s_.keep_timeline) {
+    const auto& st = model_.stats();
+    r_.timeline.push_back(TimelinePoint{reserved(), allocated(), st.active_bytes[sim::kAggregate].current,
+                                        st.requested_bytes[sim::kAggregate].current});
+  }
+}
+
+void Runner::step() {
+  const std::uint32_t j = next_op_;
+  while (next_item_ < items_.size() && items_[next_item_].op == j) applyItem(items_[next_item_++]);
+  runOp(j);
+  track(j);
+  ++next_op_;
+}
+
+void Runner::finish() {
+  const auto n = static_cast<std::uint32_t>(p_.program.ops.size());
+  if (next_op_ >= n)
+    while (next_item_ < items_.size()) applyItem(items_[next_item_++]);
+  r_.final_reserved = reserved();
+  r_.final_allocated = allocated();
+  r_.segments_allocated = static_cast<std::size_t>(model_.stats().num_device_alloc);
+  r_.invariant_failure = model_.invariantFailure();
+  if (s_.compare_with_recording) {
+    r_.address_drift = drift_.drift();
+    r_.decision_change = drift_.changed();
+  }
+}
+
+RunResult Runner::run() {
+  const auto n = static_cast<std::uint32_t>(p_.program.ops.size());
+  while (next_op_ < n) {
+    step();
+    if (s_.stop_after_op && next_op_ > *s_.stop_after_op) break;
+  }
+  finish();
+  return r_;
+}
+
+PeakAnalysis Runner::analyze() const {
+  PeakAnalysis a;
+  a.reserved = reserved();
+  a.allocated = allocated();
+  a.cached = a.reserved - a.allocated;
+  const auto& cfg = model_.config();
+  for (const sim::SegmentView& seg : model_.segments()) {
+    sim::ByteCount free_bytes = 0, releasable = 0;
+    bool any_live = false;
+    for (const auto& b : seg.blocks) {
+      if (b.state != traces::BlockState::kInactive) {
+        any_live = true;
+        continue;
+      }
+      free_bytes += b.size;
+      if (seg.is_expandable) {
+        // whole pages inside the free block
+        const sim::ByteCount page = seg.is_large ? cfg.large_segment_size : sim::kSmallBuffer;
+        const sim::ByteCount first = (b.address - seg.address + page - 1) / page;
+        const sim::ByteCount last = (b.address + b.size - seg.address) / page;
+        if (last > first) releasable += (last - first) * page;
+      }
+    }
+    if (!seg.is_expandable && !any_live) releasable = seg.total_size;
+    a.releasable += static_cast<std::int64_t>(releasable);
+    const sim::ByteCount pinned = free_bytes - std::min(free_bytes, releasable);
+    if (pinned == 0) continue;
+    PinnedSegment ps{seg.address, seg.total_size, pinned, {}};
+    for (const auto& b : seg.blocks)
+      if (b.state != traces::BlockState::kInactive && b.tag > 0) ps.live_blocks.emplace_back(b.size, stackOf(b.tag - 1));
+    a.pinned.push_back(std::move(ps));
+  }
+  std::sort(a.pinned.begin(), a.pinned.end(), [](const PinnedSegment& x, const PinnedSegment& y) {
+    return x.free_bytes > y.free_bytes;
+  });
+  return a;
+}
+
+
+}  // namespace reservoir::replay::detail

@@ -1,0 +1,114 @@
+// The replay engine behind what-if runs, the state index and the sweep: a steppable,
+// copyable run of a program under edits (a copy is a checkpoint).
+#pragma once
+
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "reservoir/replay/whatif.h"
+#include "whatif_device.h"
+
+namespace reservoir::replay::detail {
+
+using traces::Action;
+
+inline constexpr sim::StreamId kOtherStream = ~sim::StreamId{0} - 1;
+
+// Compares the modelled run with the recording, addresses apart (baseline only).
+class DriftSink final : public sim::EventSink {
+ public:
+  explicit DriftSink(const traces::DeviceTrace& trace) : trace_(trace) {}
+  void onEvent(const sim::SimEvent& e) override {
+    while (pos_ < trace_.events.size() && !isState(trace_.events[pos_].action)) ++pos_;
+    if (changed_) return;
+    if (pos_ >= trace_.events.size()) {
+      changed_ = pos_;
+      return;
+    }
+    const auto& r = trace_.events[pos_];
+    if (r.action != e.action || r.size != e.size || r.stream != e.stream) {
+      changed_ = pos_;
+      return;
+    }
+    if (e.action != Action::kOom && r.addr != e.addr) ++drift_;
+    ++pos_;
+  }
+  [[nodiscard]] std::optional<std::size_t> changed() const { return changed_; }
+  [[nodiscard]] std::size_t drift() const { return drift_; }
+
+ private:
+  static bool isState(Action a) { return a != Action::kSnapshot && a != Action::kUserDefined && a != Action::kUnknown; }
+  const traces::DeviceTrace& trace_;
+  std::size_t pos_ = 0;
+  std::optional<std::size_t> changed_;
+  std::size_t drift_ = 0;
+};
+
+struct Item {
+  std::uint32_t op;  // applied before this op
+  Gap gap;
+  int order;         // within a phase: releases, cleanups, resets, probes and demands
+  const ResolvedEdit* edit;
+};
+
+inline int kindOrder(Edit::Kind k) {
+  switch (k) {
+    case Edit::Kind::kRelease: return 0;
+    case Edit::Kind::kCleanup: return 1;
+    case Edit::Kind::kResetPeaks: return 2;
+    case Edit::Kind::kProbe: return 3;
+    case Edit::Kind::kDemand: return 4;
+  }
+  return 5;
+}
+
+class Runner {
+ public:
+  Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, const RunSettings& s);
+  // A copy continues independently (checkpoints); its model talks to its own device.
+  Runner(const Runner& other);
+  Runner& operator=(const Runner&) = delete;
+
+  // Replays to the end (or past settings.stop_after_op) and returns the result.
+  RunResult run();
+  // Applies the items due before op `next_op_` and runs that op.
+  void step();
+  void finish();
+  [[nodiscard]] std::uint32_t nextOp() const { return next_op_; }
+  [[nodiscard]] bool done() const { return next_op_ >= p_.program.ops.size(); }
+  // More edits for the rest of the run (those placed before nextOp() are ignored).
+  void addEdits(const std::vector<ResolvedEdit>& edits);
+  [[nodiscard]] PeakAnalysis analyze() const;
+  [[nodiscard]] const sim::CachingAllocator& model() const { return model_; }
+  [[nodiscard]] const RunResult& result() const { return r_; }
+
+ private:
+  [[nodiscard]] StackId stackOf(std::size_t alloc_id) const {
+    return alloc_id < p_.requests.allocations.size() ? p_.requests.allocations[alloc_id].stack : StackId(0);
+  }
+  void sortItems();
+  void seed();
+  void applyItem(const Item& item);
+  void runOp(std::uint32_t j);
+  void track(std::uint32_t j);
+  [[nodiscard]] std::int64_t reserved() const { return model_.stats().reserved_bytes[sim::kAggregate].current; }
+  [[nodiscard]] std::int64_t allocated() const { return model_.stats().allocated_bytes[sim::kAggregate].current; }
+
+  const PreparedTrace& p_;
+  RunSettings s_;
+  detail::WhatIfDevice device_;
+  DriftSink drift_;
+  sim::CachingAllocator model_;
+  // Live allocations only (checkpoints copy this): allocation id -> block.
+  std::unordered_map<std::uint32_t, sim::BlockHandle> handles_;
+  std::unordered_set<std::uint32_t> released_;  // freed early by a release edit
+  std::vector<Item> items_;
+  std::size_t next_item_ = 0;
+  std::uint32_t next_op_ = 0;
+  RunResult r_;
+};
+
+
+}  // namespace reservoir::replay::detail
