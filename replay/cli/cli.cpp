@@ -19,7 +19,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   app.set_version_flag("--version", "reservoir 0.1.0");
   int result = kOk;
   auto set = [&result](int r) { result = r; };
-  for (Register reg : {&registerInfo, &registerCheck, &registerWhatIf}) reg(app, set, out, err);
+  for (Register reg : {&registerInfo, &registerCheck, &registerWhatIf, &registerSweep, &registerGate, &registerExport, &registerReplay}) reg(app, set, out, err);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

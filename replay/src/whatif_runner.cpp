@@ -10,9 +10,10 @@ Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, c
       s_(s),
       device_(p, s.address_model, s.usable),
       drift_(p.snapshot->devices[p.device_index]),
-      model_(s.config, &device_, s.compare_with_recording ? &drift_ : nullptr),
+      model_(s.config, &device_, nullptr),
       handles_(),
       released_() {
+  model_.rebind(&device_, wireSink());
   if (s.fraction < 1.0) model_.setMemoryFraction(s.fraction);
   for (const auto& pool : p.program.private_pools) model_.createPool(pool);
   addEdits(edits);
@@ -24,6 +25,7 @@ Runner::Runner(const Runner& o)
       s_(o.s_),
       device_(o.device_),
       drift_(o.drift_),
+      sink_(),
       model_(o.model_),
       handles_(o.handles_),
       released_(o.released_),
@@ -31,7 +33,14 @@ Runner::Runner(const Runner& o)
       next_item_(o.next_item_),
       next_op_(o.next_op_),
       r_(o.r_) {
-  model_.rebind(&device_, s_.compare_with_recording ? &drift_ : nullptr);
+  model_.rebind(&device_, wireSink());
+}
+
+sim::EventSink* Runner::wireSink() {
+  sink_.drift = s_.compare_with_recording ? &drift_ : nullptr;
+  sink_.record = s_.record_events;
+  sink_.op = &next_op_;
+  return (sink_.drift || sink_.record) ? &sink_ : nullptr;
 }
 
 void Runner::addEdits(const std::vector<ResolvedEdit>& edits) {

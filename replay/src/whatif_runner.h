@@ -46,6 +46,18 @@ class DriftSink final : public sim::EventSink {
   std::size_t drift_ = 0;
 };
 
+// Where the model's events go: the drift comparison and/or a recording for exports.
+class RunnerSink final : public sim::EventSink {
+ public:
+  DriftSink* drift = nullptr;
+  std::vector<EmittedEvent>* record = nullptr;
+  const std::uint32_t* op = nullptr;
+  void onEvent(const sim::SimEvent& e) override {
+    if (drift) drift->onEvent(e);
+    if (record) record->push_back(EmittedEvent{e, *op});
+  }
+};
+
 struct Item {
   std::uint32_t op;  // applied before this op
   Gap gap;
@@ -83,6 +95,7 @@ class Runner {
   [[nodiscard]] PeakAnalysis analyze() const;
   [[nodiscard]] const sim::CachingAllocator& model() const { return model_; }
   [[nodiscard]] const RunResult& result() const { return r_; }
+  [[nodiscard]] sim::EventSink* wireSink();
 
  private:
   [[nodiscard]] StackId stackOf(std::size_t alloc_id) const {
@@ -100,6 +113,7 @@ class Runner {
   RunSettings s_;
   detail::WhatIfDevice device_;
   DriftSink drift_;
+  RunnerSink sink_;
   sim::CachingAllocator model_;
   // Live allocations only (checkpoints copy this): allocation id -> block.
   std::unordered_map<std::uint32_t, sim::BlockHandle> handles_;

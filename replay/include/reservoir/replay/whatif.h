@@ -153,6 +153,12 @@ struct ResolvedEdit {
 
 Expected<std::vector<ResolvedEdit>> resolveEdits(const PreparedTrace& prepared, const std::vector<Edit>& edits);
 
+// An event the modelled run emitted, with the op that produced it (for exports).
+struct EmittedEvent {
+  sim::SimEvent event;
+  std::uint32_t op = 0;
+};
+
 struct RunSettings {
   sim::AllocatorConfig config;
   double fraction = 1.0;
@@ -162,6 +168,7 @@ struct RunSettings {
   bool keep_timeline = false;
   bool compare_with_recording = false;
   std::optional<std::uint32_t> stop_after_op;  // for analyses at a point
+  std::vector<EmittedEvent>* record_events = nullptr;  // receives every event the model emits
 };
 
 RunResult replayProgram(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits, const RunSettings& settings);

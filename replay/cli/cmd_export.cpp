@@ -1,0 +1,77 @@
+// reservoir export TRACE --out FILE.pickle: the modelled run as a snapshot memory_viz opens.
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "commands.h"
+#include "common.h"
+#include "edit_options.h"
+#include "reservoir/replay/export.h"
+#include "reservoir/traces/writer.h"
+
+namespace reservoir::cli {
+namespace {
+
+struct ExportArgs {
+  std::string trace;
+  std::optional<std::int64_t> device;
+  std::string out, csv;
+  EnvOptions env;
+  EditOptions edits;
+};
+
+int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
+  if (a.out.empty() && a.csv.empty()) return fail(err, "give --out FILE.pickle and/or --csv FILE.csv");
+  auto w = makeWhatIfOptions(a.edits);
+  if (!w) return fail(err, w.message());
+  auto trace = loadTrace(a.trace, err, !a.env.no_capture_json);
+  if (!trace) return fail(err, trace.message());
+  auto dev = chooseDevice(trace->snapshot, a.device);
+  if (!dev) return fail(err, dev.message());
+  auto env = makeEnvironment(a.env, *trace);
+  if (!env) return fail(err, env.message());
+  auto prepared = replay::prepareTrace(trace->snapshot, *dev, *env);
+  if (!prepared) return fail(err, a.trace + ": " + prepared.message());
+  auto edits = replay::resolveEdits(*prepared, w->edits);
+  if (!edits) return fail(err, edits.message());
+  replay::RunSettings s;
+  s.config = prepared->recorded_config;
+  if (w->settings) s.config = *sim::parseAllocConf(*w->settings);
+  s.fraction = w->fraction.value_or(prepared->fraction);
+  if (w->capacity) s.usable = *w->capacity > w->overhead ? *w->capacity - w->overhead : 0;
+  else if (prepared->derived_capacity) s.usable = *prepared->derived_capacity;
+  s.address_model = w->address_model;
+  if (!a.out.empty()) {
+    auto snap = replay::exportRun(*prepared, *edits, s);
+    if (!snap) return fail(err, snap.message());
+    if (Status st = traces::writeSnapshotFile(*snap, a.out); !st.ok()) return fail(err, a.out + ": " + st.message());
+    out << fmt::format("wrote {} ({} events, {} segments): open it in https://pytorch.org/memory_viz\n", a.out,
+                       snap->devices[*dev].events.size(), snap->segments.size());
+  }
+  if (!a.csv.empty()) {
+    replay::RunSettings t = s;
+    t.keep_timeline = true;
+    const auto run = replay::replayProgram(*prepared, *edits, t);
+    std::ofstream f(a.csv);
+    if (!f) return fail(err, a.csv + ": cannot write");
+    f << replay::timelineCsv(*prepared, run);
+    out << fmt::format("wrote {} ({} rows)\n", a.csv, run.timeline.size());
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void registerExport(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err) {
+  auto args = std::make_shared<ExportArgs>();
+  CLI::App* cmd = app.add_subcommand("export", "Write the modelled (edited) run as a snapshot or CSV timeline");
+  cmd->add_option("trace", args->trace, "snapshot pickle")->required();
+  cmd->add_option("--out", args->out, "snapshot to write (protocol 4; opens in PyTorch's memory_viz)");
+  cmd->add_option("--csv", args->csv, "CSV timeline to write (event, time_us, allocated, reserved, active, requested)");
+  cmd->add_option("--device", args->device, "CUDA device number");
+  cmd->add_flag("--no-capture-json", args->env.no_capture_json, "ignore X.json beside X.pickle");
+  addEditOptions(cmd, &args->edits);
+  cmd->callback([args, set_result, &out, &err] { set_result(runExport(*args, out, err)); });
+}
+
+}  // namespace reservoir::cli

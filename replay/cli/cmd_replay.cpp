@@ -1,0 +1,536 @@
+// reservoir replay TRACE --backend torch|cuda|model [edits]: the trace's requests (edited as in
+// `reservoir whatif`) executed by a backend, compared with the model's prediction.
+// reservoir synth OUT: a synthetic trace recorded by the model (as long as wanted).
+#include <fmt/format.h>
+
+#include <atomic>
+#include <csignal>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "common.h"
+#include "edit_options.h"
+#include "reservoir/replay/backend.h"
+#include "reservoir/replay/edited_program.h"
+#include "reservoir/simulator/sizes.h"
+#include "reservoir/traces/reader.h"
+#include "reservoir/traces/writer.h"
+
+#ifdef RESERVOIR_HAVE_GPU_BACKENDS
+#include "reservoir/replay/gpu_backends.h"
+#endif
+
+namespace reservoir::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void onInterrupt(int) { g_interrupted.store(true); }
+
+// SIGINT/SIGTERM stop a replay between two ops; the backend then gives everything back.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupted.store(false);
+    old_int_ = std::signal(SIGINT, onInterrupt);
+    old_term_ = std::signal(SIGTERM, onInterrupt);
+  }
+  ~InterruptGuard() {
+    std::signal(SIGINT, old_int_);
+    std::signal(SIGTERM, old_term_);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  void (*old_int_)(int) = nullptr;
+  void (*old_term_)(int) = nullptr;
+};
+
+struct ReplayArgs {
+  std::string trace;
+  std::vector<std::string> backends;
+  std::optional<std::int64_t> device;
+  bool json = false;
+  bool no_capture_json = false;
+  bool no_touch = false;
+  bool no_peak_ops = false;
+  bool no_baseline = false;
+  std::string save_snapshot;
+  EditOptions edits;
+};
+
+struct BackendRun {
+  std::string name;
+  replay::BackendResult result;
+  replay::BackendComparison vs_model;
+  std::optional<replay::ConformanceReport> own_recording;  // torch: the model on the real allocator's trace
+  std::optional<replay::BackendResult> baseline;            // cuda with edits: the unedited program's timing
+};
+
+std::string secondsText(double s) {
+  if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
+  if (s < 1.0) return fmt::format("{:.2f} ms", s * 1e3);
+  return fmt::format("{:.3f} s", s);
+}
+
+double driverSeconds(const replay::BackendTiming& t) { return t.alloc_seconds + t.free_seconds + t.sync_seconds; }
+
+std::size_t opIndexOf(const replay::EditedProgram& prog, std::uint32_t program_op) {
+  for (std::size_t i = 0; i < prog.ops.size(); ++i)
+    if (prog.ops[i].op == program_op) return i;
+  return prog.ops.size();
+}
+
+nlohmann::json mismatches(const std::vector<replay::Mismatch>& ms) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& m : ms) a.push_back({{"what", m.what}, {"expected", m.expected}, {"got", m.simulated}});
+  return a;
+}
+
+nlohmann::json resultJson(const replay::BackendResult& r) {
+  nlohmann::json j;
+  j["backend"] = r.backend;
+  j["peak_reserved"] = r.peak_reserved.bytes;
+  j["peak_allocated"] = r.peak_allocated.bytes;
+  j["peak_reserved_op"] = r.peak_reserved.op == replay::kNoOp ? nlohmann::json(nullptr) : nlohmann::json(r.peak_reserved.op);
+  j["final_reserved"] = r.final_reserved;
+  j["final_allocated"] = r.final_allocated;
+  j["ooms"] = r.ooms;
+  j["events"] = r.events.size();
+  j["segments"] = r.segments.size();
+  j["ops_executed"] = r.ops_executed;
+  j["interrupted"] = r.interrupted;
+  if (r.stats_known) j["memory_stats"] = sim::memoryStatsMap(r.final_stats);
+  nlohmann::json probes = nlohmann::json::array();
+  for (const auto& p : r.probes) probes.push_back({{"point", p.point}, {"reserved", p.reserved}, {"allocated", p.allocated}});
+  j["probes"] = probes;
+  const auto& t = r.timing;
+  nlohmann::json cleanups = nlohmann::json::array();
+  for (const auto& c : t.cleanups)
+    cleanups.push_back({{"what", c.what}, {"op", c.index}, {"released", c.released}, {"seconds", c.seconds},
+                        {"free_seconds", c.free_seconds}, {"sync_seconds", c.sync_seconds}, {"driver_frees", c.driver_frees}});
+  j["timing"] = {{"wall_seconds", t.wall_seconds},   {"bookkeeping_seconds", t.overhead_seconds},
+                 {"requests_per_second", t.requests_per_second}, {"driver_allocs", t.driver_allocs},
+                 {"driver_frees", t.driver_frees},   {"alloc_seconds", t.alloc_seconds},
+                 {"free_seconds", t.free_seconds},   {"sync_seconds", t.sync_seconds},
+                 {"cleanups", cleanups}};
+  if (r.memory.known) {
+    const auto& m = r.memory;
+    j["device_memory"] = {{"device", m.device_name},
+                          {"total", m.total},
+                          {"free_at_start", m.free_at_start},
+                          {"outside_cache_at_start", m.outside_at_start},
+                          {"measured_at_op", m.measured_at ? nlohmann::json(*m.measured_at) : nlohmann::json(nullptr)},
+                          {"reserved_at_measure", m.reserved_at_measure},
+                          {"used_at_measure", m.used_at_measure},
+                          {"cache_on_device_at_measure", m.seen_at_measure},
+                          {"driver_granularity", m.granularity},
+                          {"ballast", m.ballast},
+                          {"fits", m.fits},
+                          {"refused", m.refused},
+                          {"driver_failures", m.driver_failures}};
+  }
+  j["notes"] = r.notes;
+  return j;
+}
+
+nlohmann::json comparisonJson(const replay::BackendComparison& c) {
+  nlohmann::json j;
+  j["exact"] = c.exact();
+  j["events_compared"] = c.events_compared;
+  if (c.first_difference)
+    j["first_difference"] = {{"event_index", c.first_difference->index},
+                             {"expected", c.first_difference->expected},
+                             {"got", c.first_difference->got},
+                             {"reason", c.first_difference->reason}};
+  else
+    j["first_difference"] = nullptr;
+  j["layout_mismatches"] = mismatches(c.layout_mismatches);
+  j["stats_mismatches"] = mismatches(c.stats_mismatches);
+  j["stats_compared"] = c.stats_compared.size();
+  j["figure_mismatches"] = mismatches(c.figure_mismatches);
+  return j;
+}
+
+void printResult(std::ostream& out, const replay::BackendResult& r, const replay::EditedProgram& prog) {
+  out << fmt::format("  peak reserved {}, peak allocated {}; final reserved {}, allocated {}\n", sizeText(r.peak_reserved.bytes),
+                     sizeText(r.peak_allocated.bytes), sizeText(r.final_reserved), sizeText(r.final_allocated));
+  if (r.ooms) out << fmt::format("  out of memory: {} failed mallocs (first at op {})\n", r.ooms, r.first_oom.value_or(0));
+  for (const auto& p : r.probes)
+    out << fmt::format("  probe {}: reserved {}, allocated {}\n", p.point, sizeText(p.reserved), sizeText(p.allocated));
+  const auto& t = r.timing;
+  out << fmt::format("  time {} for {} requests: {:.0f} requests/s{}\n", secondsText(t.wall_seconds), prog.requests(),
+                     t.requests_per_second,
+                     t.overhead_seconds > 0 ? fmt::format(" ({} of bookkeeping left out)", secondsText(t.overhead_seconds)) : "");
+  if (t.driver_allocs || t.driver_frees)
+    out << fmt::format("  driver: {} allocations{}, {} frees{}{}\n", t.driver_allocs,
+                       t.alloc_seconds > 0 ? " in " + secondsText(t.alloc_seconds) : "", t.driver_frees,
+                       t.free_seconds > 0 ? " in " + secondsText(t.free_seconds) : "",
+                       t.sync_seconds > 0 ? ", synchronizations " + secondsText(t.sync_seconds) : "");
+  if (!t.cleanups.empty() && r.backend != "model") {
+    double total = 0;
+    for (const auto& c : t.cleanups) total += c.seconds;
+    out << fmt::format("  empty_cache: {} calls, {} in total\n", t.cleanups.size(), secondsText(total));
+    std::size_t shown = 0;
+    for (const auto& c : t.cleanups) {
+      if (c.what.rfind("recorded", 0) == 0 && shown >= 8) continue;
+      ++shown;
+      out << fmt::format("    {}: released {} in {}{}\n", c.what, sizeText(c.released), secondsText(c.seconds),
+                         c.free_seconds + c.sync_seconds > 0
+                             ? fmt::format(" (frees {}, sync {}, {} driver frees)", secondsText(c.free_seconds),
+                                           secondsText(c.sync_seconds), c.driver_frees)
+                             : "");
+    }
+  }
+  if (r.memory.known) {
+    const auto& m = r.memory;
+    out << fmt::format("  device {}: {} total, {} outside the cache at start\n", m.device_name,
+                       sizeText(static_cast<std::int64_t>(m.total)), sizeText(static_cast<std::int64_t>(m.outside_at_start)));
+    if (m.measured_at)
+      out << fmt::format("  at the predicted peak (op {}): reserved {}, device used {}, the cache on the device {} "
+                         "(driver granularity {})\n",
+                         *m.measured_at, sizeText(m.reserved_at_measure), sizeText(static_cast<std::int64_t>(m.used_at_measure)),
+                         sizeText(m.seen_at_measure), sizeText(m.granularity));
+    if (m.refused || m.driver_failures)
+      out << fmt::format("  does not fit: {} driver calls refused (capacity), {} failed\n", m.refused, m.driver_failures);
+  }
+  for (const auto& n : r.notes) out << "  note: " << n << "\n";
+}
+
+void printComparison(std::ostream& out, const replay::BackendComparison& c, const char* what) {
+  if (c.exact()) {
+    out << fmt::format("  {}: EXACT ({} events, {} statistics, the final layout, peaks and probes)\n", what,
+                       c.events_compared, c.stats_compared.size());
+    return;
+  }
+  out << fmt::format("  {}: DIFFERENT\n", what);
+  if (c.first_difference)
+    out << fmt::format("    first difference at event {} ({} matched before it): {}\n      expected {}\n      got      {}\n",
+                       c.first_difference->index, c.events_compared, c.first_difference->reason,
+                       c.first_difference->expected, c.first_difference->got);
+  std::size_t shown = 0;
+  for (const auto* list : {&c.figure_mismatches, &c.stats_mismatches, &c.layout_mismatches})
+    for (const auto& m : *list)
+      if (shown++ < 12) out << fmt::format("    {}: expected {}, got {}\n", m.what, m.expected, m.simulated);
+}
+
+int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
+  auto w = makeWhatIfOptions(a.edits);
+  if (!w) return fail(err, w.message());
+  std::vector<std::string> backends;
+  for (const auto& b : a.backends) {
+    std::size_t start = 0;
+    while (start <= b.size()) {
+      const auto comma = b.find(',', start);
+      const std::string name = b.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!name.empty()) backends.push_back(name);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+#ifdef RESERVOIR_HAVE_GPU_BACKENDS
+  replay::registerGpuBackends();
+#endif
+  std::vector<std::unique_ptr<replay::ReplayBackend>> impls;
+  for (const auto& name : backends) {
+    auto b = replay::makeBackend(name);
+    if (!b) return fail(err, b.message());
+    impls.push_back(std::move(*b));
+  }
+
+  auto t = loadTrace(a.trace, err, !a.no_capture_json);
+  if (!t) return fail(err, t.message());
+  auto dev = chooseDevice(t->snapshot, a.device);
+  if (!dev) return fail(err, a.trace + ": " + dev.message());
+  EnvOptions env_opts;
+  auto env = makeEnvironment(env_opts, *t);
+  if (!env) return fail(err, env.message());
+  if (w->capacity && !env->total_memory) env->total_memory = w->capacity;
+  auto prepared = [&] {
+    Progress progress(err, "preparing " + a.trace);
+    return replay::prepareTrace(t->snapshot, *dev, *env);
+  }();
+  if (!prepared) return fail(err, a.trace + ": " + prepared.message());
+  const replay::PreparedTrace& p = *prepared;
+  auto edits = replay::resolveEdits(p, w->edits);
+  if (!edits) return fail(err, edits.message());
+
+  // The edited run's settings, as `reservoir whatif` chooses them.
+  replay::ReplayJob job;
+  job.prepared = &p;
+  job.config = p.recorded_config;
+  if (w->settings) job.config = *sim::parseAllocConf(*w->settings);
+  job.fraction = w->fraction.value_or(p.fraction);
+  job.capacity = w->capacity;
+  job.overhead = w->overhead;
+  std::string capacity_source = "unlimited";
+  if (w->capacity) {
+    job.usable = *w->capacity > w->overhead ? *w->capacity - w->overhead : 0;
+    capacity_source = w->overhead ? "--capacity minus --overhead" : "--capacity";
+  } else if (p.derived_capacity) {
+    job.usable = *p.derived_capacity > w->overhead ? *p.derived_capacity - w->overhead : 0;
+    capacity_source = "the recorded oom events";
+  } else if (w->overhead) {
+    job.usable = p.total_memory > w->overhead ? p.total_memory - w->overhead : 0;
+    capacity_source = "the device's total memory minus --overhead";
+  }
+  job.address_model = w->address_model;
+  job.touch_memory = !a.no_touch;
+  job.track_peaks = !a.no_peak_ops;
+  const replay::EditedProgram program = replay::flattenProgram(p, *edits);
+  job.program = &program;
+  InterruptGuard guard;
+  job.cancel = &g_interrupted;
+
+  // The model's prediction (and a cross-check with the what-if engine).
+  replay::BackendResult model;
+  {
+    Progress progress(err, "model");
+    replay::ReplayJob mj = job;
+    mj.progress = [&](std::size_t d, std::size_t n) { progress(d, n); };
+    auto r = replay::makeModelBackend()->run(mj);
+    if (!r) return fail(err, r.message());
+    model = std::move(*r);
+  }
+  replay::RunSettings rs;
+  rs.config = job.config;
+  rs.fraction = job.fraction;
+  rs.usable = job.usable;
+  rs.address_model = job.address_model;
+  const replay::RunResult engine = replay::replayProgram(p, *edits, rs);
+  if (engine.peak_reserved.bytes != model.peak_reserved.bytes || engine.final_reserved != model.final_reserved ||
+      engine.peak_allocated.bytes != model.peak_allocated.bytes)
+    model.notes.push_back(fmt::format("the what-if engine predicts peak reserved {} / final {}: the flattened program "
+                                      "disagrees with it",
+                                      engine.peak_reserved.bytes, engine.final_reserved));
+  if (model.peak_reserved.op != replay::kNoOp) job.measure_at = opIndexOf(program, model.peak_reserved.op);
+
+  std::vector<BackendRun> runs;
+  bool all_exact = true;
+  for (auto& impl : impls) {
+    if (impl->name() == "model") continue;
+    BackendRun run;
+    run.name = impl->name();
+    replay::ReplayJob bj = job;
+    Progress progress(err, run.name + " replay");
+    bj.progress = [&](std::size_t d, std::size_t n) { progress(d, n); };
+    auto r = impl->run(bj);
+    if (!r) return fail(err, r.message());
+    run.result = std::move(*r);
+    if (run.result.interrupted) return fail(err, run.name + ": interrupted (everything it held was given back)");
+    run.vs_model = replay::compareResults(model, run.result, program.seed.empty());
+    all_exact = all_exact && run.vs_model.exact();
+    if (!run.result.snapshot_bytes.empty()) {
+      if (!a.save_snapshot.empty()) {
+        std::FILE* f = std::fopen(a.save_snapshot.c_str(), "wb");
+        if (!f || std::fwrite(run.result.snapshot_bytes.data(), 1, run.result.snapshot_bytes.size(), f) != run.result.snapshot_bytes.size())
+          err << "reservoir: cannot write " << a.save_snapshot << "\n";
+        if (f) std::fclose(f);
+      }
+      auto snap = traces::readSnapshotBytes(run.result.snapshot_bytes, run.name + " recording");
+      if (snap && snap->findDevice(0)) {
+        replay::CaptureFacts facts;
+        facts.memory_stats = sim::memoryStatsMap(run.result.final_stats);
+        facts.device_total = run.result.memory.total;
+        replay::ConformanceOptions co;
+        co.env.capture = &facts;
+        co.env.fraction = job.fraction < 1.0 ? std::optional<double>(job.fraction) : std::nullopt;
+        co.env.total_memory = p.total_memory;
+        std::size_t index = 0;
+        for (std::size_t i = 0; i < snap->devices.size(); ++i)
+          if (snap->devices[i].device == 0) index = i;
+        auto conf = replay::runConformance(*snap, index, co);
+        if (conf) {
+          run.own_recording = std::move(*conf);
+          all_exact = all_exact && run.own_recording->exact();
+        } else {
+          run.result.notes.push_back("the model on this recording: " + conf.message());
+        }
+      }
+    }
+    if (run.name == "cuda" && !program.edits.empty() && !a.no_baseline) {
+      const replay::EditedProgram base_prog = replay::flattenProgram(p, {});
+      replay::ReplayJob base = job;
+      base.program = &base_prog;
+      base.config = p.recorded_config;
+      base.fraction = p.fraction;
+      base.measure_at.reset();
+      base.progress = bj.progress;
+      auto b = impl->run(base);
+      if (b) run.baseline = std::move(*b);
+      else run.result.notes.push_back("baseline timing run: " + b.message());
+    }
+    runs.push_back(std::move(run));
+  }
+
+  const auto& conf = p.conformance;
+  if (a.json) {
+    nlohmann::json j;
+    j["trace"] = a.trace;
+    j["device"] = conf.device;
+    j["events"] = conf.events_total;
+    j["settings"] = job.config.toConfString();
+    j["fraction"] = job.fraction;
+    j["capacity"] = job.usable ? nlohmann::json(*job.usable) : nlohmann::json(nullptr);
+    j["capacity_source"] = capacity_source;
+    j["edits"] = program.edits;
+    j["program"] = {{"ops", program.ops.size()},         {"mallocs", program.mallocs},
+                    {"frees", program.frees},             {"record_stream_frees", program.deferred_frees},
+                    {"empty_cache", program.empty_caches}, {"cleanups", program.cleanups},
+                    {"streams", program.streams.size()},  {"requests", program.requests()}};
+    j["model_vs_recording_exact"] = conf.exact();
+    j["model"] = resultJson(model);
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& run : runs) {
+      nlohmann::json b = resultJson(run.result);
+      b["vs_model"] = comparisonJson(run.vs_model);
+      if (run.own_recording) {
+        const auto& o = *run.own_recording;
+        b["model_on_own_recording"] = {
+            {"exact", o.exact()},
+            {"events_compared", o.events_compared},
+            {"first_divergence", o.first_divergence ? nlohmann::json({{"event_index", o.first_divergence->event_index},
+                                                                      {"expected", o.first_divergence->expected},
+                                                                      {"simulated", o.first_divergence->simulated}})
+                                                    : nlohmann::json(nullptr)},
+            {"stats_compared", o.stats_compared.size()},
+            {"stats_mismatches", mismatches(o.stats_mismatches)},
+            {"layout_mismatches", mismatches(o.layout_mismatches)}};
+      }
+      if (run.baseline)
+        b["baseline"] = {{"driver_seconds", driverSeconds(run.baseline->timing)},
+                         {"wall_seconds", run.baseline->timing.wall_seconds},
+                         {"driver_allocs", run.baseline->timing.driver_allocs},
+                         {"edited_driver_seconds", driverSeconds(run.result.timing)},
+                         {"time_price_seconds", driverSeconds(run.result.timing) - driverSeconds(run.baseline->timing)}};
+      arr.push_back(b);
+    }
+    j["backends"] = arr;
+    j["exact"] = all_exact;
+    out << j.dump(2) << "\n";
+    return all_exact ? kOk : kFailed;
+  }
+
+  out << fmt::format("{} (device {}): {} events; {} requests ({} mallocs, {} frees of which {} record_stream'd, {} "
+                     "empty_cache{}) on {} stream(s)\n",
+                     a.trace, conf.device, conf.events_total, program.requests(), program.mallocs, program.frees,
+                     program.deferred_frees, program.empty_caches,
+                     program.cleanups ? fmt::format(", {} inserted by --cleanup", program.cleanups) : "",
+                     program.streams.size());
+  out << fmt::format("settings \"{}\", memory fraction {}, capacity for the cache {} ({})\n", job.config.toConfString(),
+                     job.fraction, job.usable ? sizeText(static_cast<std::int64_t>(*job.usable)) : "unlimited",
+                     capacity_source);
+  for (const auto& e : program.edits) out << "edit: " << e << "\n";
+  out << fmt::format("the model on the recording: {}\n",
+                     conf.exact() ? "exact"
+                                  : conf.first_divergence
+                                        ? fmt::format("diverges at event {} (run 'reservoir check')", conf.first_divergence->event_index)
+                                        : std::string("final state differs (run 'reservoir check')"));
+  out << "model (prediction):\n";
+  printResult(out, model, program);
+  for (const auto& run : runs) {
+    out << fmt::format("{}:\n", run.name);
+    printResult(out, run.result, program);
+    printComparison(out, run.vs_model, "against the model's prediction");
+    if (run.own_recording) {
+      const auto& o = *run.own_recording;
+      if (o.exact())
+        out << fmt::format("  the model on this run's own recording: EXACT ({} events, {} statistics, layout)\n",
+                           o.events_compared, o.stats_compared.size());
+      else if (o.first_divergence)
+        out << fmt::format("  the model on this run's own recording: diverges at event {}\n    expected {}\n    model    {}\n",
+                           o.first_divergence->event_index, o.first_divergence->expected, o.first_divergence->simulated);
+      else
+        out << fmt::format("  the model on this run's own recording: {} statistics and {} layout mismatches\n",
+                           o.stats_mismatches.size(), o.layout_mismatches.size());
+    }
+    if (run.baseline) {
+      const double base = driverSeconds(run.baseline->timing), edited = driverSeconds(run.result.timing);
+      out << fmt::format("  time price of the edits: driver time {} edited against {} unedited ({}{}), {} against {} "
+                         "driver allocations\n",
+                         secondsText(edited), secondsText(base), edited >= base ? "+" : "-",
+                         secondsText(std::abs(edited - base)), run.result.timing.driver_allocs,
+                         run.baseline->timing.driver_allocs);
+    }
+  }
+  out << (all_exact ? "EXACT\n" : "DIFFERENT\n");
+  return all_exact ? kOk : kFailed;
+}
+
+struct SynthArgs {
+  std::string out;
+  std::size_t events = 1'000'000;
+  std::uint64_t seed = 1;
+  std::string settings;
+  std::string budget = "24GiB";
+  std::size_t empty_cache_every = 50'000;
+};
+
+int runSynth(const SynthArgs& a, std::ostream& out, std::ostream& err) {
+  replay::SynthOptions o;
+  o.events = a.events;
+  o.seed = a.seed;
+  o.settings = a.settings;
+  o.empty_cache_every = a.empty_cache_every;
+  auto budget = sim::parseSize(a.budget);
+  if (!budget) return fail(err, "--budget: not a size: '" + a.budget + "'");
+  o.budget = *budget;
+  auto trace = replay::synthesizeTrace(o);
+  if (!trace) return fail(err, trace.message());
+  traces::WriteOptions wo;
+  if (a.out.ends_with(".zst")) wo.compression = traces::Compression::kZstd;
+  if (a.out.ends_with(".gz")) wo.compression = traces::Compression::kGzip;
+  if (Status st = traces::writeSnapshotFile(trace->snapshot, a.out, wo); !st.ok()) return fail(err, st.message());
+  // What a capture writes beside its snapshot: the final memory_stats, for `check` and `replay`.
+  std::string json_path = a.out;
+  for (const char* ext : {".zst", ".gz", ".pickle", ".pkl"})
+    if (json_path.ends_with(ext)) json_path.resize(json_path.size() - std::char_traits<char>::length(ext));
+  json_path += ".json";
+  nlohmann::json j;
+  j["fraction"] = 0;
+  j["device_total"] = o.total_memory;
+  j["memory_stats"] = sim::memoryStatsMap(trace->final_stats);
+  j["config"] = {{"synthetic", true}, {"seed", a.seed}, {"settings", a.settings}, {"requests", trace->requests}};
+  if (std::FILE* f = std::fopen(json_path.c_str(), "w")) {
+    const std::string text = j.dump(1);
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+  out << fmt::format("{}: {} events from {} requests (seed {}, settings \"{}\"), peak reserved {}; {}\n", a.out,
+                     trace->snapshot.devices[0].events.size(), trace->requests, a.seed, a.settings,
+                     sizeText(trace->final_stats.reserved_bytes[sim::kAggregate].peak), json_path);
+  return kOk;
+}
+
+}  // namespace
+
+void registerReplay(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err) {
+  auto args = std::make_shared<ReplayArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "replay", "Execute a trace's requests (edited as in whatif) on a backend: the real allocator (torch), the driver "
+                "(cuda) or the model, and compare with the model's prediction");
+  cmd->add_option("trace", args->trace, "snapshot pickle")->required();
+  cmd->add_option("--backend", args->backends, "torch, cuda or model (repeatable, or comma-separated)")->required();
+  cmd->add_option("--device", args->device, "the trace's CUDA device number (default: the one with the most events)");
+  cmd->add_flag("--json", args->json, "machine-readable output");
+  cmd->add_flag("--no-capture-json", args->no_capture_json, "ignore X.json beside X.pickle");
+  cmd->add_option("--save-snapshot", args->save_snapshot, "torch: write the real allocator's own recording here");
+  cmd->add_flag("--no-touch", args->no_touch, "cuda: do not write new memory");
+  cmd->add_flag("--no-peak-ops", args->no_peak_ops, "torch: do not read the statistics after every op (peaks from the allocator)");
+  cmd->add_flag("--no-baseline", args->no_baseline, "cuda: skip the unedited run that prices the edits");
+  addEditOptions(cmd, &args->edits);
+  cmd->callback([args, set_result, &out, &err] { set_result(runReplay(*args, out, err)); });
+
+  auto sargs = std::make_shared<SynthArgs>();
+  CLI::App* synth = app.add_subcommand("synth", "Write a synthetic trace recorded by the model (two streams, "
+                                                "record_stream frees, periodic empty_cache), with X.json beside it");
+  synth->add_option("out", sargs->out, "the snapshot to write (.pickle, .pickle.gz, .pickle.zst)")->required();
+  synth->add_option("--events", sargs->events, "at least this many trace entries (default 1000000)");
+  synth->add_option("--seed", sargs->seed, "random seed (default 1)");
+  synth->add_option("--settings", sargs->settings, "PYTORCH_CUDA_ALLOC_CONF it is recorded with");
+  synth->add_option("--budget", sargs->budget, "live bytes stay under this (default 24GiB)");
+  synth->add_option("--empty-cache-every", sargs->empty_cache_every, "requests between empty_cache calls (0: never)");
+  synth->callback([sargs, set_result, &out, &err] { set_result(runSynth(*sargs, out, err)); });
+}
+
+}  // namespace reservoir::cli

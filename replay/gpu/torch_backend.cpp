@@ -1,0 +1,574 @@
+// The `torch` backend: the real allocator. c10's CUDA caching allocator (LibTorch) serves the
+// program's requests in the recorded order, on one CUDA stream per recorded stream (created so
+// that their handles sort as the recorded ones do: free lists are ordered by stream), with the
+// settings applied through the allocator's own settings API and the memory fraction through
+// setMemoryFraction. A free the recording shows completing later was record_stream'd: the block
+// gets a use on another stream, and the CUDA event the allocator records for it reports "not
+// ready" until the op at which the recording retired it (the allocator asks the CUDA runtime
+// through cudaEventQuery; this executable interposes that call, so the GPU's progress follows
+// the trace while the allocator's code is untouched). The allocator records its own history
+// (torch::cuda::_record_memory_history) and the run returns it as a snapshot.
+#include <c10/core/Allocator.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAStream.h>
+#include <c10/util/Exception.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <torch/csrc/cuda/memory_snapshot.h>
+
+#if __has_include(<c10/core/AllocatorConfig.h>)
+#include <c10/core/AllocatorConfig.h>
+#define RESERVOIR_ACCELERATOR_ALLOCATOR_CONFIG 1
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "gpu_backends.h"
+#include "reservoir/replay/backend.h"
+#include "reservoir/traces/reader.h"
+
+// --- the CUDA event interposition: when does record_stream'd work complete?
+
+namespace reservoir::replay::gpu::hook {
+
+struct State {
+  std::mutex m;
+  bool active = false;
+  std::uint64_t tagging = 0;  // the allocation whose record_stream'd free is under way
+  const CompletionSchedule* schedule = nullptr;
+  std::unordered_map<cudaEvent_t, std::uint64_t> tags;  // event -> allocation tag
+  std::unordered_set<std::uint64_t> forced;             // completed by a synchronization
+  std::size_t records = 0, held = 0, syncs = 0;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+template <typename Fn>
+Fn next(const char* name) {
+  void* sym = dlsym(RTLD_NEXT, name);
+  if (!sym) sym = dlsym(RTLD_DEFAULT, name);
+  return reinterpret_cast<Fn>(sym);
+}
+
+void noteRecord(cudaEvent_t event) {
+  State& s = state();
+  const std::lock_guard<std::mutex> lock(s.m);
+  if (!s.active) return;
+  if (s.tagging != 0) {
+    s.tags[event] = s.tagging;
+    ++s.records;
+  } else {
+    s.tags.erase(event);
+  }
+}
+
+}  // namespace reservoir::replay::gpu::hook
+
+extern "C" {
+
+// NOLINTBEGIN(readability-identifier-naming): these are the CUDA runtime's names.
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  using Fn = cudaError_t (*)(cudaEvent_t, cudaStream_t);
+  static const Fn real = reservoir::replay::gpu::hook::next<Fn>("cudaEventRecord");
+  reservoir::replay::gpu::hook::noteRecord(event);
+  return real(event, stream);
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  using Fn = cudaError_t (*)(cudaEvent_t, cudaStream_t, unsigned int);
+  static const Fn real = reservoir::replay::gpu::hook::next<Fn>("cudaEventRecordWithFlags");
+  reservoir::replay::gpu::hook::noteRecord(event);
+  return real(event, stream, flags);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  using Fn = cudaError_t (*)(cudaEvent_t);
+  static const Fn real = reservoir::replay::gpu::hook::next<Fn>("cudaEventQuery");
+  auto& s = reservoir::replay::gpu::hook::state();
+  {
+    const std::lock_guard<std::mutex> lock(s.m);
+    if (s.active) {
+      const auto it = s.tags.find(event);
+      if (it != s.tags.end() && s.forced.count(it->second) == 0 && s.schedule && !s.schedule->complete(it->second)) {
+        ++s.held;
+        return cudaErrorNotReady;
+      }
+    }
+  }
+  return real(event);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  using Fn = cudaError_t (*)(cudaEvent_t);
+  static const Fn real = reservoir::replay::gpu::hook::next<Fn>("cudaEventSynchronize");
+  auto& s = reservoir::replay::gpu::hook::state();
+  {
+    const std::lock_guard<std::mutex> lock(s.m);
+    if (s.active) {
+      const auto it = s.tags.find(event);
+      if (it != s.tags.end()) {
+        s.forced.insert(it->second);
+        ++s.syncs;
+      }
+    }
+  }
+  return real(event);
+}
+// NOLINTEND(readability-identifier-naming)
+
+}  // extern "C"
+
+namespace reservoir::replay::gpu {
+namespace {
+
+namespace cca = c10::cuda::CUDACachingAllocator;
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string cudaText(cudaError_t e) { return fmt::format("{} ({})", cudaGetErrorName(e), cudaGetErrorString(e)); }
+
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Failure(fmt::format("{}: {}", what, cudaText(e)));
+}
+
+template <typename S>
+sim::StatArray statArray(const S& a) {
+  sim::StatArray out;
+  for (std::size_t i = 0; i < out.size() && i < a.size(); ++i) {
+    out[i].current = a[i].current;
+    out[i].peak = a[i].peak;
+    out[i].allocated = a[i].allocated;
+    out[i].freed = a[i].freed;
+  }
+  return out;
+}
+
+template <typename S>
+sim::Stat stat(const S& a) {
+  sim::Stat out;
+  out.current = a.current;
+  out.peak = a.peak;
+  out.allocated = a.allocated;
+  out.freed = a.freed;
+  return out;
+}
+
+// c10's DeviceStats as the model's (the same fields, torch.cuda.memory_stats() names).
+template <typename D>
+sim::DeviceStats convertStats(const D& s) {
+  sim::DeviceStats o;
+  o.allocation = statArray(s.allocation);
+  o.segment = statArray(s.segment);
+  o.active = statArray(s.active);
+  o.inactive_split = statArray(s.inactive_split);
+  o.allocated_bytes = statArray(s.allocated_bytes);
+  o.reserved_bytes = statArray(s.reserved_bytes);
+  o.active_bytes = statArray(s.active_bytes);
+  o.inactive_split_bytes = statArray(s.inactive_split_bytes);
+  o.requested_bytes = statArray(s.requested_bytes);
+  o.num_alloc_retries = s.num_alloc_retries;
+  o.num_ooms = s.num_ooms;
+  o.oversize_allocations = stat(s.oversize_allocations);
+  o.oversize_segments = stat(s.oversize_segments);
+  if constexpr (requires { s.num_sync_all_streams; }) o.num_sync_all_streams = s.num_sync_all_streams;
+  if constexpr (requires { s.num_device_alloc; }) o.num_device_alloc = s.num_device_alloc;
+  if constexpr (requires { s.num_device_free; }) o.num_device_free = s.num_device_free;
+  o.max_split_size = static_cast<std::int64_t>(s.max_split_size);
+  return o;
+}
+
+sim::DeviceStats deviceStats() { return convertStats(cca::getDeviceStats(0)); }
+
+void applySettings(const std::string& conf) {
+#ifdef RESERVOIR_ACCELERATOR_ALLOCATOR_CONFIG
+  c10::CachingAllocator::setAllocatorSettings(conf);
+#else
+  cca::setAllocatorSettings(conf);
+#endif
+}
+
+// Everything the run holds, given back in the right order however it ends.
+struct Holdings {
+  cca::CUDAAllocator* alloc = nullptr;
+  std::unordered_map<std::uint32_t, void*> live;  // allocation id -> pointer
+  std::vector<cudaStream_t> streams;
+  void* ballast = nullptr;
+  bool recording = false;
+
+  Holdings() = default;
+  Holdings(const Holdings&) = delete;
+  Holdings& operator=(const Holdings&) = delete;
+  ~Holdings() { release(); }
+
+  void release() noexcept {
+    try {
+      if (recording) {
+        torch::cuda::_record_memory_history(std::optional<std::string>(), std::optional<std::string>(), "python",
+                                            SIZE_MAX, true);
+        recording = false;
+      }
+      if (alloc) {
+        for (const auto& [id, p] : live) alloc->raw_delete(p);
+        live.clear();
+        cca::emptyCache();  // synchronizes what record_stream'd frees still wait for, then releases
+      }
+    } catch (...) {
+    }
+    (void)cudaDeviceSynchronize();
+    for (cudaStream_t s : streams) (void)cudaStreamDestroy(s);
+    streams.clear();
+    if (ballast) (void)cudaFree(ballast);
+    ballast = nullptr;
+    auto& h = hook::state();
+    const std::lock_guard<std::mutex> lock(h.m);
+    h.active = false;
+    h.schedule = nullptr;
+    h.tags.clear();
+  }
+};
+
+class TorchBackend final : public ReplayBackend {
+ public:
+  [[nodiscard]] std::string name() const override { return "torch"; }
+
+  Expected<BackendResult> run(const ReplayJob& job) override {
+    if (!job.prepared || !job.program) return Status::error("torch backend: no program");
+    static std::atomic<bool> used{false};
+    if (used.exchange(true))
+      return Status::error("torch backend: it runs once per process (the allocator's state and statistics persist)");
+    int count = 0;
+    if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
+      return Status::error(fmt::format("torch backend: no CUDA device is visible ({})",
+                                       e != cudaSuccess ? cudaText(e) : std::string("0 devices")));
+    if (!job.program->private_pools.empty())
+      return Status::error("torch backend: private pools (MemPool, CUDA graphs) are not replayed on the real allocator yet");
+    for (const auto& s : job.program->seed)
+      if (s.blocks.empty() && s.size == 0) return Status::error("torch backend: an empty seeded segment");
+    try {
+      return runOn(job, count);
+    } catch (const c10::Error& e) {
+      return Status::error(std::string("torch backend: ") + e.what_without_backtrace());
+    } catch (const std::exception& e) {
+      return Status::error(std::string("torch backend: ") + e.what());
+    }
+  }
+
+ private:
+  Expected<BackendResult> runOn(const ReplayJob& job, int count) {
+    const EditedProgram& prog = *job.program;
+    BackendResult r;
+    r.backend = "torch";
+    check(cudaSetDevice(0), "cudaSetDevice");
+    check(cudaFree(nullptr), "CUDA context");
+    cca::init(count);
+    Holdings hold;
+    hold.alloc = cca::get();
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    std::size_t free0 = 0, total = 0;
+    check(cudaMemGetInfo(&free0, &total), "cudaMemGetInfo");
+    DeviceMemory& mem = r.memory;
+    mem.known = true;
+    mem.device_name = prop.name;
+    mem.total = total;
+    mem.free_at_start = free0;
+    mem.outside_at_start = total - free0;
+
+    // Streams: one per recorded stream, handles in the recorded order; one more for record_stream uses.
+    std::vector<sim::StreamId> recorded;
+    for (const sim::StreamId s : prog.streams)
+      if (s != 0) recorded.push_back(s);
+    hold.streams.resize(recorded.size() + 1);
+    for (auto& s : hold.streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    std::vector<cudaStream_t> sorted = hold.streams;
+    std::sort(sorted.begin(), sorted.end(),
+              [](cudaStream_t a, cudaStream_t b) { return reinterpret_cast<std::uintptr_t>(a) < reinterpret_cast<std::uintptr_t>(b); });
+    std::unordered_map<sim::StreamId, cudaStream_t> to_real{{0, nullptr}};
+    std::unordered_map<std::uint64_t, sim::StreamId> to_recorded{{0, 0}};
+    for (std::size_t i = 0; i < recorded.size(); ++i) {
+      to_real[recorded[i]] = sorted[i];
+      to_recorded[reinterpret_cast<std::uintptr_t>(sorted[i])] = recorded[i];
+    }
+    const cudaStream_t use_stream = sorted.back();
+    to_recorded[reinterpret_cast<std::uintptr_t>(use_stream)] = kRecordStreamUse;
+    const c10::cuda::CUDAStream use_c10 = c10::cuda::getStreamFromExternal(use_stream, 0);
+    auto streamOf = [&](sim::StreamId s) {
+      const auto it = to_real.find(s);
+      if (it == to_real.end()) throw Failure(fmt::format("no stream made for recorded stream {}", s));
+      return it->second;
+    };
+
+    CompletionSchedule schedule(prog);
+    {
+      auto& h = hook::state();
+      const std::lock_guard<std::mutex> lock(h.m);
+      h.tags.clear();
+      h.forced.clear();
+      h.records = h.held = h.syncs = 0;
+      h.tagging = 0;
+      h.active = true;
+      h.schedule = &schedule;
+    }
+    auto freeDeferred = [&](void* p, std::uint64_t tag) {
+      c10::DataPtr dp(p, p, hold.alloc->raw_deleter(), c10::Device(c10::DeviceType::CUDA, 0));
+      hold.alloc->recordStream(dp, use_c10);
+      {
+        auto& h = hook::state();
+        const std::lock_guard<std::mutex> lock(h.m);
+        h.tagging = tag;
+      }
+      dp.clear();  // the allocator's deleter: the free, which records an event on use_stream
+      auto& h = hook::state();
+      const std::lock_guard<std::mutex> lock(h.m);
+      h.tagging = 0;
+    };
+
+    // The state a ring-buffer trace starts from, built with ordinary requests (default settings).
+    if (!prog.seed.empty()) seed(prog, hold, streamOf, freeDeferred, r);
+
+    // Settings and fraction, through the allocator's own API.
+    const std::string conf = job.config.toConfString();
+    applySettings(conf);
+    double fraction = job.fraction;
+    if (fraction < 1.0) {
+      if (job.prepared->total_memory != total && total > 0) {
+        fraction = fraction * static_cast<double>(job.prepared->total_memory) / static_cast<double>(total);
+        r.notes.push_back(fmt::format("this device has {} bytes, the trace's {}: memory fraction {} applied as {}", total,
+                                      job.prepared->total_memory, job.fraction, fraction));
+      }
+      cca::setMemoryFraction(fraction, 0);
+    }
+    // A smaller device than this one: hold the rest back, so cudaMalloc fails where it would there.
+    if (job.usable) {
+      std::size_t f = 0, t = 0;
+      check(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
+      const auto cache_now = static_cast<sim::ByteCount>(deviceStats().reserved_bytes[0].current);
+      const sim::ByteCount want_free = *job.usable > cache_now ? *job.usable - cache_now : 0;
+      if (f > want_free) {
+        const sim::ByteCount ballast = (f - want_free) / (2 * sim::kMiB) * (2 * sim::kMiB);
+        if (ballast > 0) {
+          check(cudaMalloc(&hold.ballast, ballast), "cudaMalloc (ballast)");
+          mem.ballast = ballast;
+          r.notes.push_back(fmt::format("device limited to {} bytes for the cache: {} bytes held back", *job.usable, ballast));
+        }
+      }
+    }
+    cca::resetPeakStats(0);
+    if (!prog.seed.empty()) cca::resetAccumulatedStats(0);
+
+    torch::cuda::_record_memory_history(std::optional<std::string>("all"), std::optional<std::string>(), "python",
+                                        SIZE_MAX, true);
+    hold.recording = true;
+
+    auto reservedNow = [&] { return cca::getDeviceStats(0).reserved_bytes[0].current; };
+    const std::size_t n = prog.ops.size();
+    const std::size_t progress_every = std::max<std::size_t>(1, n / 200);
+    double overhead = 0;
+    std::vector<CleanupTiming> cleanups;
+    const auto t0 = Clock::now();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (job.cancel && job.cancel->load(std::memory_order_relaxed)) {
+        r.notes.push_back(fmt::format("interrupted after {} of {} ops", i, n));
+        r.interrupted = true;
+        break;
+      }
+      const BackendOp& op = prog.ops[i];
+      if (op.op != kNoOp) schedule.setCurrentOp(op.op);
+      switch (op.kind) {
+        case BackendOpKind::kMalloc: {
+          try {
+            void* p = hold.alloc->raw_alloc_with_stream(op.size, streamOf(op.stream));
+            if (op.alloc != kNoAllocation && p) hold.live[op.alloc] = p;
+          } catch (const c10::OutOfMemoryError&) {
+            if (!r.first_oom) r.first_oom = i;
+            ++r.ooms;
+          }
+          break;
+        }
+        case BackendOpKind::kFree: {
+          const auto it = hold.live.find(op.alloc);
+          if (it == hold.live.end()) break;
+          void* p = it->second;
+          hold.live.erase(it);
+          if (op.deferred) freeDeferred(p, op.alloc + 1u);
+          else hold.alloc->raw_delete(p);
+          break;
+        }
+        case BackendOpKind::kEmptyCache: {
+          const auto tc = Clock::now();
+          const std::int64_t before = reservedNow();
+          const auto tc1 = Clock::now();
+          cca::emptyCache();
+          CleanupTiming c;
+          c.seconds = since(tc1);
+          const std::int64_t after = reservedNow();
+          c.index = i;
+          c.what = op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)] : fmt::format("recorded empty_cache (op {})", op.op);
+          c.released = before - after;
+          cleanups.push_back(std::move(c));
+          overhead += since(tc) - cleanups.back().seconds;
+          break;
+        }
+        case BackendOpKind::kProbe: {
+          const auto s = deviceStats();
+          r.probes.push_back(Probe{op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)] : std::string(),
+                                   s.reserved_bytes[0].current, s.allocated_bytes[0].current, s.active_bytes[0].current,
+                                   op.boundary});
+          break;
+        }
+        case BackendOpKind::kResetPeaks:
+          cca::resetPeakStats(0);
+          r.peak_reserved = PeakInfo{};
+          r.peak_allocated = PeakInfo{};
+          break;
+        case BackendOpKind::kDemand: {
+          std::size_t f = 0, t = 0;
+          check(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
+          const std::int64_t reserved = reservedNow();
+          DemandResult d{op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)] : std::string(), op.size,
+                         job.usable.has_value(), true, 0};
+          if (job.usable) {
+            d.free = static_cast<std::int64_t>(*job.usable) - reserved;
+            d.fits = d.free >= static_cast<std::int64_t>(op.size);
+          }
+          r.demands.push_back(d);
+          break;
+        }
+      }
+      if (op.op != kNoOp && job.track_peaks) {
+        const auto ts = Clock::now();
+        const auto s = cca::getDeviceStats(0);
+        const std::int64_t res = s.reserved_bytes[0].current, al = s.allocated_bytes[0].current;
+        if (res > r.peak_reserved.bytes || r.peak_reserved.op == kNoOp) r.peak_reserved = PeakInfo{res, op.op, 0, 0, {}};
+        if (al > r.peak_allocated.bytes || r.peak_allocated.op == kNoOp) r.peak_allocated = PeakInfo{al, op.op, 0, 0, {}};
+        overhead += since(ts);
+      }
+      if (job.measure_at && *job.measure_at == i) {
+        const auto tm = Clock::now();
+        std::size_t f = 0, t = 0;
+        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        check(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
+        mem.measured_at = i;
+        mem.reserved_at_measure = reservedNow();
+        mem.used_at_measure = t - f;
+        mem.seen_at_measure = static_cast<std::int64_t>(t - f) - static_cast<std::int64_t>(mem.outside_at_start) -
+                              static_cast<std::int64_t>(mem.ballast);
+        mem.granularity = mem.seen_at_measure - mem.reserved_at_measure;
+        overhead += since(tm);
+      }
+      ++r.ops_executed;
+      if (job.progress && i % progress_every == 0) job.progress(i, n);
+    }
+    r.timing.wall_seconds = since(t0);
+    r.timing.overhead_seconds = overhead;
+    r.timing.cleanups = std::move(cleanups);
+    if (job.progress) job.progress(n, n);
+    const double busy = r.timing.wall_seconds - overhead;
+    r.timing.requests_per_second = busy > 0 ? static_cast<double>(prog.requests()) / busy : 0;
+
+    r.final_stats = deviceStats();
+    r.stats_known = true;
+    r.final_reserved = r.final_stats.reserved_bytes[0].current;
+    r.final_allocated = r.final_stats.allocated_bytes[0].current;
+    if (!job.track_peaks) {
+      r.peak_reserved.bytes = r.final_stats.reserved_bytes[0].peak;
+      r.peak_allocated.bytes = r.final_stats.allocated_bytes[0].peak;
+    }
+    r.timing.driver_allocs = static_cast<std::size_t>(r.final_stats.num_device_alloc);
+    r.timing.driver_frees = static_cast<std::size_t>(r.final_stats.num_device_free);
+
+    const std::string pickled = torch::cuda::_memory_snapshot_pickled();
+    r.snapshot_bytes.assign(pickled.begin(), pickled.end());
+    {
+      auto& h = hook::state();
+      const std::lock_guard<std::mutex> lock(h.m);
+      if (prog.deferred_frees > 0 && h.records == 0)
+        r.notes.push_back("the CUDA event interposition saw no event: record_stream'd frees completed when the GPU "
+                          "finished, not where the recording retired them");
+      r.notes.push_back(fmt::format("record_stream events: {} recorded, {} queries answered 'not ready', {} synchronized",
+                                    h.records, h.held, h.syncs));
+    }
+    hold.release();
+    std::size_t free_end = 0, total_end = 0;
+    if (cudaMemGetInfo(&free_end, &total_end) == cudaSuccess && free_end + 64 * sim::kMiB < free0)
+      r.notes.push_back(fmt::format("after the run the device has {} bytes less free than before it", free0 - free_end));
+
+    // The run's own recording: its trace entries and final layout, streams named as recorded.
+    auto snap = traces::readSnapshotBytes(r.snapshot_bytes, "torch backend snapshot");
+    if (!snap) return Status::error("torch backend: its own snapshot does not read: " + snap.message());
+    if (const traces::DeviceTrace* d = snap->findDevice(0)) r.events = eventsOf(*d);
+    r.segments = segmentsOf(*snap, 0);
+    for (auto& e : r.events) {
+      const auto it = to_recorded.find(e.stream);
+      if (it != to_recorded.end()) e.stream = it->second;
+    }
+    for (auto& s : r.segments) {
+      const auto it = to_recorded.find(s.stream);
+      if (it != to_recorded.end()) s.stream = it->second;
+    }
+    // The settings it recorded must be the ones asked for.
+    if (auto cfg = sim::configFromRecorded(snap->settings); cfg) {
+      if (cfg->expandable_segments != job.config.expandable_segments || cfg->max_split_size != job.config.max_split_size ||
+          cfg->garbage_collection_threshold != job.config.garbage_collection_threshold ||
+          cfg->roundup_power2_divisions != job.config.roundup_power2_divisions)
+        r.notes.push_back(fmt::format("the allocator recorded settings '{}', not the '{}' applied", cfg->toConfString(), conf));
+    }
+    return r;
+  }
+
+  // Rebuilds seeded segments: per segment, one request that makes it (then freed), then its
+  // blocks and gaps in address order (each split off the front of what is left), the gaps
+  // freed again, the pending blocks freed with a record_stream use that completes at a sync.
+  template <typename StreamOf, typename FreeDeferred>
+  static void seed(const EditedProgram& prog, Holdings& hold, StreamOf& streamOf, FreeDeferred& freeDeferred,
+                   BackendResult& r) {
+    // Nothing is freed until every segment is built, so each request can only land in the
+    // free rest of the segment being built (best fit on that stream finds nothing else).
+    std::vector<void*> to_free;
+    std::vector<std::pair<void*, std::uint64_t>> pending;
+    const sim::AllocatorConfig defaults;
+    std::size_t block_index = 0;
+    for (const sim::SeedSegment& s : prog.seed) {
+      cudaStream_t st = streamOf(s.stream);
+      void* whole = hold.alloc->raw_alloc_with_stream(s.is_small ? sim::kSmallSize : s.size, st);
+      r.seed_segments.emplace_back(static_cast<sim::Addr>(reinterpret_cast<std::uintptr_t>(whole)), s.size);
+      hold.alloc->raw_delete(whole);
+      sim::Addr at = s.addr;
+      for (const sim::SeedBlock& b : s.blocks) {
+        if (b.addr > at) to_free.push_back(hold.alloc->raw_alloc_with_stream(b.addr - at, st));
+        const sim::ByteCount ask = b.requested > 0 && defaults.roundSize(b.requested) == b.size ? b.requested : b.size;
+        void* p = hold.alloc->raw_alloc_with_stream(ask, st);
+        const std::uint32_t id =
+            block_index < prog.seed_allocations.size() ? prog.seed_allocations[block_index] : kNoAllocation;
+        ++block_index;
+        if (b.pending) pending.emplace_back(p, b.tag);
+        else if (id != kNoAllocation) hold.live[id] = p;
+        else to_free.push_back(p);
+        at = b.addr + b.size;
+      }
+      if (at < s.addr + s.size) to_free.push_back(hold.alloc->raw_alloc_with_stream(s.addr + s.size - at, st));
+    }
+    for (void* p : to_free) hold.alloc->raw_delete(p);
+    for (const auto& [p, tag] : pending) freeDeferred(p, tag);
+    r.notes.push_back(fmt::format("{} seeded segments rebuilt with ordinary requests before the replay", prog.seed.size()));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ReplayBackend> makeTorchBackend() { return std::make_unique<TorchBackend>(); }
+
+}  // namespace reservoir::replay::gpu

@@ -1,0 +1,23 @@
+// The modelled (possibly edited) run as artefacts people already use: a snapshot that
+// PyTorch's memory_viz opens, and CSV timelines.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reservoir/replay/whatif.h"
+#include "reservoir/traces/snapshot.h"
+
+namespace reservoir::replay {
+
+// Replays `prepared` under `edits`/`settings` and builds a snapshot of the run: the device trace
+// of every event the model emitted (stacks and times from the recording; inserted cleanups get
+// the time of the op they precede), the final segments, the settings used, the annotations.
+Expected<traces::Snapshot> exportRun(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits,
+                                     RunSettings settings);
+
+// "event,time_us,allocated,reserved,active,requested" per op of the run (event = the op's last
+// recorded event).
+std::string timelineCsv(const PreparedTrace& prepared, const RunResult& run);
+
+}  // namespace reservoir::replay

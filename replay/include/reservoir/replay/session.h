@@ -1,0 +1,148 @@
+// A trace opened for interactive use (the GUI): loaded on a worker thread, published in
+// immutable stages so that a first view can be drawn before the model has run:
+//   1. LoadedTrace: the snapshot, per-event series straight from the recording (reserved,
+//      live requested bytes, mapped expandable bytes, time) and compact allocation lifetimes;
+//   2. ModelStage: the prepared program, a StateIndex (allocator state at any event, the
+//      modelled allocated/active timeline) and the call graph.
+// Nothing here depends on Qt: callbacks run on the worker thread; the GUI forwards them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "reservoir/replay/callgraph.h"
+#include "reservoir/replay/capture_facts.h"
+#include "reservoir/replay/conformance.h"
+#include "reservoir/replay/whatif.h"
+#include "reservoir/traces/snapshot.h"
+
+namespace reservoir::replay {
+
+// Allocation lifetimes, structure of arrays (what the live-block bands need).
+struct AllocationLifetimes {
+  std::vector<std::uint32_t> begin;  // alloc event (0 for allocations made before the window)
+  std::vector<std::uint32_t> end;    // free_completed event (events() when live at the end)
+  std::vector<std::uint64_t> size;   // requested bytes
+  std::vector<StackId> stack;
+  std::vector<std::uint32_t> event_allocation;  // per event: allocation index, kNone for others
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  [[nodiscard]] std::size_t count() const { return size.size(); }
+};
+
+// Per-event values after each event, from the recording alone.
+struct EventSeries {
+  std::vector<std::int64_t> reserved;  // segment events on top of the window's start state
+  std::vector<std::int64_t> live;      // requested bytes of allocations alive (alloc .. free_completed)
+  std::vector<std::int64_t> mapped;    // bytes mapped in expandable segments (empty if none)
+  std::vector<std::int64_t> time_us;   // made nondecreasing
+  std::vector<std::uint32_t> ooms;     // events that are oom entries
+  std::uint32_t peak_reserved_event = 0;
+  std::int64_t peak_reserved = 0;
+  std::uint32_t peak_live_event = 0;
+  std::int64_t peak_live = 0;
+  [[nodiscard]] std::size_t size() const { return reserved.size(); }
+};
+
+struct AnnotationMark {
+  std::uint32_t event = 0;  // first event at or after its time
+  std::int64_t time_us = 0;
+  bool start = true;
+  std::string name;
+};
+
+struct TraceFacts {
+  std::string path;
+  std::uint64_t file_bytes = 0;
+  std::int64_t device = 0;
+  std::size_t device_index = 0;
+  std::size_t devices = 0;
+  std::size_t events = 0;
+  bool complete = true;
+  std::int64_t start_reserved = 0;
+  std::int64_t first_time_us = 0, last_time_us = 0;
+  std::size_t allocations = 0, segments_final = 0, frames = 0, stacks = 0;
+  std::string settings;  // the recorded PYTORCH_CUDA_ALLOC_CONF
+  bool expandable = false;
+  std::string anomalies;  // one line per non-zero counter
+};
+
+struct LoadedTrace {
+  std::string path;
+  traces::Snapshot snapshot;
+  std::optional<CaptureFacts> capture;
+  std::size_t device_index = 0;
+  AllocationLifetimes lifetimes;
+  EventSeries series;
+  std::vector<AnnotationMark> annotations;
+  TraceFacts facts;
+
+  [[nodiscard]] const traces::DeviceTrace& trace() const { return snapshot.devices[device_index]; }
+  [[nodiscard]] ReplayEnvironment environment() const;
+};
+
+struct ModelStage {
+  std::shared_ptr<const LoadedTrace> owner;  // keeps the snapshot `prepared` points to alive
+  PreparedTrace prepared;
+  std::unique_ptr<StateIndex> index;  // built on `prepared` (this object never moves)
+  std::unique_ptr<CallGraph> graph;
+  std::vector<std::uint32_t> op_event;  // first event of each op (sorted)
+  [[nodiscard]] const std::vector<TimelinePoint>& timeline() const { return index->result().timeline; }
+  // The last op whose first event is <= event (kNoOp before the first op).
+  [[nodiscard]] std::uint32_t opAtOrBefore(std::uint32_t event) const;
+  [[nodiscard]] std::vector<sim::SegmentView> stateAtEvent(std::uint32_t event) const;
+};
+
+// Stage 1 for an already read snapshot (tests, benchmarks).
+Expected<std::unique_ptr<LoadedTrace>> buildLoadedTrace(traces::Snapshot snapshot, std::string path,
+                                                        std::optional<std::size_t> device = std::nullopt);
+Expected<std::unique_ptr<LoadedTrace>> loadTraceFile(const std::string& path, std::optional<std::size_t> device,
+                                                     const std::atomic<bool>* cancel,
+                                                     std::function<void(std::uint64_t, std::uint64_t)> progress);
+// Stage 2.
+Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadedTrace& loaded, std::uint32_t every,
+                                                      const std::atomic<bool>* cancel,
+                                                      std::function<void(std::size_t, std::size_t)> progress);
+
+// A what-if run on an already prepared trace (the same report runWhatIf gives, without
+// preparing the trace again). Falls back to runWhatIf when a capacity is given.
+Expected<WhatIfReport> runWhatIfPrepared(const LoadedTrace& loaded, const PreparedTrace& prepared,
+                                         const WhatIfOptions& options);
+
+enum class SessionStage : std::uint8_t { kReading, kModelling, kDone };
+
+struct SessionCallbacks {
+  std::function<void(SessionStage, std::uint64_t done, std::uint64_t total)> progress;  // throttled
+  std::function<void(std::shared_ptr<const LoadedTrace>)> loaded;
+  std::function<void(std::shared_ptr<const ModelStage>)> modelled;
+  std::function<void(std::string)> failed;  // the reader's message, or "cancelled"
+};
+
+// Loads one trace on its own thread. Callbacks run on that thread.
+class TraceSession {
+ public:
+  TraceSession(std::string path, SessionCallbacks callbacks, std::optional<std::size_t> device = std::nullopt);
+  ~TraceSession();  // cancels and joins
+  TraceSession(const TraceSession&) = delete;
+  TraceSession& operator=(const TraceSession&) = delete;
+
+  void start();
+  void cancel();
+  void wait();
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  void run();
+  std::string path_;
+  SessionCallbacks callbacks_;
+  std::optional<std::size_t> device_;
+  std::atomic<bool> cancel_{false};
+  std::thread thread_;
+};
+
+}  // namespace reservoir::replay

@@ -1,0 +1,216 @@
+// Synthetic traces recorded by the model itself: a random workload of allocations and frees on
+// two streams, some freed with a record_stream use, with periodic empty_cache calls. They are
+// as long as wanted (a million events and more), so the GPU backends can be checked against
+// the model at a scale no captured trace covers.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <unordered_map>
+
+#include "reservoir/replay/backend.h"
+
+namespace reservoir::replay {
+namespace {
+
+constexpr sim::Addr kTop = 0x7f0000000000ull;
+constexpr sim::ByteCount kAlign = 2 * sim::kMiB;
+
+// A driver for recording: top-down 2 MiB-aligned placement, no capacity limit (the workload
+// keeps itself under its budget), record_stream work done at a request index chosen by the
+// workload.
+class SynthDevice final : public sim::DeviceModel {
+ public:
+  explicit SynthDevice(sim::ByteCount total) : total_(total) {}
+  void setRequest(std::uint64_t r) { request_ = r; }
+  void completeAt(std::uint64_t tag, std::uint64_t request) { due_[tag] = request; }
+
+  [[nodiscard]] sim::ByteCount totalMemory() const override { return total_; }
+  std::optional<sim::Addr> cudaMalloc(sim::ByteCount size, sim::StreamId) override {
+    used_ += size;
+    return place(size, kAlign);
+  }
+  void cudaFree(sim::Addr addr, sim::ByteCount size) override {
+    used_ -= size;
+    live_.erase(addr);
+  }
+  sim::Addr reserveAddress(sim::ByteCount size, sim::ByteCount page, sim::StreamId) override {
+    return place(size, std::max(page, kAlign));
+  }
+  void releaseAddress(sim::Addr addr, sim::ByteCount) override { live_.erase(addr); }
+  bool mapPages(sim::Addr, sim::ByteCount size, sim::StreamId) override {
+    used_ += size;
+    return true;
+  }
+  void unmapPages(sim::Addr, sim::ByteCount size) override { used_ -= size; }
+  sim::ByteCount deviceFree() override { return total_ > used_ ? total_ - used_ : 0; }
+  void pollEvents(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& completed) override {
+    std::vector<sim::StreamId> blocked;
+    for (std::size_t i = 0; i < outstanding.size(); ++i) {
+      const auto& ev = outstanding[i];
+      if (std::find(blocked.begin(), blocked.end(), ev.stream) != blocked.end()) continue;
+      if (dueOf(ev.tag) <= request_) completed.push_back(i);
+      else blocked.push_back(ev.stream);
+    }
+  }
+  void syncOrder(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& order) override {
+    for (std::size_t i = 0; i < outstanding.size(); ++i) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return dueOf(outstanding[a].tag) < dueOf(outstanding[b].tag); });
+  }
+
+ private:
+  [[nodiscard]] std::uint64_t dueOf(std::uint64_t tag) const {
+    auto it = due_.find(tag);
+    return it == due_.end() ? ~std::uint64_t{0} : it->second;
+  }
+  sim::Addr place(sim::ByteCount size, sim::ByteCount align) {
+    const sim::ByteCount rounded = (size + align - 1) / align * align;
+    sim::Addr a = (floor_ - rounded) / align * align;
+    floor_ = a;
+    live_[a] = rounded;
+    return a;
+  }
+
+  sim::ByteCount total_;
+  sim::ByteCount used_ = 0;
+  sim::Addr floor_ = kTop;
+  std::uint64_t request_ = 0;
+  std::map<sim::Addr, sim::ByteCount> live_;
+  std::unordered_map<std::uint64_t, std::uint64_t> due_;
+};
+
+class TraceSink final : public sim::EventSink {
+ public:
+  TraceSink(traces::DeviceTrace& trace, const std::uint64_t& request) : trace_(trace), request_(request) {}
+  void onEvent(const sim::SimEvent& e) override {
+    traces::TraceEvent t;
+    t.action = e.action;
+    t.addr = e.addr;
+    t.size = e.size;
+    t.stream = e.stream;
+    t.time_us = static_cast<std::int64_t>(1'700'000'000'000'000ull + request_);
+    trace_.events.push_back(t);
+  }
+
+ private:
+  traces::DeviceTrace& trace_;
+  const std::uint64_t& request_;
+};
+
+struct Live {
+  sim::BlockHandle handle;
+  std::uint64_t tag;
+  sim::ByteCount size;
+  sim::StreamId stream;
+};
+
+}  // namespace
+
+Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
+  auto config = sim::parseAllocConf(o.settings);
+  if (!config) return Status::error("synthetic trace settings: " + config.message());
+  SynthTrace out;
+  traces::Snapshot& snap = out.snapshot;
+  snap.pickle_protocol = 4;
+  snap.devices.push_back(traces::DeviceTrace{0, {}});
+  traces::DeviceTrace& trace = snap.devices.back();
+  trace.events.reserve(o.events + 64);
+
+  std::uint64_t request = 0;
+  SynthDevice device(o.total_memory);
+  TraceSink sink(trace, request);
+  sim::CachingAllocator model(*config, &device, &sink);
+
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto logUniform = [&](double lo, double hi) {
+    return static_cast<sim::ByteCount>(std::exp(std::log(lo) + unit(rng) * (std::log(hi) - std::log(lo))));
+  };
+  auto sampleSize = [&]() -> sim::ByteCount {
+    const double u = unit(rng);
+    const double mib = static_cast<double>(sim::kMiB);
+    if (u < 0.55) return std::max<sim::ByteCount>(1, logUniform(1.0, mib));
+    if (u < 0.90) return logUniform(mib, 64 * mib);
+    if (u < 0.99) return logUniform(64 * mib, 512 * mib);
+    return logUniform(512 * mib, 2048 * mib);
+  };
+
+  std::vector<Live> live;
+  sim::ByteCount live_bytes = 0;
+  std::uint64_t next_tag = 1;
+  const double budget = static_cast<double>(o.budget);
+  while (trace.events.size() < o.events) {
+    device.setRequest(request);
+    if (o.empty_cache_every > 0 && request % o.empty_cache_every == o.empty_cache_every - 1) {
+      model.emptyCache();
+      ++request;
+      continue;
+    }
+    // Lean to allocating while under half the budget, to freeing above it.
+    const double p_malloc = static_cast<double>(live_bytes) < 0.5 * budget ? 0.56 : 0.44;
+    bool do_malloc = live.empty() || unit(rng) < p_malloc;
+    sim::ByteCount size = 0;
+    if (do_malloc) {
+      size = sampleSize();
+      if (static_cast<double>(live_bytes + size) > budget) do_malloc = false;
+    }
+    if (do_malloc) {
+      const sim::StreamId stream = unit(rng) < o.side_fraction ? o.side_stream : 0;
+      const std::uint64_t tag = next_tag++;
+      const auto res = model.malloc(size, stream, tag);
+      if (!res.ok()) return Status::error(fmt::format("synthetic workload: malloc({}) failed at request {}", size, request));
+      live.push_back(Live{res.block, tag, size, stream});
+      live_bytes += size;
+    } else if (!live.empty()) {
+      std::uniform_int_distribution<std::size_t> pick(0, live.size() - 1);
+      const std::size_t k = pick(rng);
+      const Live victim = live[k];
+      live[k] = live.back();
+      live.pop_back();
+      live_bytes -= victim.size;
+      if (victim.stream != 0 && unit(rng) < o.record_stream_fraction) {
+        model.recordStream(victim.handle, kRecordStreamUse);
+        std::uniform_int_distribution<std::uint64_t> delay(1, 200);
+        device.completeAt(victim.tag, request + delay(rng));
+      }
+      model.free(victim.handle);
+    }
+    ++request;
+  }
+  out.requests = request;
+  out.final_stats = model.stats();
+  if (!model.invariantFailure().empty()) return Status::error("synthetic workload: " + model.invariantFailure());
+
+  snap.settings.present = false;
+  snap.settings.alloc_conf = o.settings;
+  for (const sim::SegmentView& s : model.segments()) {
+    traces::SegmentInfo info;
+    info.device = 0;
+    info.address = s.address;
+    info.total_size = s.total_size;
+    info.allocated_size = s.allocated_size;
+    info.active_size = s.active_size;
+    info.requested_size = s.requested_size;
+    info.stream = s.stream;
+    info.is_large = s.is_large;
+    info.is_expandable = s.is_expandable;
+    info.pool = s.pool;
+    info.first_block = static_cast<std::uint32_t>(snap.blocks.size());
+    info.block_count = static_cast<std::uint32_t>(s.blocks.size());
+    for (const auto& b : s.blocks) {
+      traces::BlockInfo bi;
+      bi.address = b.address;
+      bi.size = b.size;
+      bi.requested_size = b.requested_size;
+      bi.state = b.state;
+      snap.blocks.push_back(bi);
+    }
+    snap.segments.push_back(info);
+  }
+  return out;
+}
+
+}  // namespace reservoir::replay

@@ -1,0 +1,132 @@
+#include "reservoir/replay/export.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "reservoir/traces/stack_interner.h"
+
+namespace reservoir::replay {
+namespace {
+
+// Re-interns stacks of the source snapshot into the exported one.
+class StackCopier {
+ public:
+  StackCopier(const traces::Snapshot& from, traces::Snapshot* to) : from_(from), to_(to), interner_(to) {}
+  StackId copy(StackId id) {
+    auto it = done_.find(id.value());
+    if (it != done_.end()) return it->second;
+    std::vector<FrameId> frames;
+    for (FrameId f : from_.stack(id)) {
+      const auto& fr = from_.frames[f.value()];
+      frames.push_back(interner_.frame(from_.str(fr.filename), fr.line, from_.str(fr.name)));
+    }
+    const StackId out = interner_.stack(frames);
+    done_.emplace(id.value(), out);
+    return out;
+  }
+
+ private:
+  const traces::Snapshot& from_;
+  traces::Snapshot* to_;
+  traces::StackInterner interner_;
+  std::unordered_map<std::uint32_t, StackId> done_;
+};
+
+traces::RecordedSettings settingsOf(const sim::AllocatorConfig& c) {
+  traces::RecordedSettings s;
+  s.present = true;
+  s.alloc_conf = c.last_settings;
+  s.max_split_size = c.maxSplitSet() ? static_cast<std::int64_t>(c.max_split_size) : -1;
+  s.garbage_collection_threshold = c.garbage_collection_threshold;
+  s.expandable_segments = c.expandable_segments;
+  for (std::size_t i = 0; i < s.roundup_power2_divisions.size(); ++i) s.roundup_power2_divisions[i] = c.roundup_power2_divisions[i];
+  return s;
+}
+
+}  // namespace
+
+Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, RunSettings settings) {
+  std::vector<EmittedEvent> events;
+  settings.record_events = &events;
+  settings.analyze_peak = false;
+  const traces::Snapshot& src = *p.snapshot;
+  const auto& src_trace = src.devices.at(p.device_index);
+  traces::Snapshot out;
+  StackCopier stacks(src, &out);
+  stacks.copy(StackId(0));  // the empty stack first
+  // Replay, collecting the model's events and its final state.
+  RunResult run = replayProgram(p, edits, settings);
+  (void)run;
+  auto stackOfTag = [&](std::uint64_t tag) -> StackId {
+    if (tag == 0 || tag - 1 >= p.requests.allocations.size()) return StackId(0);
+    return p.requests.allocations[tag - 1].stack;
+  };
+  out.devices.resize(src.devices.size());
+  for (std::size_t d = 0; d < src.devices.size(); ++d) out.devices[d].device = src.devices[d].device;
+  auto& trace = out.devices[p.device_index].events;
+  trace.reserve(events.size());
+  const auto& ops = p.program.ops;
+  for (const auto& em : events) {
+    traces::TraceEvent e;
+    e.action = em.event.action;
+    e.addr = em.event.addr;
+    e.size = em.event.size;
+    e.stream = em.event.stream;
+    const Op* op = em.op < ops.size() ? &ops[em.op] : nullptr;
+    const std::uint32_t ev = op ? op->first_event : (src_trace.events.empty() ? 0 : static_cast<std::uint32_t>(src_trace.events.size() - 1));
+    e.time_us = ev < src_trace.events.size() ? src_trace.events[ev].time_us : 0;
+    const bool per_alloc = e.action == traces::Action::kAlloc || e.action == traces::Action::kFreeRequested ||
+                           e.action == traces::Action::kFreeCompleted;
+    e.stack = stacks.copy(per_alloc ? stackOfTag(em.event.tag) : (op ? op->stack : StackId(0)));
+    e.has_frames = true;
+    e.compile_context = out.strings.intern("N/A");
+    e.user_metadata = out.strings.intern("");
+    trace.push_back(e);
+  }
+  // The final state, from a second replay that stops at the end (the run above has gone).
+  RunSettings end = settings;
+  end.record_events = nullptr;
+  StateIndex index(p, edits, end, 1u << 30);
+  const auto segs = index.segmentsAfterOp(p.program.ops.empty() ? kNoOp : static_cast<std::uint32_t>(p.program.ops.size() - 1));
+  for (const auto& s : segs) {
+    traces::SegmentInfo si;
+    si.device = src_trace.device;
+    si.address = s.address;
+    si.total_size = s.total_size;
+    si.allocated_size = s.allocated_size;
+    si.active_size = s.active_size;
+    si.requested_size = s.requested_size;
+    si.stream = s.stream;
+    si.is_large = s.is_large;
+    si.is_expandable = s.is_expandable;
+    si.pool = s.pool;
+    si.stack = stacks.copy(stackOfTag(s.tag));
+    si.first_block = static_cast<std::uint32_t>(out.blocks.size());
+    si.block_count = static_cast<std::uint32_t>(s.blocks.size());
+    for (const auto& b : s.blocks)
+      out.blocks.push_back(traces::BlockInfo{b.address, b.size, b.requested_size,
+                                             stacks.copy(b.state == traces::BlockState::kInactive ? StackId(0) : stackOfTag(b.tag)),
+                                             b.state});
+    out.segments.push_back(si);
+  }
+  out.settings = settingsOf(settings.config);
+  out.annotations = src.annotations;
+  out.pickle_protocol = 4;
+  return out;
+}
+
+std::string timelineCsv(const PreparedTrace& p, const RunResult& run) {
+  std::string csv = "event,time_us,allocated,reserved,active,requested\n";
+  const auto& events = p.snapshot->devices.at(p.device_index).events;
+  for (std::size_t j = 0; j < run.timeline.size() && j < p.program.ops.size(); ++j) {
+    const auto& op = p.program.ops[j];
+    const std::uint32_t ev = op.end_event > 0 ? op.end_event - 1 : 0;
+    const auto& t = run.timeline[j];
+    csv += fmt::format("{},{},{},{},{},{}\n", ev, ev < events.size() ? events[ev].time_us : 0, t.allocated, t.reserved,
+                       t.active, t.requested);
+  }
+  return csv;
+}
+
+}  // namespace reservoir::replay

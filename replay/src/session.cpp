@@ -1,0 +1,101 @@
+// Stage 2 of a TraceSession (the model) and the session's worker thread.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "reservoir/replay/session.h"
+
+namespace reservoir::replay {
+
+std::uint32_t ModelStage::opAtOrBefore(std::uint32_t event) const {
+  auto it = std::upper_bound(op_event.begin(), op_event.end(), event);
+  if (it == op_event.begin()) return kNoOp;
+  return static_cast<std::uint32_t>((it - op_event.begin()) - 1);
+}
+
+std::vector<sim::SegmentView> ModelStage::stateAtEvent(std::uint32_t event) const {
+  return index->segmentsAfterOp(opAtOrBefore(event));
+}
+
+Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadedTrace& loaded, std::uint32_t every,
+                                                      const std::atomic<bool>* cancel,
+                                                      std::function<void(std::size_t, std::size_t)> progress) {
+  auto m = std::make_unique<ModelStage>();
+  auto prepared = prepareTrace(loaded.snapshot, loaded.device_index, loaded.environment());
+  if (!prepared) return prepared.status();
+  m->prepared = std::move(*prepared);
+  if (cancel && cancel->load()) return Status::error("cancelled");
+  m->op_event.reserve(m->prepared.program.ops.size());
+  for (const auto& op : m->prepared.program.ops) m->op_event.push_back(op.first_event);
+  RunSettings rs;
+  rs.config = m->prepared.recorded_config;
+  rs.fraction = m->prepared.fraction;
+  rs.keep_timeline = true;
+  rs.compare_with_recording = true;
+  m->index = std::make_unique<StateIndex>(m->prepared, std::vector<ResolvedEdit>{}, rs, every, cancel, std::move(progress));
+  if (m->index->cancelled()) return Status::error("cancelled");
+  m->graph = std::make_unique<CallGraph>(loaded.snapshot, loaded.device_index);
+  return m;
+}
+
+TraceSession::TraceSession(std::string path, SessionCallbacks callbacks, std::optional<std::size_t> device)
+    : path_(std::move(path)), callbacks_(std::move(callbacks)), device_(device) {}
+
+TraceSession::~TraceSession() {
+  cancel();
+  wait();
+}
+
+void TraceSession::start() {
+  if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+}
+
+void TraceSession::cancel() { cancel_.store(true); }
+
+void TraceSession::wait() {
+  if (thread_.joinable()) thread_.join();
+}
+
+namespace {
+
+// Calls `fn` at most every 30 ms (and always for the last step).
+class Throttle {
+ public:
+  explicit Throttle(std::function<void(SessionStage, std::uint64_t, std::uint64_t)> fn, SessionStage stage)
+      : fn_(std::move(fn)), stage_(stage) {}
+  void operator()(std::uint64_t done, std::uint64_t total) {
+    if (!fn_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total && now - last_ < std::chrono::milliseconds(30)) return;
+    last_ = now;
+    fn_(stage_, done, total);
+  }
+
+ private:
+  std::function<void(SessionStage, std::uint64_t, std::uint64_t)> fn_;
+  SessionStage stage_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace
+
+void TraceSession::run() {
+  auto fail = [this](std::string message) {
+    if (callbacks_.failed) callbacks_.failed(std::move(message));
+  };
+  Throttle reading(callbacks_.progress, SessionStage::kReading);
+  auto loaded = loadTraceFile(path_, device_, &cancel_, [&](std::uint64_t d, std::uint64_t t) { reading(d, t); });
+  if (!loaded) return fail(loaded.message());
+  std::shared_ptr<const LoadedTrace> shared = std::move(*loaded);
+  if (callbacks_.loaded) callbacks_.loaded(shared);
+  if (cancel_.load()) return fail("cancelled");
+  Throttle modelling(callbacks_.progress, SessionStage::kModelling);
+  auto model = buildModelStage(*shared, 2048, &cancel_, [&](std::size_t d, std::size_t t) { modelling(d, t); });
+  if (!model) return fail(shared->path + ": " + model.message());
+  (*model)->owner = shared;
+  if (callbacks_.modelled) callbacks_.modelled(std::shared_ptr<const ModelStage>(std::move(*model)));
+  if (callbacks_.progress) callbacks_.progress(SessionStage::kDone, 1, 1);
+}
+
+}  // namespace reservoir::replay

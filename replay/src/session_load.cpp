@@ -1,0 +1,187 @@
+// Stage 1 of a TraceSession: the recording's own per-event series and allocation lifetimes.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "reservoir/replay/session.h"
+#include "reservoir/traces/reader.h"
+#include "reservoir/traces/request_stream.h"
+#include "reservoir/traces/window_start.h"
+
+namespace reservoir::replay {
+namespace {
+
+using traces::Action;
+
+AllocationLifetimes makeLifetimes(const traces::RequestStream& rs, std::size_t events) {
+  AllocationLifetimes l;
+  const std::size_t n = rs.allocations.size();
+  l.begin.resize(n);
+  l.end.resize(n);
+  l.size.resize(n);
+  l.stack.resize(n);
+  const auto last = static_cast<std::uint32_t>(events);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& a = rs.allocations[i];
+    l.begin[i] = a.beforeWindow() ? 0 : a.alloc_event;
+    l.end[i] = a.free_completed_event == traces::kNoEvent ? last : a.free_completed_event;
+    l.size[i] = a.size;
+    l.stack[i] = a.stack;
+  }
+  l.event_allocation.resize(rs.event_allocation.size());
+  for (std::size_t e = 0; e < rs.event_allocation.size(); ++e)
+    l.event_allocation[e] = rs.event_allocation[e].valid() ? rs.event_allocation[e].value() : AllocationLifetimes::kNone;
+  return l;
+}
+
+void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, std::int64_t start_reserved,
+                std::int64_t start_live, EventSeries& s) {
+  const std::size_t n = trace.events.size();
+  s.reserved.resize(n);
+  s.live.resize(n);
+  s.time_us.resize(n);
+  bool any_map = false;
+  std::int64_t reserved = start_reserved, live = start_live, mapped = 0, t = 0;
+  s.peak_reserved = reserved;
+  std::vector<std::int64_t> mapped_series(n);
+  for (std::size_t e = 0; e < n; ++e) {
+    const auto& ev = trace.events[e];
+    const auto sz = static_cast<std::int64_t>(ev.size);
+    switch (ev.action) {
+      case Action::kSegmentAlloc: reserved += sz; break;
+      case Action::kSegmentFree: reserved -= sz; break;
+      case Action::kSegmentMap: reserved += sz; mapped += sz; any_map = true; break;
+      case Action::kSegmentUnmap: reserved -= sz; mapped -= sz; any_map = true; break;
+      case Action::kOom: s.ooms.push_back(static_cast<std::uint32_t>(e)); break;
+      default: break;
+    }
+    const auto a = l.event_allocation.empty() ? AllocationLifetimes::kNone : l.event_allocation[e];
+    if (a != AllocationLifetimes::kNone) {
+      if (ev.action == Action::kAlloc && l.begin[a] == e) live += static_cast<std::int64_t>(l.size[a]);
+      if (ev.action == Action::kFreeCompleted && l.end[a] == e) live -= static_cast<std::int64_t>(l.size[a]);
+    }
+    t = e == 0 ? ev.time_us : std::max(t, ev.time_us);
+    s.reserved[e] = reserved;
+    s.live[e] = live;
+    s.time_us[e] = t;
+    mapped_series[e] = mapped;
+    if (e == 0 || reserved > s.peak_reserved) {
+      s.peak_reserved = reserved;
+      s.peak_reserved_event = static_cast<std::uint32_t>(e);
+    }
+    if (live > s.peak_live) {
+      s.peak_live = live;
+      s.peak_live_event = static_cast<std::uint32_t>(e);
+    }
+  }
+  if (any_map) s.mapped = std::move(mapped_series);
+}
+
+std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+                                            const EventSeries& s) {
+  std::vector<AnnotationMark> out;
+  for (const auto& a : snap.annotations) {
+    if (a.device >= 0 && a.device != trace.device) continue;
+    const auto it = std::lower_bound(s.time_us.begin(), s.time_us.end(), a.time_us);
+    const auto ev = static_cast<std::uint32_t>(std::min<std::ptrdiff_t>(it - s.time_us.begin(),
+                                                                         static_cast<std::ptrdiff_t>(s.size()) - 1));
+    out.push_back(AnnotationMark{ev, a.time_us, a.stage != "END", a.name});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.time_us < y.time_us; });
+  return out;
+}
+
+std::string anomalyLines(const traces::AnomalyCounters& c) {
+  std::string out;
+  for (std::size_t i = 0; i < traces::AnomalyCounters::kCount; ++i) {
+    const auto a = static_cast<traces::Anomaly>(i);
+    if (c.count(a) == 0) continue;
+    out += fmt::format("{} x {} ({})\n", c.count(a), traces::anomalyInfo(a).name, traces::anomalyInfo(a).description);
+  }
+  return out;
+}
+
+TraceFacts makeFacts(const LoadedTrace& t, bool complete, std::int64_t start_reserved) {
+  TraceFacts f;
+  const auto& trace = t.trace();
+  f.path = t.path;
+  f.file_bytes = t.snapshot.file_bytes;
+  f.device = trace.device;
+  f.device_index = t.device_index;
+  f.devices = t.snapshot.devices.size();
+  f.events = trace.events.size();
+  f.complete = complete;
+  f.start_reserved = start_reserved;
+  if (!t.series.time_us.empty()) {
+    f.first_time_us = trace.events.front().time_us;
+    f.last_time_us = t.series.time_us.back();
+  }
+  f.allocations = t.lifetimes.count();
+  for (const auto& seg : t.snapshot.segments) {
+    if (seg.device != trace.device) continue;
+    ++f.segments_final;
+    f.expandable = f.expandable || seg.is_expandable;
+  }
+  f.frames = t.snapshot.frames.size();
+  f.stacks = t.snapshot.stackCount();
+  f.settings = t.snapshot.settings.alloc_conf;
+  f.expandable = f.expandable || t.snapshot.settings.expandable_segments;
+  f.anomalies = anomalyLines(t.snapshot.anomalies);
+  return f;
+}
+
+}  // namespace
+
+ReplayEnvironment LoadedTrace::environment() const {
+  ReplayEnvironment env;
+  if (capture) env.capture = &*capture;
+  return env;
+}
+
+Expected<std::unique_ptr<LoadedTrace>> buildLoadedTrace(traces::Snapshot snapshot, std::string path,
+                                                        std::optional<std::size_t> device) {
+  if (snapshot.devices.empty()) return Status::error(path + ": the snapshot has no device traces");
+  auto t = std::make_unique<LoadedTrace>();
+  t->path = std::move(path);
+  t->snapshot = std::move(snapshot);
+  t->device_index = device.value_or(t->snapshot.busiestDevice());
+  if (t->device_index >= t->snapshot.devices.size())
+    return Status::error(fmt::format("{}: no device index {}", t->path, t->device_index));
+  const auto& trace = t->trace();
+  std::int64_t start_reserved = 0, start_live = 0;
+  bool complete = true;
+  {
+    const auto rs = traces::buildRequestStream(trace);
+    t->lifetimes = makeLifetimes(rs, trace.events.size());
+    auto start = traces::rebuildWindowStart(t->snapshot, t->device_index, rs);
+    if (start) {
+      complete = start->complete;
+      for (const auto& seg : start->segments) start_reserved += static_cast<std::int64_t>(seg.size);
+    } else {
+      complete = false;
+    }
+  }
+  for (std::size_t a = 0; a < t->lifetimes.count(); ++a)
+    if (t->lifetimes.begin[a] == 0 && (trace.events.empty() || trace.events[0].action != Action::kAlloc ||
+                                       t->lifetimes.event_allocation[0] != a))
+      start_live += static_cast<std::int64_t>(t->lifetimes.size[a]);
+  fillSeries(trace, t->lifetimes, start_reserved, start_live, t->series);
+  t->annotations = markAnnotations(t->snapshot, trace, t->series);
+  t->facts = makeFacts(*t, complete, start_reserved);
+  return t;
+}
+
+Expected<std::unique_ptr<LoadedTrace>> loadTraceFile(const std::string& path, std::optional<std::size_t> device,
+                                                     const std::atomic<bool>* cancel,
+                                                     std::function<void(std::uint64_t, std::uint64_t)> progress) {
+  traces::ReadOptions opts;
+  opts.cancel = cancel;
+  opts.progress = std::move(progress);
+  auto snap = traces::readSnapshotFile(path, opts);
+  if (!snap) return snap.status();
+  auto loaded = buildLoadedTrace(std::move(*snap), path, device);
+  if (loaded) (*loaded)->capture = findCaptureFacts(path);
+  return loaded;
+}
+
+}  // namespace reservoir::replay

@@ -1,0 +1,224 @@
+#include "reservoir/replay/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "reservoir/replay/callgraph.h"
+#include "whatif_runner.h"
+
+namespace reservoir::replay {
+namespace {
+
+struct Candidate {
+  std::vector<std::string> flags;
+  std::string description;
+  std::vector<ResolvedEdit> edits;  // cleanups (resolved)
+  std::optional<std::string> settings;
+  std::uint32_t first_op = 0;
+  std::size_t cleanups = 0;
+};
+
+std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const std::string& point_text, std::string description) {
+  auto point = parsePoint(point_text);
+  if (!point) return std::nullopt;
+  auto gaps = resolvePoint(*point, *p.snapshot, p.device_index);
+  if (!gaps || gaps->empty()) return std::nullopt;
+  Candidate c;
+  c.flags = {"--cleanup", point_text};
+  c.description = std::move(description);
+  Edit e;
+  e.kind = Edit::Kind::kCleanup;
+  e.text = point_text;
+  e.point = *point;
+  c.cleanups = gaps->size();
+  c.first_op = kNoOp;
+  for (const Gap& g : *gaps) c.first_op = std::min(c.first_op, p.program.at_boundary.at(g.boundary));
+  c.edits.push_back(ResolvedEdit{e, std::move(*gaps)});
+  return c;
+}
+
+void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vector<Candidate>& out,
+                         std::set<std::vector<std::uint32_t>>& seen_gaps) {
+  const CallGraph graph(*p.snapshot, p.device_index);
+  const auto ranked = graph.byAllocatedBytes(1);
+  auto add = [&](const std::string& text, const std::string& why) {
+    auto c = cleanupCandidate(p, text, why);
+    if (!c) return;
+    std::vector<std::uint32_t> key;
+    for (const auto& g : c->edits[0].gaps) key.push_back(g.boundary * 2 + static_cast<std::uint32_t>(g.phase));
+    if (!seen_gaps.insert(key).second) return;  // another name for the same placement
+    out.push_back(std::move(*c));
+  };
+  for (std::size_t i = 0; i < ranked.size() && i < o.top_functions; ++i) {
+    const Function& f = graph.function(ranked[i]);
+    const std::string why = fmt::format("{} allocates {} in {} run(s)", f.point_name, f.alloc_bytes, f.runs);
+    add("after:" + f.point_name, "empty_cache after each run of " + why);
+    add("before:" + f.point_name, "empty_cache before each run of " + why);
+    if (f.runs > 1 && f.runs <= 4)
+      for (std::uint32_t k = 1; k <= f.runs; ++k) {
+        add(fmt::format("after:{}#{}", f.point_name, k), fmt::format("empty_cache after run {} of {}", k, why));
+        add(fmt::format("before:{}#{}", f.point_name, k), fmt::format("empty_cache before run {} of {}", k, why));
+      }
+  }
+}
+
+void addAnnotationCandidates(const PreparedTrace& p, std::vector<Candidate>& out, std::set<std::vector<std::uint32_t>>& seen) {
+  std::set<std::string> names;
+  for (const auto& a : p.snapshot->annotations) names.insert(a.name);
+  for (const auto& n : names)
+    for (const char* stage : {"start", "end"}) {
+      auto c = cleanupCandidate(p, fmt::format("annotation:{}:{}", n, stage), fmt::format("empty_cache at each {} of {}", stage, n));
+      if (!c) continue;
+      std::vector<std::uint32_t> key;
+      for (const auto& g : c->edits[0].gaps) key.push_back(g.boundary * 2 + static_cast<std::uint32_t>(g.phase));
+      if (seen.insert(key).second) out.push_back(std::move(*c));
+    }
+}
+
+void addSettingsCandidates(const PreparedTrace& p, std::vector<Candidate>& out) {
+  const auto& cfg = p.recorded_config;
+  std::vector<std::pair<std::string, std::string>> options;
+  if (!cfg.expandable_segments) options.emplace_back("expandable_segments:True", "expandable segments");
+  for (int mb : {64, 128, 256, 512})
+    options.emplace_back(fmt::format("max_split_size_mb:{}", mb), fmt::format("no splitting of blocks >= {} MiB", mb));
+  options.emplace_back("roundup_power2_divisions:4", "power-of-two rounding (4 divisions)");
+  if (p.fraction < 1.0) options.emplace_back("garbage_collection_threshold:0.8", "garbage collection at 80% of the fraction");
+  for (auto& [conf, why] : options) {
+    std::string full = cfg.toConfString();
+    full = full.empty() ? conf : full + "," + conf;
+    Candidate c;
+    c.flags = {"--set", full};
+    c.description = "allocator settings: " + why;
+    c.settings = full;
+    out.push_back(std::move(c));
+  }
+}
+
+struct Evaluation {
+  RunResult run;
+  std::optional<std::int64_t> at_point;
+};
+
+std::optional<std::int64_t> probeValue(const RunResult& r) {
+  if (r.probes.empty()) return std::nullopt;
+  return r.probes.front().reserved;
+}
+
+}  // namespace
+
+Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SweepReport rep;
+  RunSettings base;
+  base.config = p.recorded_config;
+  base.fraction = p.fraction;
+  if (o.capacity) base.usable = *o.capacity > o.overhead ? *o.capacity - o.overhead : 0;
+  else if (p.derived_capacity) base.usable = *p.derived_capacity;
+  std::vector<ResolvedEdit> observe;
+  if (o.minimize_at) {
+    auto gaps = resolvePoint(*o.minimize_at, *p.snapshot, p.device_index);
+    if (!gaps) return Status::error("--minimize: " + gaps.message());
+    Edit probe;
+    probe.kind = Edit::Kind::kProbe;
+    probe.text = o.minimize_at->text;
+    probe.point = *o.minimize_at;
+    observe.push_back(ResolvedEdit{probe, {gaps->front()}});
+    rep.objective = "reserved at " + o.minimize_at->text;
+  } else {
+    rep.objective = "peak reserved";
+  }
+  std::vector<Candidate> cands;
+  std::set<std::vector<std::uint32_t>> seen;
+  addRegionCandidates(p, o, cands, seen);
+  addAnnotationCandidates(p, cands, seen);
+  if (o.try_settings) addSettingsCandidates(p, cands);
+  if (cands.size() > o.max_candidates) cands.resize(o.max_candidates);
+
+  // One baseline pass with checkpoints; each placement then resumes from the checkpoint
+  // before its first cleanup instead of replaying from the start.
+  std::deque<detail::Runner> checkpoints;
+  detail::Runner runner(p, observe, base);
+  const std::uint32_t every = std::max<std::uint32_t>(o.checkpoint_every, 1);
+  while (!runner.done()) {
+    if (runner.nextOp() % every == 0) checkpoints.emplace_back(runner);
+    runner.step();
+  }
+  runner.finish();
+  const RunResult& b = runner.result();
+  rep.baseline_peak_reserved = b.peak_reserved.bytes;
+  rep.baseline_peak_allocated = b.peak_allocated.bytes;
+  rep.baseline_reserved_at_point = probeValue(b);
+  const std::int64_t baseline_objective = rep.baseline_reserved_at_point.value_or(b.peak_reserved.bytes);
+
+  std::vector<std::optional<Evaluation>> results(cands.size());
+  std::atomic<std::size_t> next{0}, done{0};
+  std::mutex progress_mutex;
+  auto worker = [&] {
+    for (std::size_t i = next++; i < cands.size(); i = next++) {
+      if (o.cancel && o.cancel->load()) return;
+      const Candidate& c = cands[i];
+      Evaluation ev;
+      if (c.settings) {
+        RunSettings s = base;
+        s.config = *sim::parseAllocConf(*c.settings);
+        ev.run = replayProgram(p, observe, s);
+      } else {
+        const std::size_t k = std::min<std::size_t>(c.first_op / every, checkpoints.empty() ? 0 : checkpoints.size() - 1);
+        detail::Runner r(checkpoints.empty() ? detail::Runner(p, observe, base) : checkpoints[k]);
+        r.addEdits(c.edits);
+        while (!r.done()) r.step();
+        r.finish();
+        ev.run = r.result();
+      }
+      ev.at_point = probeValue(ev.run);
+      results[i] = std::move(ev);
+      const std::size_t d = ++done;
+      if (o.progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        o.progress(d, cands.size());
+      }
+    }
+  };
+  const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (!results[i]) {
+      rep.cancelled = true;
+      continue;
+    }
+    const auto& ev = *results[i];
+    SweepCandidate sc;
+    sc.edits = cands[i].flags;
+    sc.description = cands[i].description;
+    sc.peak_reserved = ev.run.peak_reserved.bytes;
+    sc.peak_allocated = ev.run.peak_allocated.bytes;
+    sc.reserved_at_point = ev.at_point;
+    sc.saving = baseline_objective - ev.at_point.value_or(ev.run.peak_reserved.bytes);
+    sc.empty_cache_calls = cands[i].cleanups;
+    sc.oom = ev.run.oom.has_value() && !b.oom.has_value();
+    rep.candidates.push_back(std::move(sc));
+  }
+  ++rep.evaluated;
+  rep.evaluated = rep.candidates.size();
+  std::stable_sort(rep.candidates.begin(), rep.candidates.end(), [](const SweepCandidate& x, const SweepCandidate& y) {
+    if (x.oom != y.oom) return !x.oom;
+    const auto ox = x.reserved_at_point.value_or(x.peak_reserved), oy = y.reserved_at_point.value_or(y.peak_reserved);
+    if (ox != oy) return ox < oy;
+    if (x.peak_reserved != y.peak_reserved) return x.peak_reserved < y.peak_reserved;
+    return x.empty_cache_calls < y.empty_cache_calls;
+  });
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+}  // namespace reservoir::replay
