@@ -1,0 +1,104 @@
+// Loading a trace for the GUI: reading, stage 1 (first view), stage 2 (the model), with the
+// process's peak resident memory against the file's size.
+//   bench_gui_load [--trace FILE] [--benchmark_filter=...]
+// Default trace: /work/data/train150.rank0.pickle if present, else the resume-tiny sample.
+#include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "reservoir/replay/session.h"
+#include "reservoir/traces/reader.h"
+
+namespace {
+
+std::string g_trace;
+
+double peakRssBytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) * 1024.0;
+}
+
+void setMemoryCounters(benchmark::State& state) {
+  const auto file = static_cast<double>(std::filesystem::file_size(g_trace));
+  state.counters["file_MB"] = file / 1e6;
+  state.counters["peak_rss_MB"] = peakRssBytes() / 1e6;
+  state.counters["rss_over_file"] = peakRssBytes() / file;
+}
+
+// Open -> first view: read the pickle and build the per-event series (stage 1).
+void BM_FirstView(benchmark::State& state) {
+  for (auto _ : state) {
+    auto loaded = reservoir::replay::loadTraceFile(g_trace, std::nullopt, nullptr, {});
+    if (!loaded) state.SkipWithError(loaded.message().c_str());
+    benchmark::DoNotOptimize(loaded);
+  }
+  setMemoryCounters(state);
+}
+
+void BM_ReadOnly(benchmark::State& state) {
+  for (auto _ : state) {
+    auto snap = reservoir::traces::readSnapshotFile(g_trace);
+    benchmark::DoNotOptimize(snap);
+  }
+}
+
+// Stage 2: conformance replay, state index with checkpoints, call graph.
+void BM_ModelStage(benchmark::State& state) {
+  auto loaded = reservoir::replay::loadTraceFile(g_trace, std::nullopt, nullptr, {});
+  if (!loaded) {
+    state.SkipWithError(loaded.message().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto model = reservoir::replay::buildModelStage(**loaded, 2048, nullptr, {});
+    benchmark::DoNotOptimize(model);
+  }
+  setMemoryCounters(state);
+}
+
+// The whole session as the GUI runs it, both stages kept alive (what the GUI holds).
+void BM_WholeSessionMemory(benchmark::State& state) {
+  for (auto _ : state) {
+    auto loaded = reservoir::replay::loadTraceFile(g_trace, std::nullopt, nullptr, {});
+    if (!loaded) {
+      state.SkipWithError(loaded.message().c_str());
+      return;
+    }
+    auto model = reservoir::replay::buildModelStage(**loaded, 2048, nullptr, {});
+    benchmark::DoNotOptimize(model);
+    setMemoryCounters(state);
+  }
+}
+
+}  // namespace
+
+BENCHMARK(BM_ReadOnly)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_FirstView)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ModelStage)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_WholeSessionMemory)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+int main(int argc, char** argv) {
+  g_trace = std::filesystem::exists("/work/data/train150.rank0.pickle")
+                ? "/work/data/train150.rank0.pickle"
+                : RESERVOIR_SOURCE_DIR "/traces/samples/resume-tiny/resume-main.rank0.pickle";
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
+      g_trace = argv[++i];
+      continue;
+    }
+    args.push_back(argv[i]);
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
