@@ -11,15 +11,11 @@ constexpr Addr kDefaultTop = 0x7f0000000000ull;
 }  // namespace
 
 WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, std::optional<ByteCount> usable)
-    : total_(prepared.total_memory), model_(model), usable_(usable) {
-  const auto& trace = prepared.snapshot->devices[prepared.device_index];
+    : total_(prepared.total_memory), model_(model), usable_(usable), prepared_(&prepared) {
   Addr lowest = kDefaultTop;
-  for (const auto& e : trace.events) {
-    if (e.action == traces::Action::kSegmentAlloc) {
-      recorded_by_size_[e.size].push_back(e.addr);
-      lowest = std::min(lowest, e.addr);
-    }
-  }
+  if (!prepared.recorded_segments_by_size.empty())
+    for (const auto& [size, addrs] : prepared.recorded_segments_by_size)
+      for (Addr a : addrs) lowest = std::min(lowest, a);
   for (Addr base : prepared.program.reservation_bases) recorded_reservations_.push_back(base);
   for (const auto& s : prepared.program.seed) {
     live_[s.addr] = s.size;
@@ -27,9 +23,6 @@ WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, st
     lowest = std::min(lowest, s.addr);
   }
   floor_ = lowest;
-  const auto& ops = prepared.program.ops;
-  for (const Op& op : ops)
-    if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid()) completes_at_[op.alloc.value() + 1u] = op.completes_at;
 }
 
 bool WhatIfDevice::overlaps(Addr addr, ByteCount size) const {
@@ -54,13 +47,16 @@ std::optional<Addr> WhatIfDevice::cudaMalloc(ByteCount size, sim::StreamId) {
   Addr a = 0;
   bool placed = false;
   if (model_ == AddressModel::kRecorded) {
-    auto it = recorded_by_size_.find(size);
-    if (it != recorded_by_size_.end()) {
-      auto& q = it->second;
-      for (auto qi = q.begin(); qi != q.end(); ++qi) {
-        if (overlaps(*qi, size)) continue;
-        a = *qi;
-        q.erase(qi);
+    const auto it = prepared_->recorded_segments_by_size.find(size);
+    if (it != prepared_->recorded_segments_by_size.end()) {
+      const auto& addrs = it->second;
+      SizeCursor& c = cursors_[size];
+      if (c.taken.empty()) c.taken.assign(addrs.size(), false);
+      while (c.next < addrs.size() && c.taken[c.next]) ++c.next;
+      for (std::size_t i = c.next; i < addrs.size(); ++i) {
+        if (c.taken[i] || overlaps(addrs[i], size)) continue;
+        a = addrs[i];
+        c.taken[i] = true;
         placed = true;
         break;
       }
@@ -108,8 +104,8 @@ ByteCount WhatIfDevice::deviceFree() {
 }
 
 std::uint32_t WhatIfDevice::completionOf(std::uint64_t tag) const {
-  auto it = completes_at_.find(tag);
-  return it == completes_at_.end() ? kNoOp : it->second;
+  const auto& v = prepared_->completes_at_by_tag;
+  return tag < v.size() ? v[tag] : kNoOp;
 }
 
 void WhatIfDevice::pollEvents(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& completed) {

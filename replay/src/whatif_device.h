@@ -47,11 +47,18 @@ class WhatIfDevice final : public sim::DeviceModel {
   std::optional<ByteCount> usable_;
   ByteCount used_ = 0;
   std::uint32_t current_op_ = 0;
-  std::map<ByteCount, std::deque<Addr>> recorded_by_size_;  // cudaMalloc addresses of the recording
+  // Per size, the recording's cudaMalloc addresses not handed out yet (an index into
+  // prepared.recorded_segments_by_size and which entries are taken).
+  struct SizeCursor {
+    std::size_t next = 0;
+    std::vector<bool> taken;
+  };
+  const PreparedTrace* prepared_;
+  std::map<ByteCount, SizeCursor> cursors_;
   std::deque<Addr> recorded_reservations_;
   std::map<Addr, ByteCount> live_;  // segments and reservations handed out
   Addr floor_ = 0;                  // driver placement grows down from here
-  std::unordered_map<std::uint64_t, std::uint32_t> completes_at_;  // tag -> op
+
 };
 
 }  // namespace reservoir::replay::detail

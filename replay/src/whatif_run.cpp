@@ -59,6 +59,11 @@ Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size
   p.requests = traces::buildRequestStream(snapshot.devices[device_index]);
   p.derived_capacity = capacityFromOoms(snapshot.devices[device_index], p.program);
   p.recorded_peak_reserved = recordedPeak(snapshot.devices[device_index], p.program);
+  for (const auto& e : snapshot.devices[device_index].events)
+    if (e.action == Action::kSegmentAlloc) p.recorded_segments_by_size[e.size].push_back(e.addr);
+  p.completes_at_by_tag.assign(p.requests.allocations.size() + 1, kNoOp);
+  for (const Op& op : p.program.ops)
+    if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid()) p.completes_at_by_tag[op.alloc.value() + 1u] = op.completes_at;
   return p;
 }
 

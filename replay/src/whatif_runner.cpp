@@ -70,7 +70,7 @@ void Runner::seed() {
   }
   for (std::size_t i = 0; i < handles->size() && i < p_.program.seed_allocations.size(); ++i) {
     const AllocationId id = p_.program.seed_allocations[i];
-    if (id.valid() && model_.isAllocated((*handles)[i])) handles_[id.value()] = (*handles)[i];
+    if (id.valid() && model_.isAllocated((*handles)[i])) handles_.set(id.value(), (*handles)[i]);
   }
 }
 
@@ -84,11 +84,12 @@ void Runner::applyItem(const Item& item) {
     case Edit::Kind::kRelease: {
       StackMatcher matcher(*p_.snapshot, *e.selector);
       std::vector<std::uint32_t> ids;
-      for (const auto& [id, h] : handles_)
+      handles_.forEach([&](std::uint32_t id, const sim::BlockHandle&) {
         if (matcher.matches(stackOf(id))) ids.push_back(id);
+      });
       std::sort(ids.begin(), ids.end());  // free in allocation order
       for (std::uint32_t id : ids) {
-        model_.free(handles_[id]);
+        model_.free(*handles_.find(id));
         handles_.erase(id);
         released_.insert(id);
       }
@@ -131,18 +132,18 @@ void Runner::runOp(std::uint32_t j) {
         if (!r_.oom) r_.oom = OomInfo{j, op.first_event, op.size, op.stream, op.stack, 0};
         ++r_.oom->count;
       } else if (op.alloc.valid()) {
-        handles_[op.alloc.value()] = res.block;
+        handles_.set(op.alloc.value(), res.block);
       }
       break;
     }
     case OpKind::kFree: {
       if (!op.alloc.valid()) break;
-      const auto it = handles_.find(op.alloc.value());
-      if (it == handles_.end()) break;  // released earlier by an edit, or its malloc failed
-      const sim::BlockHandle h = it->second;
+      const sim::BlockHandle* found = handles_.find(op.alloc.value());
+      if (!found) break;  // released earlier by an edit, or its malloc failed
+      const sim::BlockHandle h = *found;
       if (op.deferred) model_.recordStream(h, kOtherStream);
       model_.free(h);
-      handles_.erase(it);
+      handles_.erase(op.alloc.value());
       break;
     }
     case OpKind::kEmptyCache:

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reservoir/replay/whatif.h"
+#include "flat_map.h"
 #include "whatif_device.h"
 
 namespace reservoir::replay::detail {
@@ -116,7 +117,7 @@ class Runner {
   RunnerSink sink_;
   sim::CachingAllocator model_;
   // Live allocations only (checkpoints copy this): allocation id -> block.
-  std::unordered_map<std::uint32_t, sim::BlockHandle> handles_;
+  FlatMap<sim::BlockHandle> handles_;
   std::unordered_set<std::uint32_t> released_;  // freed early by a release edit
   std::vector<Item> items_;
   std::size_t next_item_ = 0;

@@ -45,7 +45,7 @@ void CachingAllocator::Impl::deleteBlock(BlockRef b) {
 void CachingAllocator::Impl::insertIntoBlocks(BlockRef b) {
   BlockPool& pool = pools[arena[b].pool];
   arena[b].gc_count_base = pool.get_free_blocks_call_count;
-  const bool inserted = pool.blocks.insert(sizeKey(b)).second;
+  const bool inserted = pool.blocks.insert(sizeKey(b));
   if (!inserted) fail("insert_into_blocks: block already in its free list");
 }
 
@@ -76,11 +76,12 @@ std::uint32_t CachingAllocator::Impl::getPool(ByteCount size, StreamId stream) c
   return size <= kSmallSize ? 1u : 0u;
 }
 
-std::set<SizeKey>::const_iterator CachingAllocator::Impl::findFreeBlock(const AllocParams& p) const {
-  const BlockPool& pool = pools[p.pool];
-  auto it = pool.blocks.lower_bound(SizeKey{p.stream, p.size, 0, kNil});
-  if (it == pool.blocks.end() || it->stream != p.stream) return pool.blocks.end();
-  if (arena[it->ref].expandable != kNil) {
+BlockRef CachingAllocator::Impl::findFreeBlock(const AllocParams& p) const {
+  const auto& blocks = pools[p.pool].blocks;
+  auto it = blocks.lowerBound(SizeKey{p.stream, p.size, 0, kNil});
+  const auto end = blocks.end();
+  if (it == end || blocks.at(it).stream != p.stream) return kNil;
+  if (arena[blocks.at(it).ref].expandable != kNil) {
     if (p.expandable_active) {
       // Among fitting expandable blocks, prefer the first whose size plus the unmapped
       // space after it is a local minimum (torch avoids growing the segment's tail).
@@ -88,31 +89,34 @@ std::set<SizeKey>::const_iterator CachingAllocator::Impl::findFreeBlock(const Al
         const Block& blk = arena[b];
         return blk.size + (blk.next != kNil && !arena[blk.next].mapped ? arena[blk.next].size : 0);
       };
-      auto next = std::next(it);
-      while (arena[it->ref].expandable != kNil && next != pool.blocks.end() && next->stream == p.stream &&
-             expandable_size(next->ref) < expandable_size(it->ref)) {
-        it = next++;
+      auto next = it;
+      blocks.next(next);
+      while (arena[blocks.at(it).ref].expandable != kNil && next != end && blocks.at(next).stream == p.stream &&
+             expandable_size(blocks.at(next).ref) < expandable_size(blocks.at(it).ref)) {
+        it = next;
+        blocks.next(next);
       }
     } else {
       do {
-        ++it;
-      } while (it != pool.blocks.end() && arena[it->ref].expandable != kNil && it->stream == p.stream);
-      if (it == pool.blocks.end() || it->stream != p.stream) return pool.blocks.end();
+        blocks.next(it);
+      } while (it != end && arena[blocks.at(it).ref].expandable != kNil && blocks.at(it).stream == p.stream);
+      if (it == end || blocks.at(it).stream != p.stream) return kNil;
     }
   }
+  const SizeKey& k = blocks.at(it);
   const ByteCount max_split = config.max_split_size;
-  if (p.size < max_split && it->size >= max_split) return pool.blocks.end();
-  if (p.size >= max_split && it->size >= p.size + config.max_non_split_rounding_size) return pool.blocks.end();
-  return it;
+  if (p.size < max_split && k.size >= max_split) return kNil;
+  if (p.size >= max_split && k.size >= p.size + config.max_non_split_rounding_size) return kNil;
+  return k.ref;
 }
 
 bool CachingAllocator::Impl::getFreeBlock(AllocParams& p) {
   BlockPool& pool = pools[p.pool];
   if (allowed_memory_maximum && config.garbage_collection_threshold > 0) ++pool.get_free_blocks_call_count;
-  const auto it = findFreeBlock(p);
-  if (it == pool.blocks.end()) return false;
-  p.block = it->ref;
-  pool.blocks.erase(it);
+  const BlockRef b = findFreeBlock(p);
+  if (b == kNil) return false;
+  p.block = b;
+  pool.blocks.erase(sizeKey(b));
   return true;
 }
 

@@ -120,10 +120,10 @@ std::vector<std::pair<Addr, ByteCount>> CachingAllocator::freeBlocksNear(ByteCou
   const ByteCount rounded = m.config.roundSize(size);
   const BlockPool& pool = m.pools[m.getPool(rounded, stream)];
   std::vector<std::pair<Addr, ByteCount>> out;
-  auto it = pool.blocks.lower_bound(SizeKey{stream, rounded, 0, kNil});
-  for (std::size_t back = 0; back < limit / 2 && it != pool.blocks.begin(); ++back) --it;
-  for (; it != pool.blocks.end() && out.size() < limit; ++it)
-    if (it->stream == stream) out.emplace_back(it->ptr, it->size);
+  auto it = pool.blocks.lowerBound(SizeKey{stream, rounded, 0, kNil});
+  for (std::size_t back = 0; back < limit / 2 && it != pool.blocks.begin(); ++back) pool.blocks.prev(it);
+  for (; it != pool.blocks.end() && out.size() < limit; pool.blocks.next(it))
+    if (pool.blocks.at(it).stream == stream) out.emplace_back(pool.blocks.at(it).ptr, pool.blocks.at(it).size);
   return out;
 }
 
@@ -134,7 +134,7 @@ bool CachingAllocator::wouldReuseCachedBlock(ByteCount orig_size, StreamId strea
   p.stream = stream;
   p.pool = m.getPool(p.size, stream);
   p.expandable_active = m.config.expandable_segments;
-  return m.findFreeBlock(p) != m.pools[p.pool].blocks.end();
+  return m.findFreeBlock(p) != kNil;
 }
 
 bool CachingAllocator::wouldCollectGarbage() const {
@@ -143,9 +143,11 @@ bool CachingAllocator::wouldCollectGarbage() const {
   const auto limit =
       static_cast<ByteCount>(m.config.garbage_collection_threshold * static_cast<double>(*m.allowed_memory_maximum));
   if (m.total_allocated_memory <= limit) return false;
-  for (const SizeKey& k : m.pools[0].blocks)
-    if (!m.arena[k.ref].isSplit() && m.arena[k.ref].expandable == kNil) return true;
-  return false;
+  bool any = false;
+  m.pools[0].blocks.forEach([&](const SizeKey& k) {
+    any = any || (!m.arena[k.ref].isSplit() && m.arena[k.ref].expandable == kNil);
+  });
+  return any;
 }
 
 void CachingAllocator::setCheckLevel(CheckLevel level) { impl_->check_level = level; }

@@ -35,18 +35,22 @@ struct Recount {
 std::string CachingAllocator::Impl::validate() const {
   // Every free-list key must match its block, and every free mapped block must be listed.
   std::size_t listed = 0;
+  std::string problem;
   for (std::uint32_t p = 0; p < pools.size(); ++p) {
-    for (const SizeKey& k : pools[p].blocks) {
+    pools[p].blocks.forEach([&](const SizeKey& k) {
       const Block& b = arena[k.ref];
-      if (!b.live || b.allocated || !b.mapped || b.pool != p || b.size != k.size || b.ptr != k.ptr || b.stream != k.stream)
-        return fmt::format("free list of pool {} holds a stale key for block at {:#x}", p, k.ptr);
+      if (problem.empty() &&
+          (!b.live || b.allocated || !b.mapped || b.pool != p || b.size != k.size || b.ptr != k.ptr || b.stream != k.stream))
+        problem = fmt::format("free list of pool {} holds a stale key for block at {:#x}", p, k.ptr);
       ++listed;
-    }
-    for (const AddrKey& k : pools[p].unmapped) {
+    });
+    pools[p].unmapped.forEach([&](const AddrKey& k) {
       const Block& b = arena[k.ref];
-      if (!b.live || b.mapped || b.ptr != k.ptr) return fmt::format("unmapped list holds a stale key at {:#x}", k.ptr);
-    }
+      if (problem.empty() && (!b.live || b.mapped || b.ptr != k.ptr))
+        problem = fmt::format("unmapped list holds a stale key at {:#x}", k.ptr);
+    });
   }
+  if (!problem.empty()) return problem;
   Recount rc;
   std::size_t free_mapped = 0;
   for (BlockRef r = 0; r < arena.size(); ++r) {

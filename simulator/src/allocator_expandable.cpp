@@ -25,9 +25,9 @@ BlockRef CachingAllocator::Impl::findExpandableBlock(StreamId stream, std::uint3
     return bytes >= size;
   };
   BlockPool& bp = pools[pool];
-  for (auto it = bp.unmapped.lower_bound(AddrKey{stream, 0, kNil}); it != bp.unmapped.end() && it->stream == stream;
-       ++it) {
-    BlockRef c = it->ref;
+  for (auto it = bp.unmapped.lowerBound(AddrKey{stream, 0, kNil});
+       it != bp.unmapped.end() && bp.unmapped.at(it).stream == stream; bp.unmapped.next(it)) {
+    BlockRef c = bp.unmapped.at(it).ref;
     if (allocatable(arena[c].prev)) c = arena[c].prev;
     if (has_space(c)) return c;
   }

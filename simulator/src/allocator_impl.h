@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ordered_set.h"
 #include "reservoir/simulator/allocator.h"
 
 namespace reservoir::sim {
@@ -63,8 +64,8 @@ struct AddrKey {
 struct BlockPool {
   bool is_small = false;
   std::uint32_t owner = kNil;  // private pool index, kNil for the default pools
-  std::set<SizeKey> blocks;
-  std::set<AddrKey> unmapped;
+  OrderedSet<SizeKey> blocks;
+  OrderedSet<AddrKey> unmapped;
   std::int64_t get_free_blocks_call_count = 0;
 };
 
@@ -154,7 +155,8 @@ struct CachingAllocator::Impl {
   MallocResult malloc(ByteCount orig_size, StreamId stream, std::uint64_t tag);
   std::uint32_t getPool(ByteCount size, StreamId stream) const;
   bool getFreeBlock(AllocParams& p);
-  std::set<SizeKey>::const_iterator findFreeBlock(const AllocParams& p) const;
+  // The block get_free_block would take (kNil if none), without taking it.
+  BlockRef findFreeBlock(const AllocParams& p) const;
   bool allocBlock(AllocParams& p, bool is_retry);
   bool tryMempoolFallback(AllocParams& p);
   bool shouldSplit(BlockRef block, ByteCount size, bool expandable_active) const;

@@ -18,28 +18,31 @@ void CachingAllocator::Impl::garbageCollectCachedBlocks() {
   };
   std::size_t total_age = 0;
   int freeable = 0;
-  for (const SizeKey& k : large.blocks) {
+  large.blocks.forEach([&](const SizeKey& k) {
     if (!arena[k.ref].isSplit()) {
       total_age += age(k.ref);
       ++freeable;
     }
-  }
+  });
   if (freeable == 0) return;
   bool block_freed = true;
+  std::vector<BlockRef> doomed;
   while (reclaimed < target && block_freed && freeable > 0) {
     const double age_threshold = static_cast<double>(total_age) / freeable;
     block_freed = false;
-    auto it = large.blocks.begin();
-    while (it != large.blocks.end()) {
-      const BlockRef b = it->ref;
-      ++it;
-      if (!arena[b].isSplit() && arena[b].expandable == kNil && static_cast<double>(age(b)) >= age_threshold) {
-        block_freed = true;
-        reclaimed += arena[b].size;
-        total_age -= age(b);
-        --freeable;
-        releaseBlock(b);
-      }
+    // A round does not stop at the target; releasing does not change the others' ages, so
+    // collecting first and releasing in order is the same as releasing while walking.
+    doomed.clear();
+    large.blocks.forEach([&](const SizeKey& k) {
+      if (!arena[k.ref].isSplit() && arena[k.ref].expandable == kNil && static_cast<double>(age(k.ref)) >= age_threshold)
+        doomed.push_back(k.ref);
+    });
+    for (BlockRef b : doomed) {
+      block_freed = true;
+      reclaimed += arena[b].size;
+      total_age -= age(b);
+      --freeable;
+      releaseBlock(b);
     }
   }
 }
@@ -47,28 +50,32 @@ void CachingAllocator::Impl::garbageCollectCachedBlocks() {
 bool CachingAllocator::Impl::releaseAvailableCachedBlocks(const AllocParams& p) {
   if (!config.maxSplitSet()) return false;
   BlockPool& pool = pools[p.pool];
+  const auto& blocks = pool.blocks;
   const ByteCount key_size = std::max(p.size, config.max_split_size);
-  auto it = pool.blocks.lower_bound(SizeKey{p.stream, key_size, 0, kNil});
-  if (it == pool.blocks.end() || it->stream != p.stream || arena[it->ref].expandable != kNil) {
-    // No single block is large enough: free oversize blocks, largest first.
-    if (it == pool.blocks.begin()) return false;
-    ByteCount released = 0;
-    --it;
-    while (released < key_size && it->size >= config.max_split_size && it->stream == p.stream) {
-      const auto cur = it;
-      const bool is_first = cur == pool.blocks.begin();
-      if (!is_first) --it;
-      const BlockRef b = cur->ref;
-      if (arena[b].expandable == kNil) {
-        released += arena[b].size;
-        releaseBlock(b);
-      }
-      if (is_first) break;
-    }
-    return released >= key_size;
+  auto it = blocks.lowerBound(SizeKey{p.stream, key_size, 0, kNil});
+  if (it != blocks.end() && blocks.at(it).stream == p.stream && arena[blocks.at(it).ref].expandable == kNil) {
+    releaseBlock(blocks.at(it).ref);
+    return true;
   }
-  releaseBlock(it->ref);
-  return true;
+  // No single block is large enough: free oversize blocks, largest first. The walk only reads
+  // sizes, so the blocks are collected first and released in the same order.
+  if (it == blocks.begin()) return false;
+  ByteCount released = 0;
+  std::vector<BlockRef> doomed;
+  blocks.prev(it);
+  while (released < key_size && blocks.at(it).size >= config.max_split_size && blocks.at(it).stream == p.stream) {
+    const auto cur = it;
+    const bool is_first = cur == blocks.begin();
+    if (!is_first) blocks.prev(it);
+    const BlockRef b = blocks.at(cur).ref;
+    if (arena[b].expandable == kNil) {
+      released += arena[b].size;
+      doomed.push_back(b);
+    }
+    if (is_first) break;
+  }
+  for (BlockRef b : doomed) releaseBlock(b);
+  return released >= key_size;
 }
 
 bool CachingAllocator::Impl::releaseCachedBlocks(PoolId pool_id) {
@@ -101,18 +108,12 @@ bool CachingAllocator::Impl::releaseCachedBlocks(PoolId pool_id) {
 }
 
 void CachingAllocator::Impl::releaseBlocks(std::uint32_t pool) {
-  std::vector<BlockRef> to_unmap;
-  BlockPool& bp = pools[pool];
-  auto it = bp.blocks.begin();
-  while (it != bp.blocks.end()) {
-    const BlockRef b = it->ref;
-    ++it;
-    if (arena[b].expandable != kNil) {
-      to_unmap.push_back(b);
-    } else if (!arena[b].isSplit()) {
-      releaseBlock(b);
-    }
-  }
+  std::vector<BlockRef> to_release, to_unmap;
+  pools[pool].blocks.forEach([&](const SizeKey& k) {
+    if (arena[k.ref].expandable != kNil) to_unmap.push_back(k.ref);
+    else if (!arena[k.ref].isSplit()) to_release.push_back(k.ref);
+  });
+  for (BlockRef b : to_release) releaseBlock(b);
   for (BlockRef b : to_unmap) {
     unmapBlock(b);
     if (!arena[b].isSplit()) releaseExpandableSegment(b);

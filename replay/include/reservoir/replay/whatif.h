@@ -141,6 +141,10 @@ struct PreparedTrace {
   double fraction = 1.0;
   std::optional<sim::ByteCount> derived_capacity;  // usable bytes, from recorded ooms (device_free + reserved)
   std::int64_t recorded_peak_reserved = 0;
+  // For the what-if device models, computed once: the recording's cudaMalloc addresses by
+  // size (in order) and, per allocation tag, the op at which its deferred free completed.
+  std::map<sim::ByteCount, std::vector<sim::Addr>> recorded_segments_by_size;
+  std::vector<std::uint32_t> completes_at_by_tag;
 };
 
 Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size_t device_index,
