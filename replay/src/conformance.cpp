@@ -170,7 +170,11 @@ class Driver {
   std::vector<sim::BlockHandle> handles_;  // by AllocationId
   std::vector<PrivateRange> private_ranges_;
   std::optional<sim::ByteCount> capacity_;
-  std::string current_request_;
+  // The request being replayed, described only when a divergence needs it.
+  enum class Request : std::uint8_t { kNone, kFree, kMalloc, kEmptyCacheAlone, kEmptyCacheFirst };
+  Request current_request_ = Request::kNone;
+  std::size_t current_event_ = 0;
+  [[nodiscard]] std::string describeRequest() const;
   StackId current_stack_;
   // Program recording (options.program): the ops replayed so far.
   std::vector<std::uint32_t> free_op_;  // by AllocationId: the op that freed it
@@ -309,7 +313,8 @@ void Driver::step() {
 
 void Driver::doFree(std::size_t i) {
   const AllocationId id = req_.event_allocation[i];
-  current_request_ = fmt::format("free of the block at {:#x}", trace_.events[i].addr);
+  current_request_ = Request::kFree;
+  current_event_ = i;
   current_stack_ = trace_.events[i].stack;
   if (!id.valid() || !handles_[id.value()].valid()) {
     recordDivergence("the recording frees a block the model does not hold");
@@ -368,7 +373,7 @@ void Driver::doGroup() {
   const bool malloc_follows = k < n && (trace_.events[k].action == Action::kAlloc || trace_.events[k].action == Action::kOom);
   const std::size_t first = oracle_.pos;
   if (!malloc_follows) {
-    current_request_ = "empty_cache (inferred: cache released outside any allocation)";
+    current_request_ = Request::kEmptyCacheAlone;
     current_stack_ = StackId(0);
     model_.emptyCache();
     ++report_.empty_cache_calls;
@@ -378,7 +383,7 @@ void Driver::doGroup() {
   if (releases) {
     model_.processEvents();  // the completions the recording shows first
     if (emptyCacheFirst(trace_.events[k])) {
-      current_request_ = "empty_cache (inferred: releases before an allocation that did not need them)";
+      current_request_ = Request::kEmptyCacheFirst;
       model_.emptyCache();
       ++report_.empty_cache_calls;
       if (oracle_.failed) return;
@@ -412,7 +417,8 @@ std::optional<traces::PoolId> Driver::routeOf(const TraceEvent& t, std::size_t k
 void Driver::doMalloc(std::size_t k, std::size_t first) {
   const TraceEvent& t = trace_.events[k];
   const AllocationId id = req_.event_allocation[k];
-  current_request_ = fmt::format("malloc({} bytes) on stream {}", t.size, t.stream);
+  current_request_ = Request::kMalloc;
+  current_event_ = k;
   current_stack_ = t.stack;
   const auto route = routeOf(t, k);
   if (route) model_.beginAllocateToPool(sim::PoolRouting{*route, std::nullopt});
@@ -432,6 +438,18 @@ void Driver::doMalloc(std::size_t k, std::size_t first) {
   pushOp(op, first, oracle_.pos);
 }
 
+std::string Driver::describeRequest() const {
+  const TraceEvent& e = trace_.events[std::min(current_event_, trace_.events.size() - 1)];
+  switch (current_request_) {
+    case Request::kFree: return fmt::format("free of the block at {:#x}", e.addr);
+    case Request::kMalloc: return fmt::format("malloc({} bytes) on stream {}", e.size, e.stream);
+    case Request::kEmptyCacheAlone: return "empty_cache (inferred: cache released outside any allocation)";
+    case Request::kEmptyCacheFirst: return "empty_cache (inferred: releases before an allocation that did not need them)";
+    case Request::kNone: break;
+  }
+  return "(start of the trace)";
+}
+
 void Driver::recordDivergence(const std::string& reason) {
   if (report_.first_divergence) return;
   Divergence d;
@@ -439,7 +457,7 @@ void Driver::recordDivergence(const std::string& reason) {
   d.expected = oracle_.failed ? oracle_.fail_expected
                               : (oracle_.pos < trace_.events.size() ? describeEvent(trace_.events[oracle_.pos]) : "");
   d.simulated = oracle_.failed ? oracle_.fail_simulated : "(nothing)";
-  d.request = current_request_;
+  d.request = describeRequest();
   d.stack = describeStack(snap_, current_stack_);
   d.reason = reason.empty() ? "the model's event differs from the recorded one" : reason;
   if (d.event_index < trace_.events.size()) {
