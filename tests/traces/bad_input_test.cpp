@@ -23,6 +23,8 @@ struct BadCase {
   ReadLimits limits;
 };
 
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.file; }
+
 std::filesystem::path badDir() { return test::testDataDir() / "bad"; }
 
 ReadLimits limitsFrom(const nlohmann::json& j) {

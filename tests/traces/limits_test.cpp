@@ -15,10 +15,8 @@ namespace {
 constexpr std::size_t kDepth = 1'000'000;
 
 std::vector<std::uint8_t> pickleOf(const std::string& body) {
-  std::vector<std::uint8_t> bytes = {0x80, 0x04};
-  bytes.insert(bytes.end(), body.begin(), body.end());
-  bytes.push_back('.');
-  return bytes;
+  const std::string text = "\x80\x04" + body + ".";  // PROTO 4, body, STOP
+  return std::vector<std::uint8_t>(text.begin(), text.end());
 }
 
 long peakRssMiB() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@ struct TraceFile {
   std::string label;  // path relative to its folder, e.g. "synth/default-s1.pickle"
   std::filesystem::path path;
 };
+// For gtest's messages about a parameterised test.
+inline void PrintTo(const TraceFile& file, std::ostream* os) { *os << file.label; }
 
 // The entries of ../shared/traces/MANIFEST.json, in its order; empty when the folder is absent.
 std::vector<TraceFile> sharedTraceFiles();

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ Snapshot smallSnapshot() {
   const StackId stack = interner.stack(frames);
   DeviceTrace d;
   TraceEvent plain = makeEvent(Action::kSegmentAlloc, 1u << 21, 2u << 20);
+  plain.time_us = std::numeric_limits<std::int64_t>::min();  // LONG1 of 8 bytes
   TraceEvent full = makeEvent(Action::kAlloc, 1u << 21, 512);
   full.stream = (1ull << 63) + 5;  // beyond int64
   full.time_us = -3;
@@ -47,6 +49,7 @@ Snapshot smallSnapshot() {
   full.compile_context = s.strings.intern("N/A");
   full.user_metadata = s.strings.intern("");
   TraceEvent oom = makeEvent(Action::kOom, 123456789012ull, 1ull << 40);
+  oom.time_us = -(1ll << 40) - 5;  // a negative LONG1 of 6 bytes
   oom.stack = empty;
   oom.has_frames = true;
   d.events = {plain, full, oom};
@@ -78,6 +81,8 @@ Expected<Json> pythonView(const Snapshot& snap, const WriteOptions& options = {}
   const auto path = (dir / "snap.pickle").string();
   if (Status st = writeSnapshotFile(snap, path, options); !st.ok()) return st;
   std::string out;
+  if (test::runPickleTool({"check-ops", path, std::to_string(options.protocol)}, &out) != 0)
+    return Status::error("opcodes differ from Python's: " + out);
   const int rc = test::runPickleTool({"json", path}, &out);
   std::filesystem::remove_all(dir);
   if (rc != 0) return Status::error("pickle_tool.py json failed: " + out);
@@ -116,6 +121,8 @@ TEST(Writer, PythonReadsTheValues) {
     SCOPED_TRACE(protocol);
     auto j = pythonView(smallSnapshot(), {protocol, Compression::kNone, 0});
     ASSERT_TRUE(j.ok()) << j.message();
+    EXPECT_EQ((*j)["device_traces"][0][0]["time_us"].get<std::int64_t>(), std::numeric_limits<std::int64_t>::min());
+    EXPECT_EQ((*j)["device_traces"][0][2]["time_us"].get<std::int64_t>(), -(1ll << 40) - 5);
     const Json& full = (*j)["device_traces"][0][1];
     EXPECT_EQ(full["stream"].get<std::uint64_t>(), (1ull << 63) + 5);
     EXPECT_EQ(full["time_us"].get<std::int64_t>(), -3);

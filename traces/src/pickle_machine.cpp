@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <new>
+
+#include <sys/mman.h>
 
 #include "pickle_opcodes.h"
 
@@ -14,11 +17,21 @@ namespace {
 
 constexpr std::size_t kBufferSize = 1u << 20;
 constexpr std::size_t kFastWindow = 16;
+// Bytes kept buffered ahead (but near the end): the event lane decodes a whole entry from them.
+constexpr std::size_t kRefillWindow = 4096;
 
 std::uint64_t loadLE(const std::uint8_t* p, std::size_t n) {
   std::uint64_t v = 0;
   for (std::size_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
   return v;
+}
+
+void adviseHugePages(const void* data, std::size_t bytes) {
+  constexpr std::uintptr_t kHuge = 2u << 20;
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t last = (begin + bytes) & ~(kHuge - 1);
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // a hint only
 }
 
 }  // namespace
@@ -179,7 +192,11 @@ Status PickleMachine::memoGet(std::uint64_t index) {
     return fail(fmt::format("memo reference {} points to a trace entry, segment or annotation that is shared; "
                             "a snapshot never shares them",
                             index));
-  if (v.tag == VTag::kContainer && !pool_.get(v)) return fail(fmt::format("memo reference {} is stale", index));
+  if (v.tag == VTag::kContainer) {
+    Container* c = pool_.get(v);
+    if (!c) return fail(fmt::format("memo reference {} is stale", index));
+    ++c->extra_refs;
+  }
   return push(v);
 }
 
@@ -378,6 +395,7 @@ Status PickleMachine::step(std::uint8_t op) {
       return {};
     case kDup:
       if (stack_.empty()) return fail("DUP on an empty stack");
+      if (Container* c = pool_.get(stack_.back())) ++c->extra_refs;
       return push(Value(stack_.back()));
     case kFrame:
       if (!fill(8)) return truncated(op, 8);
@@ -418,9 +436,11 @@ Expected<Snapshot> PickleMachine::run() {
     return fail(fmt::format("unsupported pickle protocol {} (this reader knows 2-5)", buf_[1]));
   const StringId frames_key = assembler_.framesKey();
   for (;;) {
-    if (end_ - pos_ < kFastWindow) {
-      if (Status st = checkCancel(); !st.ok()) return st;
-      fill(kFastWindow);
+    if (end_ - pos_ < kRefillWindow) {
+      if (!eof_) {
+        if (Status st = checkCancel(); !st.ok()) return st;
+        fill(kRefillWindow);
+      }
       if (pos_ >= end_) {
         op_offset_ = offset();
         if (!read_error_.empty()) return fail(read_error_);
@@ -439,8 +459,9 @@ Expected<Snapshot> PickleMachine::run() {
           const std::uint64_t idx = op == kBinGet ? p[1] : loadLE(p + 1, 4);
           if (idx < memo_.size()) {
             const Value v = memo_[idx];
-            if (v.tag == VTag::kStr || (v.tag == VTag::kContainer && pool_.get(v)) || v.tag == VTag::kStack ||
-                v.tag == VTag::kFrame) {
+            Container* c = v.tag == VTag::kContainer ? pool_.get(v) : nullptr;
+            if (c) ++c->extra_refs;
+            if (v.tag == VTag::kStr || c || v.tag == VTag::kStack || v.tag == VTag::kFrame) {
               stack_.push_back(v);
               pos_ += op == kBinGet ? 2 : 5;
               continue;
@@ -513,6 +534,14 @@ Expected<Snapshot> PickleMachine::run() {
           }
           break;
         case kEmptyDict:
+          if (lane_list_.tag == VTag::kContainer && !marks_.empty() && marks_.back() == stack_.size() &&
+              marks_.back() > 0) {
+            const Value& under = stack_[marks_.back() - 1];
+            if (under.bits == lane_list_.bits && under.aux == lane_list_.aux && under.tag == VTag::kContainer &&
+                eventLane())
+              continue;
+          }
+          [[fallthrough]];
         case kEmptyList:
           if (pool_.live() < options_.limits.max_stack_values) {
             stack_.push_back(pool_.ref(pool_.create(op == kEmptyDict ? CKind::kDict : CKind::kList)));
@@ -611,10 +640,66 @@ bool PickleMachine::fastSetItems(StringId frames_key) {
       if (conv->converted) applyConversion(v, *conv, &v);
     }
   }
+  if (directEvent(from, *dict)) return true;
   dict->items.insert(dict->items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
   stack_.resize(from);
   marks_.pop_back();
   return true;
+}
+
+// A fresh trace entry that is the only pending item of a list being filled (the shape of
+// every entry of device_traces): converted straight from the stack into the list's events,
+// without staging its items. Returns false (touching nothing) otherwise.
+bool PickleMachine::directEvent(std::size_t from, Container& dict) {
+  if (!dict.items.empty() || dict.extra_refs != 0 || marks_.size() < 2 || from == stack_.size()) return false;
+  const std::size_t list_mark = marks_[marks_.size() - 2];
+  if (list_mark == 0 || list_mark + 1 != from) return false;
+  const Value& k0 = stack_[from];
+  if (k0.tag != VTag::kStr || k0.strId() != assembler_.actionKey()) return false;
+  Container* list = pool_.get(stack_[list_mark - 1]);
+  if (!list || list->kind != CKind::kList || !list->items.empty()) return false;
+  if (list->events.size() >= options_.limits.max_container_items) return false;
+  if (list->events.capacity() == 0) reserveForEvents(*list);
+  if (!assembler_.convertEventFast(*list, std::span<const Value>(stack_.data() + from, stack_.size() - from)))
+    return false;
+  const Value self = stack_[from - 1];
+  lane_list_ = stack_[list_mark - 1];
+  for (std::uint32_t slot : dict.memo_slots) memo_[slot] = Value::consumed();
+  pool_.release(self.handle(), Value::consumed());
+  stack_.resize(from - 1);
+  marks_.pop_back();
+  return true;
+}
+
+// Makes room for the trace entries still to come, in the list and in the memo (each entry
+// memoizes a few objects). Large reservations ask for transparent huge pages: far fewer
+// page faults while they fill.
+void PickleMachine::reserveForEvents(Container& list) {
+  const std::size_t hint = eventCapacityHint();
+  try {
+    list.events.reserve(hint);
+    adviseHugePages(list.events.data(), list.events.capacity() * sizeof(TraceEvent));
+    if (memo_.capacity() < memo_.size() + 3 * hint) {
+      memo_.reserve(memo_.size() + 3 * hint);
+      adviseHugePages(memo_.data(), memo_.capacity() * sizeof(Value));
+    }
+  } catch (const std::bad_alloc&) {
+    // Only a hint: the vectors grow as usual.
+  }
+}
+
+// How many trace entries the rest of the input could hold: an entry takes at least ~20
+// bytes. Reserving that much address space up front costs no memory until it is touched
+// and saves the copies and page faults of growing the list by doubling.
+std::size_t PickleMachine::eventCapacityHint() const {
+  const std::uint64_t decoded = base_ + end_;
+  const std::uint64_t stored = source_.storedConsumed();
+  if (stored == 0 || stored_size_ < stored) return 0;
+  const double ratio = static_cast<double>(decoded) / static_cast<double>(stored);
+  const double remaining = static_cast<double>(stored_size_ - stored) * ratio + static_cast<double>(end_ - pos_);
+  const double hint = remaining / 20.0;
+  return static_cast<std::size_t>(std::min(hint, static_cast<double>(std::min<std::uint64_t>(
+                                                     options_.limits.max_container_items, 1ull << 24))));
 }
 
 }  // namespace reservoir::traces::detail

@@ -3,8 +3,10 @@
 // bounded by ReadLimits, and it executes nothing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "byte_source.h"
@@ -13,6 +15,8 @@
 #include "snapshot_assembler.h"
 
 namespace reservoir::traces::detail {
+
+class LaneCursor;
 
 class PickleMachine {
  public:
@@ -49,6 +53,14 @@ class PickleMachine {
   Status checkCancel();
   bool fastSetItems(StringId frames_key);
   bool fastAppends();
+  bool directEvent(std::size_t from, Container& dict);
+  // The event lane (pickle_event_lane.cpp).
+  bool eventLane();
+  bool laneValue(LaneCursor& c, Value* out);
+  bool laneFrameList(LaneCursor& c, Value* out);
+  bool laneMemoize(LaneCursor& c, const Value& v);
+  [[nodiscard]] std::size_t eventCapacityHint() const;
+  void reserveForEvents(Container& list);
 
   ByteSource& source_;
   std::uint64_t stored_size_;
@@ -70,6 +82,11 @@ class PickleMachine {
   std::vector<Value> memo_;
   ContainerPool pool_;
   SnapshotAssembler assembler_;
+  Value lane_list_ = Value::none();  // the list the last directly converted entry went into
+  std::array<Value, 48> lane_pairs_{};
+  std::array<FrameId, 512> lane_frames_{};
+  StringId lane_last_str_;             // the last string the lane interned, and its stored text
+  std::string_view lane_last_view_;
 };
 
 }  // namespace reservoir::traces::detail

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "reservoir/traces/snapshot.h"
@@ -77,6 +78,9 @@ struct Container {
   std::uint32_t segment_items = 0;
   std::uint32_t annotation_items = 0;
   std::uint64_t unknown_items = 0;        // anything else inserted
+  // References handed out besides the one the container was created with (BINGET, DUP):
+  // only a container with extra references can be referred to after it is converted.
+  std::uint32_t extra_refs = 0;
 };
 
 // Container slots are recycled; a handle whose generation no longer matches is stale.
@@ -90,7 +94,6 @@ class ContainerPool {
     } else {
       h = static_cast<std::uint32_t>(slots_.size());
       slots_.emplace_back();
-      forward_.emplace_back();
     }
     Container& c = slots_[h];
     c.kind = kind;
@@ -101,7 +104,8 @@ class ContainerPool {
   // Releases a converted container; references still held elsewhere resolve to `replacement`.
   void release(std::uint32_t h, const Value& replacement) {
     Container& c = slots_[h];
-    forward_[h].push_back(pack(replacement));
+    if (c.extra_refs > 0) forward_[(static_cast<std::uint64_t>(h) << 32) | c.gen] = replacement;
+    c.extra_refs = 0;
     c.live = false;
     ++c.gen;
     c.memo_slots.clear();
@@ -125,27 +129,15 @@ class ContainerPool {
     if (v.tag != VTag::kContainer || v.handle() >= slots_.size()) return v;
     const Container& c = slots_[v.handle()];
     if (c.live && c.gen == v.aux) return v;
-    const auto& fw = forward_[v.handle()];
-    return v.aux < fw.size() ? unpack(fw[v.aux]) : v;
+    const auto it = forward_.find((static_cast<std::uint64_t>(v.handle()) << 32) | v.aux);
+    return it == forward_.end() ? v : it->second;
   }
   [[nodiscard]] std::size_t live() const { return live_; }
 
  private:
-  static std::uint32_t pack(const Value& v) {
-    const std::uint32_t kind = v.tag == VTag::kFrame ? 1u : v.tag == VTag::kStack ? 2u : 0u;
-    return (kind << 30) | (static_cast<std::uint32_t>(v.bits) & 0x3fffffffu);
-  }
-  static Value unpack(std::uint32_t p) {
-    const std::uint32_t id = p & 0x3fffffffu;
-    switch (p >> 30) {
-      case 1: return Value::frame(FrameId(id));
-      case 2: return Value::stack(StackId(id));
-      default: return Value::consumed();
-    }
-  }
-
   std::vector<Container> slots_;
-  std::vector<std::vector<std::uint32_t>> forward_;  // per slot, per generation: packed replacement
+  // Replacements of converted containers that may still be referred to, by (slot, generation).
+  std::unordered_map<std::uint64_t, Value> forward_;
   std::vector<std::uint32_t> free_;
   std::size_t live_ = 0;
 };

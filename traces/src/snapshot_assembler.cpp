@@ -24,6 +24,40 @@ struct SnapshotAssembler::Keys {
       const auto a = static_cast<Action>(i);
       if (a != Action::kUnknown) action_names[i] = t.intern(actionName(a));
     }
+    // The keys and action names are the table's first strings: direct lookup by id.
+    const std::pair<StringId, EventField> fields[] = {
+        {action, EventField::kAction},     {addr, EventField::kAddr},       {device_free, EventField::kAddr},
+        {size, EventField::kSize},         {stream, EventField::kStream},   {time_us, EventField::kTime},
+        {frames, EventField::kFrames},     {compile_context, EventField::kCompileContext},
+        {user_metadata, EventField::kUserMetadata}};
+    for (const auto& [id, field] : fields)
+      if (id.value() < kDirect) event_field[id.value()] = field;
+    action_by_id.fill(Action::kUnknown);
+    for (std::size_t i = 0; i < kActionCount; ++i)
+      if (action_names[i].valid() && action_names[i].value() < kDirect)
+        action_by_id[action_names[i].value()] = static_cast<Action>(i);
+  }
+  enum class EventField : std::uint8_t {
+    kUnknown, kAction, kAddr, kSize, kStream, kTime, kFrames, kCompileContext, kUserMetadata
+  };
+  static constexpr std::size_t kDirect = 128;
+  std::array<EventField, kDirect> event_field{};
+  std::array<Action, kDirect> action_by_id{};
+
+  [[nodiscard]] EventField fieldOf(StringId id) const {
+    if (id.value() < kDirect) return event_field[id.value()];
+    if (id == action) return EventField::kAction;  // only if the keys were not interned first
+    if (id == addr || id == device_free) return EventField::kAddr;
+    if (id == size) return EventField::kSize;
+    if (id == stream) return EventField::kStream;
+    if (id == time_us) return EventField::kTime;
+    if (id == frames) return EventField::kFrames;
+    if (id == compile_context) return EventField::kCompileContext;
+    if (id == user_metadata) return EventField::kUserMetadata;
+    return EventField::kUnknown;
+  }
+  [[nodiscard]] Action fastActionOf(StringId id) const {
+    return id.value() < kDirect ? action_by_id[id.value()] : actionOf(id);
   }
   StringId action, addr, size, stream, time_us, frames, compile_context, user_metadata, device_free;
   StringId filename, line, name;
@@ -62,6 +96,7 @@ SnapshotAssembler::SnapshotAssembler(ContainerPool& pool)
 
 SnapshotAssembler::~SnapshotAssembler() = default;
 
+StringId SnapshotAssembler::actionKey() const { return keys_->action; }
 StringId SnapshotAssembler::framesKey() const { return keys_->frames; }
 
 std::string SnapshotAssembler::typeName(const Value& v) {
@@ -148,46 +183,69 @@ bool SnapshotAssembler::looksLikeEvent(const Container& dict) const {
 }
 
 bool SnapshotAssembler::convertEventFast(Container& list, const Container& dict) {
+  return convertEventFast(list, std::span<const Value>(dict.items.data(), dict.items.size() & ~std::size_t{1}));
+}
+
+// Converts key/value pairs into a trace event. Validates everything before it records
+// anything (anomalies included), so a `false` leaves no trace and the general path can run.
+bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value> items) {
+  using F = Keys::EventField;
   const Keys& k = *keys_;
   TraceEvent ev;
   ev.stack = StackId(0);
   bool has_addr = false, has_size = false;
-  const Value* it = dict.items.data();
-  const Value* end = it + (dict.items.size() & ~std::size_t{1});
-  for (; it != end; it += 2) {
-    const Value& key = it[0];
-    const Value& v = it[1];
+  std::uint32_t unknown_key_count = 0;
+  for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
+    const Value& key = items[i];
+    const Value& v = items[i + 1];
     if (key.tag != VTag::kStr) return false;
-    const StringId id = key.strId();
-    if (id == k.action) {
-      if (!v.isStr()) return false;
-      ev.action = k.actionOf(v.strId());
-      if (ev.action == Action::kUnknown) snap_.anomalies.add(Anomaly::unknown_action, text(v.strId()));
-    } else if (id == k.addr || id == k.device_free) {
-      if (!v.isInt()) return false;
-      ev.addr = v.asUInt();
-      has_addr = true;
-    } else if (id == k.size) {
-      if (!v.isInt()) return false;
-      ev.size = v.asUInt();
-      has_size = true;
-    } else if (id == k.stream) {
-      if (!v.isInt()) return false;
-      ev.stream = v.asUInt();
-    } else if (id == k.time_us) {
-      if (!v.isInt()) return false;
-      ev.time_us = v.asInt();
-    } else if (id == k.frames) {
-      if (v.tag != VTag::kStack) return false;
-      ev.stack = StackId(static_cast<std::uint32_t>(v.bits));
-      ev.has_frames = true;
-    } else if (id == k.compile_context) {
-      if (v.isStr()) ev.compile_context = v.strId();
-    } else if (id == k.user_metadata) {
-      if (v.isStr()) ev.user_metadata = v.strId();
-    } else {
-      noteUnknownKey(Anomaly::unknown_event_key, id);
+    switch (k.fieldOf(key.strId())) {
+      case F::kAction:
+        if (!v.isStr()) return false;
+        ev.action = k.fastActionOf(v.strId());
+        break;
+      case F::kAddr:
+        if (!v.isInt()) return false;
+        ev.addr = v.asUInt();
+        has_addr = true;
+        break;
+      case F::kSize:
+        if (!v.isInt()) return false;
+        ev.size = v.asUInt();
+        has_size = true;
+        break;
+      case F::kStream:
+        if (!v.isInt()) return false;
+        ev.stream = v.asUInt();
+        break;
+      case F::kTime:
+        if (!v.isInt()) return false;
+        ev.time_us = v.asInt();
+        break;
+      case F::kFrames:
+        if (v.tag != VTag::kStack) return false;
+        ev.stack = StackId(static_cast<std::uint32_t>(v.bits));
+        ev.has_frames = true;
+        break;
+      case F::kCompileContext:
+        if (v.isStr()) ev.compile_context = v.strId();
+        break;
+      case F::kUserMetadata:
+        if (v.isStr()) ev.user_metadata = v.strId();
+        break;
+      case F::kUnknown:
+        ++unknown_key_count;
+        break;
     }
+  }
+  // Valid: now record what was odd about it.
+  if (ev.action == Action::kUnknown) {
+    for (std::size_t i = 0; i + 1 < items.size(); i += 2)
+      if (items[i].strId() == k.action) snap_.anomalies.add(Anomaly::unknown_action, text(items[i + 1].strId()));
+  }
+  if (unknown_key_count > 0) {
+    for (std::size_t i = 0; i + 1 < items.size(); i += 2)
+      if (k.fieldOf(items[i].strId()) == F::kUnknown) noteUnknownKey(Anomaly::unknown_event_key, items[i].strId());
   }
   if (!has_size || (!has_addr && ev.action != Action::kSnapshot))
     snap_.anomalies.add(Anomaly::event_missing_field, actionName(ev.action));

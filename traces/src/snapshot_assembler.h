@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -33,6 +34,8 @@ class SnapshotAssembler {
   StringId intern(std::string_view text) { return snap_.strings.intern(text); }
   [[nodiscard]] std::string_view text(StringId id) const { return snap_.strings.view(id); }
   [[nodiscard]] StringId framesKey() const;
+  [[nodiscard]] StringId actionKey() const;
+  StackId stackOf(std::span<const FrameId> frames) { return interner_.stack(frames); }
 
   // `item` is being inserted into `list`. May convert it (the caller then releases it).
   Expected<Conversion> onListInsert(Container& list, const Value& item);
@@ -45,6 +48,7 @@ class SnapshotAssembler {
   // `list` (false: malformed, the general path will report why).
   [[nodiscard]] bool looksLikeEvent(const Container& dict) const;
   bool convertEventFast(Container& list, const Container& dict);
+  bool convertEventFast(Container& list, std::span<const Value> items);
 
   // Short description of a value's type for error messages ("str", "list", ...).
   std::string typeName(const Value& v);

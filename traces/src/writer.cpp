@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 #include "writer_pickler.h"
@@ -256,11 +258,10 @@ Status writeSnapshotFile(const Snapshot& snapshot, const std::string& path, cons
   Status st = writeTo(snapshot, sink->get(), options);
   sink->reset();  // closes the file if writeTo stopped early
   if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0)
-    st = Status::error(fmt::format("{}: cannot rename {} into place", path, tmp));
+    st = Status::error(fmt::format("{}: cannot rename {} into place: {}", path, tmp, std::strerror(errno)));
   if (!st.ok()) {
     std::remove(tmp.c_str());
-    if (st.message().rfind(path, 0) != 0 && st.message().rfind(tmp, 0) != 0)
-      return Status::error(path + ": " + st.message());
+    if (st.message().rfind(path, 0) != 0) return Status::error(path + ": " + st.message());  // name the file
   }
   return st;
 }

@@ -146,9 +146,12 @@ def memo_cases():
     case("memoize_empty_stack.pickle", P4 + b"\x94.", 2, "memo store with an empty stack")
     # The same trace-entry dict listed twice (a memo reference): a snapshot never shares one.
     # Padding after it keeps the reader on its fast path, where this once dereferenced null.
+    # The entry is converted as soon as it is complete, so the reference to it is refused.
     ev = event()
     data = pickle.dumps(snapshot([[ev, ev]], padding="x" * 100), protocol=4)
-    case("shared_event_dict.pickle", data, op_positions(data, "APPENDS")[0], "inserted twice")
+    appends = op_positions(data, "APPENDS")[0]
+    ref = max(pos for op, _, pos in pickletools.genops(data) if op.name in ("BINGET", "LONG_BINGET") and pos < appends)
+    case("shared_event_dict.pickle", data, ref, "points to a trace entry, segment or annotation that is shared")
 
 
 class Evil:
