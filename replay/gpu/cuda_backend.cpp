@@ -26,16 +26,56 @@ void* asPtr(sim::Addr a) { return reinterpret_cast<void*>(static_cast<std::uintp
 sim::Addr asAddr(const void* p) { return static_cast<sim::Addr>(reinterpret_cast<std::uintptr_t>(p)); }
 
 std::string cudaText(cudaError_t e) { return fmt::format("{} ({})", cudaGetErrorName(e), cudaGetErrorString(e)); }
-std::string cuText(CUresult r) {
-  const char* name = nullptr;
-  cuGetErrorName(r, &name);
-  return name ? std::string(name) : fmt::format("CUresult {}", static_cast<int>(r));
-}
 
 class CudaError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// The driver API through the runtime's entry points: no link against libcuda, so a build
+// without a driver (CI) still starts, and says "no CUDA device" when asked to run.
+struct Driver {
+  CUresult (*memAddressReserve)(CUdeviceptr*, std::size_t, std::size_t, CUdeviceptr, unsigned long long) = nullptr;
+  CUresult (*memAddressFree)(CUdeviceptr, std::size_t) = nullptr;
+  CUresult (*memCreate)(CUmemGenericAllocationHandle*, std::size_t, const CUmemAllocationProp*, unsigned long long) = nullptr;
+  CUresult (*memRelease)(CUmemGenericAllocationHandle) = nullptr;
+  CUresult (*memMap)(CUdeviceptr, std::size_t, std::size_t, CUmemGenericAllocationHandle, unsigned long long) = nullptr;
+  CUresult (*memUnmap)(CUdeviceptr, std::size_t) = nullptr;
+  CUresult (*memSetAccess)(CUdeviceptr, std::size_t, const CUmemAccessDesc*, std::size_t) = nullptr;
+  CUresult (*getErrorName)(CUresult, const char**) = nullptr;
+};
+
+template <typename Fn>
+void entry(const char* name, Fn& fn) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  const cudaError_t e = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &status);
+  if (e != cudaSuccess || !p || status != cudaDriverEntryPointSuccess)
+    throw CudaError(fmt::format("the driver has no {} ({})", name, cudaText(e)));
+  fn = reinterpret_cast<Fn>(p);
+}
+
+const Driver& driver() {
+  static const Driver d = [] {
+    Driver x;
+    entry("cuMemAddressReserve", x.memAddressReserve);
+    entry("cuMemAddressFree", x.memAddressFree);
+    entry("cuMemCreate", x.memCreate);
+    entry("cuMemRelease", x.memRelease);
+    entry("cuMemMap", x.memMap);
+    entry("cuMemUnmap", x.memUnmap);
+    entry("cuMemSetAccess", x.memSetAccess);
+    entry("cuGetErrorName", x.getErrorName);
+    return x;
+  }();
+  return d;
+}
+
+std::string cuText(CUresult r) {
+  const char* name = nullptr;
+  if (driver().getErrorName) driver().getErrorName(r, &name);
+  return name ? std::string(name) : fmt::format("CUresult {}", static_cast<int>(r));
+}
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw CudaError(fmt::format("{}: {}", what, cudaText(e)));
@@ -53,15 +93,15 @@ class RealCudaDevice final : public sim::DeviceModel {
 
   // Gives back everything still held (segments, pages, reservations).
   void releaseAll() noexcept {
-    (void)cudaDeviceSynchronize();
-    for (const auto& [addr, size] : segments_) (void)cudaFree(asPtr(addr));
+    (void)::cudaDeviceSynchronize();
+    for (const auto& [addr, size] : segments_) (void)::cudaFree(asPtr(addr));
     segments_.clear();
     for (const auto& [addr, page] : pages_) {
-      (void)cuMemUnmap(static_cast<CUdeviceptr>(addr), page.size);
-      (void)cuMemRelease(page.handle);
+      (void)driver().memUnmap(static_cast<CUdeviceptr>(addr), page.size);
+      (void)driver().memRelease(page.handle);
     }
     pages_.clear();
-    for (const auto& [addr, r] : reservations_) (void)cuMemAddressFree(static_cast<CUdeviceptr>(addr), r.size);
+    for (const auto& [addr, r] : reservations_) (void)driver().memAddressFree(static_cast<CUdeviceptr>(addr), r.size);
     reservations_.clear();
     used_ = 0;
   }
@@ -102,15 +142,15 @@ class RealCudaDevice final : public sim::DeviceModel {
   sim::Addr reserveAddress(sim::ByteCount size, sim::ByteCount page, sim::StreamId) override {
     CUdeviceptr p = 0;
     const auto t0 = Clock::now();
-    const CUresult r = cuMemAddressReserve(&p, size, 0, 0, 0);
+    const CUresult r = driver().memAddressReserve(&p, size, 0, 0, 0);
     alloc_seconds += since(t0);
-    if (r != CUDA_SUCCESS) throw CudaError(fmt::format("cuMemAddressReserve({} bytes): {}", size, cuText(r)));
+    if (r != CUDA_SUCCESS) throw CudaError(fmt::format("driver().memAddressReserve({} bytes): {}", size, cuText(r)));
     reservations_[static_cast<sim::Addr>(p)] = Reservation{size, page};
     return static_cast<sim::Addr>(p);
   }
 
   void releaseAddress(sim::Addr addr, sim::ByteCount size) override {
-    (void)cuMemAddressFree(static_cast<CUdeviceptr>(addr), size);
+    (void)driver().memAddressFree(static_cast<CUdeviceptr>(addr), size);
     reservations_.erase(addr);
   }
 
@@ -132,23 +172,23 @@ class RealCudaDevice final : public sim::DeviceModel {
     for (sim::ByteCount off = 0; off < size; off += page) {
       const sim::Addr va = addr + off;
       CUmemGenericAllocationHandle h{};
-      CUresult r = cuMemCreate(&h, page, &prop, 0);
+      CUresult r = driver().memCreate(&h, page, &prop, 0);
       if (r == CUDA_SUCCESS) {
-        r = cuMemMap(static_cast<CUdeviceptr>(va), page, 0, h, 0);
-        if (r != CUDA_SUCCESS) (void)cuMemRelease(h);
+        r = driver().memMap(static_cast<CUdeviceptr>(va), page, 0, h, 0);
+        if (r != CUDA_SUCCESS) (void)driver().memRelease(h);
       }
       if (r == CUDA_SUCCESS) {
-        r = cuMemSetAccess(static_cast<CUdeviceptr>(va), page, &access, 1);
+        r = driver().memSetAccess(static_cast<CUdeviceptr>(va), page, &access, 1);
         if (r != CUDA_SUCCESS) {
-          (void)cuMemUnmap(static_cast<CUdeviceptr>(va), page);
-          (void)cuMemRelease(h);
+          (void)driver().memUnmap(static_cast<CUdeviceptr>(va), page);
+          (void)driver().memRelease(h);
         }
       }
       if (r != CUDA_SUCCESS) {
         // Out of memory while creating pages: this call's pages go back, nothing is mapped.
         for (sim::Addr d : done) {
-          (void)cuMemUnmap(static_cast<CUdeviceptr>(d), page);
-          (void)cuMemRelease(pages_[d].handle);
+          (void)driver().memUnmap(static_cast<CUdeviceptr>(d), page);
+          (void)driver().memRelease(pages_[d].handle);
           pages_.erase(d);
         }
         alloc_seconds += since(t0);
@@ -175,8 +215,8 @@ class RealCudaDevice final : public sim::DeviceModel {
     for (sim::ByteCount off = 0; off < size; off += page) {
       const auto it = pages_.find(addr + off);
       if (it == pages_.end()) continue;
-      (void)cuMemUnmap(static_cast<CUdeviceptr>(it->first), it->second.size);
-      (void)cuMemRelease(it->second.handle);
+      (void)driver().memUnmap(static_cast<CUdeviceptr>(it->first), it->second.size);
+      (void)driver().memRelease(it->second.handle);
       pages_.erase(it);
     }
     free_seconds += since(t0);
@@ -255,7 +295,7 @@ class CudaBackend final : public ReplayBackend {
     const int device = 0;
     check(cudaSetDevice(device), "cudaSetDevice");
     check(cudaFree(nullptr), "CUDA context");
-    if (const CUresult r = cuInit(0); r != CUDA_SUCCESS) throw CudaError("cuInit: " + cuText(r));
+    (void)driver();  // the entry points, or a clear error
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
     std::size_t free0 = 0, total = 0;

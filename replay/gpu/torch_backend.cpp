@@ -255,8 +255,9 @@ class TorchBackend final : public ReplayBackend {
                                        e != cudaSuccess ? cudaText(e) : std::string("0 devices")));
     if (!job.program->private_pools.empty())
       return Status::error("torch backend: private pools (MemPool, CUDA graphs) are not replayed on the real allocator yet");
-    for (const auto& s : job.program->seed)
-      if (s.blocks.empty() && s.size == 0) return Status::error("torch backend: an empty seeded segment");
+    if (!job.program->seed.empty())
+      return Status::error("torch backend: the real allocator starts empty: replay a ring-buffer trace's window "
+                           "without its rebuilt start state (EditedProgram::withoutSeed)");
     try {
       return runOn(job, count);
     } catch (const c10::Error& e) {
@@ -273,6 +274,10 @@ class TorchBackend final : public ReplayBackend {
     r.backend = "torch";
     check(cudaSetDevice(0), "cudaSetDevice");
     check(cudaFree(nullptr), "CUDA context");
+    // Settings first: the device allocator reads some of them (max_split_size's statistic)
+    // when it is created.
+    const std::string conf = job.config.toConfString();
+    applySettings(conf);
     cca::init(count);
     Holdings hold;
     hold.alloc = cca::get();
@@ -336,12 +341,7 @@ class TorchBackend final : public ReplayBackend {
       h.tagging = 0;
     };
 
-    // The state a ring-buffer trace starts from, built with ordinary requests (default settings).
-    if (!prog.seed.empty()) seed(prog, hold, streamOf, freeDeferred, r);
-
-    // Settings and fraction, through the allocator's own API.
-    const std::string conf = job.config.toConfString();
-    applySettings(conf);
+    // The fraction, through the allocator's own API.
     double fraction = job.fraction;
     if (fraction < 1.0) {
       if (job.prepared->total_memory != total && total > 0) {
@@ -367,10 +367,10 @@ class TorchBackend final : public ReplayBackend {
       }
     }
     cca::resetPeakStats(0);
-    if (!prog.seed.empty()) cca::resetAccumulatedStats(0);
 
+    constexpr std::size_t kMaxEntries = std::size_t{1} << 24;  // far more than any replay records
     torch::cuda::_record_memory_history(std::optional<std::string>("all"), std::optional<std::string>(), "python",
-                                        SIZE_MAX, true);
+                                        kMaxEntries, true);
     hold.recording = true;
 
     auto reservedNow = [&] { return cca::getDeviceStats(0).reserved_bytes[0].current; };
@@ -529,42 +529,6 @@ class TorchBackend final : public ReplayBackend {
     return r;
   }
 
-  // Rebuilds seeded segments: per segment, one request that makes it (then freed), then its
-  // blocks and gaps in address order (each split off the front of what is left), the gaps
-  // freed again, the pending blocks freed with a record_stream use that completes at a sync.
-  template <typename StreamOf, typename FreeDeferred>
-  static void seed(const EditedProgram& prog, Holdings& hold, StreamOf& streamOf, FreeDeferred& freeDeferred,
-                   BackendResult& r) {
-    // Nothing is freed until every segment is built, so each request can only land in the
-    // free rest of the segment being built (best fit on that stream finds nothing else).
-    std::vector<void*> to_free;
-    std::vector<std::pair<void*, std::uint64_t>> pending;
-    const sim::AllocatorConfig defaults;
-    std::size_t block_index = 0;
-    for (const sim::SeedSegment& s : prog.seed) {
-      cudaStream_t st = streamOf(s.stream);
-      void* whole = hold.alloc->raw_alloc_with_stream(s.is_small ? sim::kSmallSize : s.size, st);
-      r.seed_segments.emplace_back(static_cast<sim::Addr>(reinterpret_cast<std::uintptr_t>(whole)), s.size);
-      hold.alloc->raw_delete(whole);
-      sim::Addr at = s.addr;
-      for (const sim::SeedBlock& b : s.blocks) {
-        if (b.addr > at) to_free.push_back(hold.alloc->raw_alloc_with_stream(b.addr - at, st));
-        const sim::ByteCount ask = b.requested > 0 && defaults.roundSize(b.requested) == b.size ? b.requested : b.size;
-        void* p = hold.alloc->raw_alloc_with_stream(ask, st);
-        const std::uint32_t id =
-            block_index < prog.seed_allocations.size() ? prog.seed_allocations[block_index] : kNoAllocation;
-        ++block_index;
-        if (b.pending) pending.emplace_back(p, b.tag);
-        else if (id != kNoAllocation) hold.live[id] = p;
-        else to_free.push_back(p);
-        at = b.addr + b.size;
-      }
-      if (at < s.addr + s.size) to_free.push_back(hold.alloc->raw_alloc_with_stream(s.addr + s.size - at, st));
-    }
-    for (void* p : to_free) hold.alloc->raw_delete(p);
-    for (const auto& [p, tag] : pending) freeDeferred(p, tag);
-    r.notes.push_back(fmt::format("{} seeded segments rebuilt with ordinary requests before the replay", prog.seed.size()));
-  }
 };
 
 }  // namespace

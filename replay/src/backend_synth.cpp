@@ -56,9 +56,8 @@ class SynthDevice final : public sim::DeviceModel {
     }
   }
   void syncOrder(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& order) override {
+    // A synchronization retires each stream's events in the order they were recorded.
     for (std::size_t i = 0; i < outstanding.size(); ++i) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return dueOf(outstanding[a].tag) < dueOf(outstanding[b].tag); });
   }
 
  private:
@@ -184,8 +183,16 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
   out.final_stats = model.stats();
   if (!model.invariantFailure().empty()) return Status::error("synthetic workload: " + model.invariantFailure());
 
-  snap.settings.present = false;
-  snap.settings.alloc_conf = o.settings;
+  // allocator_settings as torch records them (the string and the typed fields).
+  traces::RecordedSettings& rs = snap.settings;
+  rs.present = true;
+  rs.alloc_conf = o.settings;
+  rs.max_split_size = config->maxSplitSet() ? static_cast<std::int64_t>(config->max_split_size) : -1;
+  rs.garbage_collection_threshold = config->garbage_collection_threshold;
+  rs.expandable_segments = config->expandable_segments;
+  rs.release_lock_on_cudamalloc = config->release_lock_on_cudamalloc;
+  for (std::size_t i = 0; i < rs.roundup_power2_divisions.size() && i < sim::kRoundupIntervals; ++i)
+    rs.roundup_power2_divisions[i] = config->roundup_power2_divisions[i];
   for (const sim::SegmentView& s : model.segments()) {
     traces::SegmentInfo info;
     info.device = 0;

@@ -154,4 +154,26 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
   return out;
 }
 
+EditedProgram EditedProgram::withoutSeed() const {
+  EditedProgram out = *this;
+  out.seed.clear();
+  out.seed_allocations.clear();
+  std::vector<bool> made;
+  out.ops.clear();
+  out.frees = out.deferred_frees = 0;
+  for (const BackendOp& op : ops) {
+    if (op.kind == BackendOpKind::kMalloc && op.alloc != kNoAllocation) {
+      if (made.size() <= op.alloc) made.resize(op.alloc + 1u, false);
+      made[op.alloc] = true;
+    }
+    if (op.kind == BackendOpKind::kFree && (op.alloc >= made.size() || !made[op.alloc])) continue;
+    if (op.kind == BackendOpKind::kFree) {
+      ++out.frees;
+      if (op.deferred) ++out.deferred_frees;
+    }
+    out.ops.push_back(op);
+  }
+  return out;
+}
+
 }  // namespace reservoir::replay

@@ -53,6 +53,10 @@ struct EditedProgram {
 
   // Requests a backend serves: mallocs, frees and empty_cache calls.
   [[nodiscard]] std::size_t requests() const { return mallocs + frees + empty_caches + cleanups; }
+  // The same requests from an empty allocator (a ring-buffer trace's window without the start
+  // state rebuilt for it, which a real allocator cannot be given): frees of allocations made
+  // before the window are dropped.
+  [[nodiscard]] EditedProgram withoutSeed() const;
 };
 
 // Flattens `prepared`'s program with `edits` (resolved against it). A release becomes one
