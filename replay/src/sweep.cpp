@@ -208,7 +208,6 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
     sc.oom = ev.run.oom.has_value() && !b.oom.has_value();
     rep.candidates.push_back(std::move(sc));
   }
-  ++rep.evaluated;
   rep.evaluated = rep.candidates.size();
   std::stable_sort(rep.candidates.begin(), rep.candidates.end(), [](const SweepCandidate& x, const SweepCandidate& y) {
     if (x.oom != y.oom) return !x.oom;

@@ -12,7 +12,7 @@
 
 namespace reservoir::sim {
 
-template <typename Key, std::size_t kLeaf = 64>
+template <typename Key, std::size_t kLeaf = 16>
 class OrderedSet {
   struct Leaf {
     std::uint32_t n = 0;

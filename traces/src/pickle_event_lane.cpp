@@ -210,7 +210,10 @@ bool PickleMachine::eventLane() {
       break;
     }
     if (n == pairs.size()) return giveUp();
-    Value key;
+    // Decoded in place: a Value written field by field and then copied whole would stall
+    // on store forwarding.
+    Value& key = pairs[n];
+    Value& value = pairs[n + 1];
     // Keys are nearly always memo references to the interned key strings.
     const std::uint8_t op = c.peek();
     if ((op == kBinGet || op == kLongBinGet) && c.has(5)) {
@@ -221,10 +224,8 @@ bool PickleMachine::eventLane() {
     } else if (!laneValue(c, &key) || key.tag != VTag::kStr) {
       return giveUp();
     }
-    Value value;
     if (!laneValue(c, &value)) return giveUp();
-    pairs[n++] = key;
-    pairs[n++] = value;
+    n += 2;
   }
   if (n == 0 || pairs[0].strId() != assembler_.actionKey()) return giveUp();
   if (!assembler_.convertEventFast(*list, std::span<const Value>(pairs.data(), n))) return giveUp();
