@@ -12,7 +12,7 @@
 
 namespace reservoir::sim {
 
-template <typename Key, std::size_t kLeaf = 16>
+template <typename Key, std::size_t kLeaf = 32>
 class OrderedSet {
   struct Leaf {
     std::uint32_t n = 0;
@@ -101,6 +101,23 @@ class OrderedSet {
     Leaf& l = *leaves_[leaf];
     Key* pos = std::lower_bound(l.keys.data(), l.keys.data() + l.n, k);
     if (pos == l.keys.data() + l.n || k < *pos) return 0;
+    eraseAt({leaf, static_cast<std::size_t>(pos - l.keys.data())});
+    return 1;
+  }
+  // Erases the key at `c` (not end()).
+  void erase(Cursor c) { eraseAt(c); }
+
+  template <typename F>
+  void forEach(F f) const {
+    for (const auto& l : leaves_)
+      for (std::uint32_t i = 0; i < l->n; ++i) f(l->keys[i]);
+  }
+
+ private:
+  void eraseAt(Cursor c) {
+    const std::size_t leaf = c.leaf;
+    Leaf& l = *leaves_[leaf];
+    Key* pos = l.keys.data() + c.pos;
     std::copy(pos + 1, l.keys.data() + l.n, pos);
     --l.n;
     --size_;
@@ -110,17 +127,8 @@ class OrderedSet {
     } else {
       last_[leaf] = l.keys[l.n - 1];
     }
-    return 1;
-  }
-  void erase(Cursor c) { erase(at(c)); }
-
-  template <typename F>
-  void forEach(F f) const {
-    for (const auto& l : leaves_)
-      for (std::uint32_t i = 0; i < l->n; ++i) f(l->keys[i]);
   }
 
- private:
   // The first leaf whose last key is not less than `k` (leaves_.size() if none).
   [[nodiscard]] std::size_t leafFor(const Key& k) const {
     return static_cast<std::size_t>(std::lower_bound(last_.begin(), last_.end(), k) - last_.begin());
