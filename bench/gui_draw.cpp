@@ -33,7 +33,7 @@ void load() {
   if (!loaded) return;
   std::shared_ptr<const replay::LoadedTrace> shared = std::move(*loaded);
   g_rec = makeRecordedPlot(shared);
-  auto model = replay::buildModelStage(*shared, 2048, nullptr, {});
+  auto model = replay::buildModelStage(*shared, replay::kDefaultCheckpointEvery, nullptr, {});
   if (model) {
     (*model)->owner = shared;
     g_model = makeModelPlot(std::shared_ptr<const replay::ModelStage>(std::move(*model)));

@@ -6,11 +6,16 @@
 
 #include <sys/resource.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include <QGuiApplication>
+
+#include "app/plot_data.h"
+#include "plot/timeline_frame.h"
 #include "reservoir/replay/session.h"
 #include "reservoir/traces/reader.h"
 
@@ -24,6 +29,16 @@ double peakRssBytes() {
   return static_cast<double>(u.ru_maxrss) * 1024.0;
 }
 
+// Resident memory now (not the peak), from /proc/self/statm.
+double currentRssBytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? static_cast<double>(resident) * 4096.0 : 0.0;
+}
+
 void setMemoryCounters(benchmark::State& state) {
   const auto file = static_cast<double>(std::filesystem::file_size(g_trace));
   state.counters["file_MB"] = file / 1e6;
@@ -31,12 +46,22 @@ void setMemoryCounters(benchmark::State& state) {
   state.counters["rss_over_file"] = peakRssBytes() / file;
 }
 
-// Open -> first view: read the pickle and build the per-event series (stage 1).
+// Open -> first view: read the pickle, build the per-event series (stage 1), the plot's
+// level-of-detail pyramids and the first timeline frame (what the window shows first).
 void BM_FirstView(benchmark::State& state) {
   for (auto _ : state) {
     auto loaded = reservoir::replay::loadTraceFile(g_trace, std::nullopt, nullptr, {});
-    if (!loaded) state.SkipWithError(loaded.message().c_str());
-    benchmark::DoNotOptimize(loaded);
+    if (!loaded) {
+      state.SkipWithError(loaded.message().c_str());
+      return;
+    }
+    auto plot = reservoir::gui::makeRecordedPlot(std::shared_ptr<const reservoir::replay::LoadedTrace>(std::move(*loaded)));
+    reservoir::gui::TimelineRequest req;
+    req.width = 1500;
+    req.height = 420;
+    req.x = reservoir::gui::fullXAxis(*plot, false, req.width);
+    auto frame = reservoir::gui::buildTimelineFrame(req, *plot, nullptr, nullptr);
+    benchmark::DoNotOptimize(frame);
   }
   setMemoryCounters(state);
 }
@@ -56,7 +81,7 @@ void BM_ModelStage(benchmark::State& state) {
     return;
   }
   for (auto _ : state) {
-    auto model = reservoir::replay::buildModelStage(**loaded, 2048, nullptr, {});
+    auto model = reservoir::replay::buildModelStage(**loaded, reservoir::replay::kDefaultCheckpointEvery, nullptr, {});
     benchmark::DoNotOptimize(model);
   }
   setMemoryCounters(state);
@@ -70,9 +95,13 @@ void BM_WholeSessionMemory(benchmark::State& state) {
       state.SkipWithError(loaded.message().c_str());
       return;
     }
-    auto model = reservoir::replay::buildModelStage(**loaded, 2048, nullptr, {});
+    reservoir::replay::releaseFreedMemory();
+    auto model = reservoir::replay::buildModelStage(**loaded, reservoir::replay::kDefaultCheckpointEvery, nullptr, {});
+    reservoir::replay::releaseFreedMemory();
     benchmark::DoNotOptimize(model);
     setMemoryCounters(state);
+    state.counters["rss_now_MB"] = currentRssBytes() / 1e6;
+    state.counters["rss_now_over_file"] = currentRssBytes() / static_cast<double>(std::filesystem::file_size(g_trace));
   }
 }
 
@@ -84,6 +113,8 @@ BENCHMARK(BM_ModelStage)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_WholeSessionMemory)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 int main(int argc, char** argv) {
+  qputenv("QT_QPA_PLATFORM", "offscreen");
+  QGuiApplication app(argc, argv);
   g_trace = std::filesystem::exists("/work/data/train150.rank0.pickle")
                 ? "/work/data/train150.rank0.pickle"
                 : RESERVOIR_SOURCE_DIR "/traces/samples/resume-tiny/resume-main.rank0.pickle";

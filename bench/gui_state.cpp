@@ -26,7 +26,7 @@ void load() {
   auto loaded = replay::loadTraceFile(g_trace, std::nullopt, nullptr, {});
   if (!loaded) return;
   g_loaded = std::move(*loaded);
-  auto model = replay::buildModelStage(*g_loaded, 2048, nullptr, {});
+  auto model = replay::buildModelStage(*g_loaded, replay::kDefaultCheckpointEvery, nullptr, {});
   if (model) g_model = std::move(*model);
 }
 
@@ -41,7 +41,7 @@ void BM_StateAtRandomEvent(benchmark::State& state) {
   const auto n = static_cast<std::uint32_t>(g_loaded->series.size());
   std::size_t blocks = 0;
   for (auto _ : state) {
-    const std::uint32_t e = rng() % n;
+    const auto e = static_cast<std::uint32_t>(rng() % n);
     auto st = gui::classifyState(g_model->stateAtEvent(e), e, g_model->prepared.program.reservation_bases);
     blocks = st.blocks.size();
     benchmark::DoNotOptimize(st);
@@ -58,7 +58,8 @@ void BM_StateNextEvent(benchmark::State& state) {
   }
   std::uint32_t e = static_cast<std::uint32_t>(g_loaded->series.size() / 2);
   for (auto _ : state) {
-    auto st = gui::classifyState(g_model->stateAtEvent(++e), e);
+    ++e;
+    auto st = gui::classifyState(g_model->stateAtEvent(e), e);
     benchmark::DoNotOptimize(st);
   }
 }

@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <chrono>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "reservoir/replay/session.h"
 
 namespace reservoir::replay {
@@ -31,12 +35,36 @@ Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadedTrace& loaded,
   RunSettings rs;
   rs.config = m->prepared.recorded_config;
   rs.fraction = m->prepared.fraction;
-  rs.keep_timeline = true;
   rs.compare_with_recording = true;
+  // The per-op timeline comes from a run of its own: a StateIndex keeping it would copy the
+  // timeline so far into every checkpoint (quadratic memory on long traces).
   m->index = std::make_unique<StateIndex>(m->prepared, std::vector<ResolvedEdit>{}, rs, every, cancel, std::move(progress));
   if (m->index->cancelled()) return Status::error("cancelled");
+  rs.keep_timeline = true;
+  m->run = replayProgram(m->prepared, {}, rs);
+  const auto n = m->run.timeline.size();
+  m->reserved.resize(n);
+  m->allocated.resize(n);
+  m->active.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    m->reserved[j] = m->run.timeline[j].reserved;
+    m->allocated[j] = m->run.timeline[j].allocated;
+    m->active[j] = m->run.timeline[j].active;
+  }
+  std::vector<TimelinePoint>().swap(m->run.timeline);
+  // Replays never read the request stream (stage 1 keeps the lifetimes); exportWhatIf
+  // rebuilds it for the one thing that does.
+  traces::RequestStream().allocations.swap(m->prepared.requests.allocations);
+  std::vector<AllocationId>().swap(m->prepared.requests.event_allocation);
   m->graph = std::make_unique<CallGraph>(loaded.snapshot, loaded.device_index);
   return m;
+}
+
+void releaseFreedMemory() {
+#if defined(__GLIBC__)
+  // The reader and the conformance replay free much of what they used; give it back.
+  malloc_trim(0);
+#endif
 }
 
 TraceSession::TraceSession(std::string path, SessionCallbacks callbacks, std::optional<std::size_t> device)
@@ -88,12 +116,14 @@ void TraceSession::run() {
   auto loaded = loadTraceFile(path_, device_, &cancel_, [&](std::uint64_t d, std::uint64_t t) { reading(d, t); });
   if (!loaded) return fail(loaded.message());
   std::shared_ptr<const LoadedTrace> shared = std::move(*loaded);
+  releaseFreedMemory();
   if (callbacks_.loaded) callbacks_.loaded(shared);
   if (cancel_.load()) return fail("cancelled");
   Throttle modelling(callbacks_.progress, SessionStage::kModelling);
-  auto model = buildModelStage(*shared, 2048, &cancel_, [&](std::size_t d, std::size_t t) { modelling(d, t); });
+  auto model = buildModelStage(*shared, kDefaultCheckpointEvery, &cancel_, [&](std::size_t d, std::size_t t) { modelling(d, t); });
   if (!model) return fail(shared->path + ": " + model.message());
   (*model)->owner = shared;
+  releaseFreedMemory();
   if (callbacks_.modelled) callbacks_.modelled(std::shared_ptr<const ModelStage>(std::move(*model)));
   if (callbacks_.progress) callbacks_.progress(SessionStage::kDone, 1, 1);
 }

@@ -20,6 +20,8 @@ AllocationLifetimes makeLifetimes(const traces::RequestStream& rs, std::size_t e
   l.end.resize(n);
   l.size.resize(n);
   l.stack.resize(n);
+  l.free_requested.resize(n);
+  l.before_window.resize(n);
   const auto last = static_cast<std::uint32_t>(events);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& a = rs.allocations[i];
@@ -27,6 +29,8 @@ AllocationLifetimes makeLifetimes(const traces::RequestStream& rs, std::size_t e
     l.end[i] = a.free_completed_event == traces::kNoEvent ? last : a.free_completed_event;
     l.size[i] = a.size;
     l.stack[i] = a.stack;
+    l.free_requested[i] = a.free_requested_event == traces::kNoEvent ? AllocationLifetimes::kNone : a.free_requested_event;
+    l.before_window[i] = a.beforeWindow();
   }
   l.event_allocation.resize(rs.event_allocation.size());
   for (std::size_t e = 0; e < rs.event_allocation.size(); ++e)
@@ -162,9 +166,7 @@ Expected<std::unique_ptr<LoadedTrace>> buildLoadedTrace(traces::Snapshot snapsho
     }
   }
   for (std::size_t a = 0; a < t->lifetimes.count(); ++a)
-    if (t->lifetimes.begin[a] == 0 && (trace.events.empty() || trace.events[0].action != Action::kAlloc ||
-                                       t->lifetimes.event_allocation[0] != a))
-      start_live += static_cast<std::int64_t>(t->lifetimes.size[a]);
+    if (t->lifetimes.before_window[a]) start_live += static_cast<std::int64_t>(t->lifetimes.size[a]);
   fillSeries(trace, t->lifetimes, start_reserved, start_live, t->series);
   t->annotations = markAnnotations(t->snapshot, trace, t->series);
   t->facts = makeFacts(*t, complete, start_reserved);

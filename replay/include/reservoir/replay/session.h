@@ -28,6 +28,8 @@ namespace reservoir::replay {
 struct AllocationLifetimes {
   std::vector<std::uint32_t> begin;  // alloc event (0 for allocations made before the window)
   std::vector<std::uint32_t> end;    // free_completed event (events() when live at the end)
+  std::vector<std::uint32_t> free_requested;  // kNone when not freed in the window
+  std::vector<bool> before_window;   // allocated before the trace's first event
   std::vector<std::uint64_t> size;   // requested bytes
   std::vector<StackId> stack;
   std::vector<std::uint32_t> event_allocation;  // per event: allocation index, kNone for others
@@ -90,9 +92,11 @@ struct ModelStage {
   std::shared_ptr<const LoadedTrace> owner;  // keeps the snapshot `prepared` points to alive
   PreparedTrace prepared;
   std::unique_ptr<StateIndex> index;  // built on `prepared` (this object never moves)
+  RunResult run;                      // the baseline run (its timeline moved to the arrays below)
+  // Per op (after op j): modelled reserved, allocated and active bytes.
+  std::vector<std::int64_t> reserved, allocated, active;
   std::unique_ptr<CallGraph> graph;
   std::vector<std::uint32_t> op_event;  // first event of each op (sorted)
-  [[nodiscard]] const std::vector<TimelinePoint>& timeline() const { return index->result().timeline; }
   // The last op whose first event is <= event (kNoOp before the first op).
   [[nodiscard]] std::uint32_t opAtOrBefore(std::uint32_t event) const;
   [[nodiscard]] std::vector<sim::SegmentView> stateAtEvent(std::uint32_t event) const;
@@ -104,7 +108,9 @@ Expected<std::unique_ptr<LoadedTrace>> buildLoadedTrace(traces::Snapshot snapsho
 Expected<std::unique_ptr<LoadedTrace>> loadTraceFile(const std::string& path, std::optional<std::size_t> device,
                                                      const std::atomic<bool>* cancel,
                                                      std::function<void(std::uint64_t, std::uint64_t)> progress);
-// Stage 2.
+// Stage 2. `every`: ops between the state index's checkpoints (a cursor move replays at
+// most that many ops; memory grows with ops / every).
+inline constexpr std::uint32_t kDefaultCheckpointEvery = 16384;
 Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadedTrace& loaded, std::uint32_t every,
                                                       const std::atomic<bool>* cancel,
                                                       std::function<void(std::size_t, std::size_t)> progress);
@@ -113,6 +119,9 @@ Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadedTrace& loaded,
 // preparing the trace again). Falls back to runWhatIf when a capacity is given.
 Expected<WhatIfReport> runWhatIfPrepared(const LoadedTrace& loaded, const PreparedTrace& prepared,
                                          const WhatIfOptions& options);
+
+// Returns memory freed by the stages to the system (glibc's malloc_trim; a no-op elsewhere).
+void releaseFreedMemory();
 
 enum class SessionStage : std::uint8_t { kReading, kModelling, kDone };
 

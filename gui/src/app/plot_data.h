@@ -1,0 +1,43 @@
+// What the plots draw from, built off the GUI thread once per stage and then immutable:
+// min/max pyramids over the per-event series (stage 1) and the modelled per-op timeline
+// (stage 2), and each what-if variant's predicted reserved curve.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "geometry/bands.h"
+#include "geometry/lod.h"
+#include "reservoir/replay/session.h"
+
+namespace reservoir::gui {
+
+struct RecordedPlot {
+  std::shared_ptr<const replay::LoadedTrace> trace;
+  MinMaxPyramid reserved, live, mapped;
+  std::vector<std::uint32_t> annotation_events;  // sorted, parallel to trace->annotations
+  std::vector<std::uint32_t> stack_colour;       // per stack id: its bands' colour (0xAARRGGBB)
+  std::vector<std::uint8_t> event_size_class;    // see LifetimeView
+  [[nodiscard]] LifetimeView lifetimes() const;
+  [[nodiscard]] std::size_t events() const { return trace->series.size(); }
+};
+
+struct ModelPlot {
+  std::shared_ptr<const replay::ModelStage> model;
+  MinMaxPyramid allocated_lod, active_lod, reserved_lod;
+  std::int64_t peak_allocated = 0;
+  std::uint32_t peak_allocated_event = 0;
+};
+
+// A per-op reserved curve (the baseline or a what-if variant).
+struct OpCurve {
+  std::vector<std::int64_t> values;
+  MinMaxPyramid lod;
+};
+
+std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const replay::LoadedTrace> trace);
+std::shared_ptr<const ModelPlot> makeModelPlot(std::shared_ptr<const replay::ModelStage> model);
+std::shared_ptr<const OpCurve> makeOpCurve(const std::vector<replay::TimelinePoint>& timeline);
+
+}  // namespace reservoir::gui

@@ -1,0 +1,93 @@
+// One opened trace: its loading session, the immutable stages it published, the plots built
+// on them, the cursor (an event index) and the what-if variants. Lives on the GUI thread;
+// everything heavy runs on worker threads and arrives through queued calls.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+#include "app/plot_data.h"
+#include "reservoir/replay/session.h"
+
+namespace reservoir::gui {
+
+struct Variant {
+  int id = 0;
+  QString name;                   // what the user asked for ("cleanup after:...")
+  QStringList edits;              // the edit texts, e.g. "cleanup after:x.py:load"
+  QString settings;               // PYTORCH_CUDA_ALLOC_CONF for the edited run ("" = recorded)
+  std::shared_ptr<const replay::WhatIfReport> report;
+  std::shared_ptr<const OpCurve> curve;  // predicted reserved per op
+  QString report_text;            // the CLI's report
+  QString error;
+  bool running = true;
+};
+
+class TraceDocument : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit TraceDocument(QString path, QObject* parent = nullptr);
+  ~TraceDocument() override;
+
+  void start();
+  void cancel();
+
+  [[nodiscard]] const QString& path() const { return path_; }
+  [[nodiscard]] QString title() const;
+  [[nodiscard]] std::shared_ptr<const RecordedPlot> recorded() const { return recorded_; }
+  [[nodiscard]] std::shared_ptr<const ModelPlot> model() const { return model_; }
+  [[nodiscard]] bool isModelled() const { return model_ != nullptr; }
+  [[nodiscard]] bool failed() const { return !error_.isEmpty(); }
+  [[nodiscard]] const QString& error() const { return error_; }
+
+  [[nodiscard]] std::uint32_t cursor() const { return cursor_; }
+  void setCursor(std::uint32_t event);
+  void moveCursor(std::int64_t delta);
+  void jumpToPeak();
+  [[nodiscard]] std::uint32_t peakEvent() const;
+
+  // What-if variants: each runs on a worker thread on the prepared trace.
+  [[nodiscard]] const std::vector<Variant>& variants() const { return variants_; }
+  int addVariant(const QStringList& edits, const QString& settings);
+  void removeVariant(int index);
+  [[nodiscard]] int selectedVariant() const { return selected_variant_; }
+  void selectVariant(int index);
+  [[nodiscard]] bool busy() const;
+
+ signals:
+  void progress(int stage, double fraction);
+  void loaded();
+  void modelled();
+  void failedToLoad(const QString& message);
+  void cursorChanged(std::uint32_t event);
+  void variantsChanged();
+  void variantSelected(int index);
+
+ private:
+  void onLoaded(std::shared_ptr<const RecordedPlot> plot);
+  void onModelled(std::shared_ptr<const ModelPlot> plot);
+  void onFailed(const QString& message);
+  void runVariant(int index);
+  int indexOf(int id) const;
+
+  QString path_;
+  std::unique_ptr<replay::TraceSession> session_;
+  std::shared_ptr<const RecordedPlot> recorded_;
+  std::shared_ptr<const ModelPlot> model_;
+  QString error_;
+  std::uint32_t cursor_ = 0;
+  std::vector<Variant> variants_;
+  int selected_variant_ = -1;
+  int running_ = 0;
+  int next_id_ = 1;
+};
+
+// Parses edit texts ("cleanup POINT", "release SEL@POINT", "probe POINT", "demand B@POINT",
+// "reset-peaks POINT") into what-if options; the error names the bad text.
+Expected<replay::WhatIfOptions> makeWhatIfOptions(const QStringList& edits, const QString& settings);
+
+}  // namespace reservoir::gui

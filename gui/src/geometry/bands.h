@@ -1,0 +1,66 @@
+// The live blocks as stacked bands (memory_viz's Active Memory Timeline): each pixel column
+// shows the blocks alive at one event of its range (the one with the most live bytes, so
+// peaks survive any zoom), stacked in allocation order. Blocks too thin to see at the
+// current scale are merged into one band at the bottom, so every byte is accounted for
+// and the work per frame is bounded by the events in view, not by the trace.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "geometry/axis.h"
+
+namespace reservoir::gui {
+
+// Allocation lifetimes: allocation a is live after event e when begin[a] <= e < end[a].
+struct LifetimeView {
+  std::span<const std::uint32_t> begin, end;
+  std::span<const std::uint64_t> size;
+  std::span<const std::uint32_t> event_allocation;  // per event; kNoAllocation for others
+  std::span<const std::int64_t> live;                // sum of live sizes after each event
+  // Optional, per event: 1 + floor(log2(size)) of its allocation (0 for none), so the sweep
+  // skips events of small blocks without touching the allocation arrays.
+  std::span<const std::uint8_t> event_size_class = {};
+};
+std::vector<std::uint8_t> eventSizeClasses(std::span<const std::uint32_t> event_allocation, std::span<const std::uint64_t> size);
+inline constexpr std::uint32_t kNoAllocation = 0xffffffffu;
+inline constexpr std::uint32_t kMergedBand = 0xfffffffeu;
+
+struct BandSpan {
+  std::int64_t lo = 0, hi = 0;   // bytes from the bottom
+  std::uint32_t allocation = 0;  // kMergedBand for the merged small blocks
+};
+
+struct BandColumns {
+  std::vector<std::uint32_t> offsets;  // column c's spans: spans[offsets[c] .. offsets[c+1])
+  std::vector<BandSpan> spans;
+  std::vector<std::uint32_t> event;    // the event each column shows (ColumnRange::kNone: none)
+  std::int64_t threshold = 0;          // blocks smaller than this are merged
+  [[nodiscard]] std::span<const BandSpan> column(std::size_t c) const {
+    return {spans.data() + offsets[c], spans.data() + offsets[c + 1]};
+  }
+};
+
+// `representative[c]`: the event column c shows (nondecreasing, ColumnRange::kNone for none).
+// Blocks of at least `threshold` bytes get bands of their own.
+BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> representative, std::int64_t threshold);
+
+// Per column the event with the most live bytes (its last event when the range is empty).
+struct ColumnEnvelope;
+std::vector<std::uint32_t> representativeEvents(std::span<const ColumnEnvelope> live_envelope,
+                                                std::span<const ColumnRange> columns);
+
+// The span under byte height `bytes` in column `c` (nullptr if none).
+const BandSpan* hitBand(const BandColumns& bands, std::size_t c, std::int64_t bytes);
+
+// Fills an ARGB32 image's pixels (stride in pixels) from the bands: column c at x = c,
+// bytes mapped by `y` (pixels from the top). colour(allocation) gives each band's colour.
+using BandColour = std::uint32_t (*)(std::uint32_t allocation, const void* context);
+void rasterizeBands(const BandColumns& bands, const Axis& y, std::uint32_t* pixels, int width, int height, int stride,
+                    BandColour colour, const void* context);
+
+// A stable colour per key (a stack id), memory_viz-like pastel hues, as 0xAARRGGBB.
+std::uint32_t paletteColour(std::uint64_t key);
+
+}  // namespace reservoir::gui

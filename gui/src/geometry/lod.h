@@ -1,0 +1,79 @@
+// Level of detail for long series: a min/max pyramid answers "lowest and highest value in
+// events [a, b)" in O(fan * levels), so a plot of millions of events costs per pixel
+// column, not per event. Values are step functions: the value after event e holds until
+// event e + 1.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "geometry/axis.h"
+
+namespace reservoir::gui {
+
+class MinMaxPyramid {
+ public:
+  static constexpr std::uint32_t kFan = 8;
+
+  MinMaxPyramid() = default;
+  explicit MinMaxPyramid(std::span<const std::int64_t> values);
+
+  struct Range {
+    std::int64_t min = 0, max = 0;
+    std::uint32_t argmax = 0;  // the first index holding the maximum
+    bool valid = false;
+  };
+  // Over indices [a, b).
+  [[nodiscard]] Range query(std::uint32_t a, std::uint32_t b) const;
+  [[nodiscard]] std::size_t size() const { return values_.size(); }
+  [[nodiscard]] std::int64_t at(std::uint32_t i) const { return values_[i]; }
+  [[nodiscard]] std::size_t memoryBytes() const;
+
+ private:
+  std::span<const std::int64_t> values_;
+  std::vector<std::vector<std::int64_t>> min_, max_;  // level k >= 1: blocks of kFan^k
+  std::vector<std::vector<std::uint32_t>> argmax_;
+};
+
+// One plotted column: the value entering it, the extremes inside it, the value leaving it.
+struct ColumnEnvelope {
+  std::int64_t min = 0, max = 0, last = 0;
+  std::uint32_t argmax = 0;
+  bool valid = false;
+};
+
+// Columns of a series indexed by event.
+std::vector<ColumnEnvelope> envelope(const MinMaxPyramid& series, std::span<const ColumnRange> columns);
+
+// A series indexed by op whose op j takes effect at event op_event[j] (sorted): its value at
+// event e is that of the last op at or before e (`before` when there is none).
+std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& series, std::span<const std::uint32_t> op_event,
+                                       std::span<const ColumnRange> columns, std::int64_t before = 0);
+// The same in two steps, to share the op ranges among several series of one trace.
+struct OpRange {
+  std::uint32_t a = 0, b = 0;  // ops [a, b) in the column; a - 1 is the op entering it
+  std::uint32_t last_event = 0;
+  bool valid = false;
+};
+std::vector<OpRange> opRanges(std::span<const std::uint32_t> op_event, std::span<const ColumnRange> columns);
+std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& series, std::span<const std::uint32_t> op_event,
+                                       std::span<const OpRange> ranges, std::int64_t before = 0);
+
+// The points of a merged curve: per column, a vertical run min..max joined to the next.
+struct PolyPoint {
+  double x = 0, y = 0;
+};
+std::vector<PolyPoint> envelopePolyline(std::span<const ColumnEnvelope> cols, const Axis& y, double x0);
+
+// Point markers (annotations, ooms) merged per pixel: one entry per occupied column.
+struct MergedMark {
+  int column = 0;
+  std::uint32_t first = 0;  // index of the first mark in the column
+  std::uint32_t count = 0;
+};
+// `events`: the event of each mark, sorted.
+std::vector<MergedMark> mergeMarks(std::span<const std::uint32_t> events, std::span<const ColumnRange> columns);
+
+}  // namespace reservoir::gui

@@ -1,0 +1,109 @@
+#include "models/facts_model.h"
+
+#include <QFont>
+
+#include "app/format.h"
+#include "app/trace_document.h"
+#include "reservoir/simulator/alloc_config.h"
+
+namespace reservoir::gui {
+
+FactsModel::FactsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void FactsModel::setDocument(TraceDocument* doc) {
+  if (doc_) disconnect(doc_, nullptr, this, nullptr);
+  doc_ = doc;
+  if (doc_) {
+    connect(doc_, &TraceDocument::loaded, this, &FactsModel::rebuild);
+    connect(doc_, &TraceDocument::modelled, this, &FactsModel::rebuild);
+    connect(doc_, &QObject::destroyed, this, [this] {
+      doc_ = nullptr;
+      rebuild();
+    });
+  }
+  rebuild();
+}
+
+namespace {
+
+QString yesNo(bool b) { return b ? QStringLiteral("yes") : QStringLiteral("no"); }
+
+void settingsRows(const traces::RecordedSettings& s, std::vector<std::pair<QString, QString>>& out) {
+  out.emplace_back(QStringLiteral("PYTORCH_CUDA_ALLOC_CONF"),
+                   s.alloc_conf.empty() ? QStringLiteral("(default)") : QString::fromStdString(s.alloc_conf));
+  out.emplace_back(QStringLiteral("expandable_segments"), yesNo(s.expandable_segments));
+  out.emplace_back(QStringLiteral("max_split_size"),
+                   s.max_split_size < 0 ? QStringLiteral("unlimited") : sizeText(s.max_split_size));
+  out.emplace_back(QStringLiteral("garbage_collection_threshold"), QString::number(s.garbage_collection_threshold));
+  QStringList div;
+  for (std::size_t i = 0; i < s.roundup_power2_divisions.size(); ++i)
+    if (s.roundup_power2_divisions[i]) div << QStringLiteral("%1MiB:%2").arg(1u << i).arg(s.roundup_power2_divisions[i]);
+  out.emplace_back(QStringLiteral("roundup_power2_divisions"), div.isEmpty() ? QStringLiteral("none") : div.join(QLatin1Char(' ')));
+  for (const auto& [k, v] : s.other) out.emplace_back(QString::fromStdString(k), QString::fromStdString(v));
+}
+
+}  // namespace
+
+void FactsModel::rebuild() {
+  beginResetModel();
+  rows_.clear();
+  const auto rec = doc_ ? doc_->recorded() : nullptr;
+  if (rec) {
+    const auto& f = rec->trace->facts;
+    const auto& s = rec->trace->series;
+    auto add = [&](const QString& g, const QString& n, const QString& v) { rows_.push_back(Row{g, n, v}); };
+    const QString t = QStringLiteral("trace");
+    add(t, QStringLiteral("file"), QString::fromStdString(f.path));
+    add(t, QStringLiteral("file size"), sizeText(static_cast<std::int64_t>(f.file_bytes)));
+    add(t, QStringLiteral("device"), QStringLiteral("%1 (of %2 traced)").arg(f.device).arg(f.devices));
+    add(t, QStringLiteral("events"), QString::number(f.events));
+    add(t, QStringLiteral("allocations"), QString::number(f.allocations));
+    add(t, QStringLiteral("time span"), timeText(f.last_time_us - f.first_time_us));
+    add(t, QStringLiteral("window"), f.complete ? QStringLiteral("complete (starts empty)")
+                                                : QStringLiteral("truncated (starts with %1 reserved)").arg(sizeText(f.start_reserved)));
+    add(t, QStringLiteral("peak reserved"), QStringLiteral("%1 at event %2").arg(sizeText(s.peak_reserved)).arg(s.peak_reserved_event));
+    add(t, QStringLiteral("peak live (requested)"), QStringLiteral("%1 at event %2").arg(sizeText(s.peak_live)).arg(s.peak_live_event));
+    add(t, QStringLiteral("out-of-memory events"), QString::number(s.ooms.size()));
+    add(t, QStringLiteral("annotations"), QString::number(rec->trace->annotations.size()));
+    add(t, QStringLiteral("frames / stacks"), QStringLiteral("%1 / %2").arg(f.frames).arg(f.stacks));
+    if (!s.mapped.empty()) add(t, QStringLiteral("expandable pages mapped (end)"), sizeText(s.mapped.back()));
+    std::vector<std::pair<QString, QString>> settings;
+    settingsRows(rec->trace->snapshot.settings, settings);
+    for (auto& [n, v] : settings) add(QStringLiteral("allocator settings"), n, v);
+    if (const auto m = doc_->model()) {
+      const auto& c = m->model->prepared.conformance;
+      const QString g = QStringLiteral("model");
+      add(g, QStringLiteral("replays the recording"),
+          c.first_divergence ? QStringLiteral("diverges (see 'reservoir check')")
+                             : QStringLiteral("every event%1").arg(c.exact() ? QString() : QStringLiteral(" (%1 final-state mismatches)").arg(c.layout_mismatches.size() + c.stats_mismatches.size())));
+      if (c.first_divergence) add(g, QStringLiteral("first divergence"), QStringLiteral("event %1").arg(c.first_divergence->event_index));
+      add(g, QStringLiteral("peak allocated (model)"), QStringLiteral("%1 at event %2").arg(sizeText(m->peak_allocated)).arg(m->peak_allocated_event));
+      add(g, QStringLiteral("memory fraction"), QString::number(c.fraction));
+      add(g, QStringLiteral("empty_cache calls (inferred)"), QString::number(c.empty_cache_calls));
+      add(g, QStringLiteral("ops"), QString::number(m->model->prepared.program.ops.size()));
+    }
+    if (!f.anomalies.empty())
+      for (const auto& line : QString::fromStdString(f.anomalies).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        add(QStringLiteral("anomalies"), line.section(QLatin1Char(' '), 2, 2), line);
+  }
+  endResetModel();
+}
+
+int FactsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
+int FactsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 2; }
+
+QVariant FactsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= static_cast<int>(rows_.size())) return {};
+  const Row& r = rows_[static_cast<std::size_t>(index.row())];
+  if (role == GroupRole) return r.group;
+  if (role == Qt::ToolTipRole) return r.group + QStringLiteral(": ") + r.value;
+  if (role != Qt::DisplayRole) return {};
+  return index.column() == 0 ? r.name : r.value;
+}
+
+QVariant FactsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  return section == 0 ? QStringLiteral("fact") : QStringLiteral("value");
+}
+
+}  // namespace reservoir::gui

@@ -1,0 +1,35 @@
+// Trace facts and allocator settings as a two-column table (name, value), grouped.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QStringList>
+
+#include <vector>
+
+namespace reservoir::gui {
+
+class TraceDocument;
+
+class FactsModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Roles { GroupRole = Qt::UserRole + 1 };
+  explicit FactsModel(QObject* parent = nullptr);
+  void setDocument(TraceDocument* doc);  // refreshes on the document's stages
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  struct Row {
+    QString group, name, value;
+  };
+  void rebuild();
+  TraceDocument* doc_ = nullptr;
+  std::vector<Row> rows_;
+};
+
+}  // namespace reservoir::gui

@@ -1,0 +1,96 @@
+#include "plot/timeline_frame.h"
+
+#include <algorithm>
+
+namespace reservoir::gui {
+
+std::uint32_t TimelineFrame::eventAtColumn(int column) const {
+  if (column < 0 || column >= static_cast<int>(columns.size())) return ColumnRange::kNone;
+  const auto& c = columns[static_cast<std::size_t>(column)];
+  return representative.empty() || representative[static_cast<std::size_t>(column)] == ColumnRange::kNone
+             ? c.last() : representative[static_cast<std::size_t>(column)];
+}
+
+std::uint32_t bandColour(std::uint32_t allocation, const void* context) {
+  if (allocation == kMergedBand) return 0xffd5d8dcu;
+  const auto* plot = static_cast<const RecordedPlot*>(context);
+  const auto stack = plot->trace->lifetimes.stack[allocation];
+  return stack.valid() && stack.value() < plot->stack_colour.size() ? plot->stack_colour[stack.value()] : paletteColour(allocation);
+}
+
+Axis fullXAxis(const RecordedPlot& rec, bool time_axis, int width) {
+  Axis a{0, static_cast<double>(std::max<std::size_t>(rec.events(), 1)), 0, static_cast<double>(width)};
+  const auto& t = rec.trace->series.time_us;
+  if (time_axis && !t.empty()) {
+    a.d0 = static_cast<double>(t.front());
+    a.d1 = static_cast<double>(std::max(t.back(), t.front() + 1));
+  }
+  return a;
+}
+
+std::uint32_t eventAtDomain(const RecordedPlot& rec, bool time_axis, double d) {
+  const auto n = rec.events();
+  if (n == 0) return 0;
+  if (!time_axis) return static_cast<std::uint32_t>(std::clamp(d, 0.0, static_cast<double>(n - 1)));
+  const auto& t = rec.trace->series.time_us;
+  const auto it = std::upper_bound(t.begin(), t.end(), static_cast<std::int64_t>(d));
+  return static_cast<std::uint32_t>(it == t.begin() ? 0 : (it - t.begin()) - 1);
+}
+
+double domainOfEvent(const RecordedPlot& rec, bool time_axis, std::uint32_t e) {
+  if (!time_axis || rec.events() == 0) return static_cast<double>(e);
+  return static_cast<double>(rec.trace->series.time_us[std::min<std::size_t>(e, rec.events() - 1)]);
+}
+
+namespace {
+
+std::int64_t maxOf(const std::vector<ColumnEnvelope>& env) {
+  std::int64_t m = 0;
+  for (const auto& e : env)
+    if (e.valid) m = std::max(m, e.max);
+  return m;
+}
+
+}  // namespace
+
+TimelineFrame buildTimelineFrame(const TimelineRequest& req, const RecordedPlot& rec, const ModelPlot* model,
+                                 const OpCurve* variant) {
+  TimelineFrame f;
+  f.request = req;
+  const int w = std::max(req.width, 1), h = std::max(req.height, 1);
+  Axis x = req.x;
+  x.p0 = 0;
+  x.p1 = w;
+  f.request.x = x;
+  f.columns = req.time_axis ? timeColumns(x, rec.trace->series.time_us, w) : eventColumns(x, rec.events(), w);
+  f.reserved = envelope(rec.reserved, f.columns);
+  f.live = envelope(rec.live, f.columns);
+  if (rec.mapped.size() > 0) f.mapped = envelope(rec.mapped, f.columns);
+  std::int64_t before = rec.trace->facts.start_reserved;
+  if (model) {
+    const auto& ev = model->model->op_event;
+    const auto ranges = opRanges(ev, f.columns);
+    f.allocated = opEnvelope(model->allocated_lod, ev, ranges);
+    f.active = opEnvelope(model->active_lod, ev, ranges);
+    f.model_reserved = opEnvelope(model->reserved_lod, ev, ranges, before);
+    if (variant) f.variant = opEnvelope(variant->lod, ev, ranges, before);
+  }
+  const std::int64_t top = req.y_max ? *req.y_max
+                                     : std::max({maxOf(f.reserved), maxOf(f.variant), maxOf(f.model_reserved), maxOf(f.live), std::int64_t{1}});
+  f.y = Axis{0, static_cast<double>(top) * (req.y_max ? 1.0 : 1.08), static_cast<double>(h), 0};
+  f.representative = representativeEvents(f.live, f.columns);
+  if (req.bands) {
+    const auto threshold = static_cast<std::int64_t>(req.min_band_px * f.y.d1 / h);
+    f.bands = computeBands(rec.lifetimes(), f.representative, threshold);
+    // Opaque, in the plot's background: painting it is a copy, not a blend.
+    f.raster = QImage(w, h, QImage::Format_RGB32);
+    f.raster.fill(QColor(252, 252, 253));
+    rasterizeBands(f.bands, f.y, reinterpret_cast<std::uint32_t*>(f.raster.bits()), w, h,
+                   static_cast<int>(f.raster.bytesPerLine() / 4), &bandColour, &rec);
+  }
+  f.annotations = mergeMarks(rec.annotation_events, f.columns);
+  f.ooms = mergeMarks(rec.trace->series.ooms, f.columns);
+  return f;
+}
+
+}  // namespace reservoir::gui

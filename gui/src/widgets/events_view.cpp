@@ -1,0 +1,121 @@
+#include "widgets/events_view.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "app/trace_document.h"
+#include "models/event_filter_proxy.h"
+#include "models/event_search.h"
+#include "models/event_table_model.h"
+
+namespace reservoir::gui {
+
+EventsView::EventsView(TraceDocument* doc, QWidget* parent)
+    : QWidget(parent), doc_(doc), search_(new QLineEdit(this)), status_(new QLabel(this)), table_(new QTableView(this)),
+      model_(new EventTableModel(this)), proxy_(new EventFilterProxy(this)) {
+  search_->setPlaceholderText(tr("Search: 0x7f12... (address)  size>1MiB  action:segment_alloc  frame:optimizer  (Enter)"));
+  search_->setClearButtonEnabled(true);
+  auto* prev = new QPushButton(tr("Previous"), this);
+  auto* next = new QPushButton(tr("Next"), this);
+  prev->setToolTip(tr("Move the cursor to the previous matching event"));
+  next->setToolTip(tr("Move the cursor to the next matching event"));
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(search_, 1);
+  bar->addWidget(prev);
+  bar->addWidget(next);
+  bar->addWidget(status_);
+  proxy_->setSourceModel(model_);
+  table_->setModel(proxy_);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(20);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  const int widths[] = {70, 90, 110, 140, 90, 60, 80, 90};
+  for (int c = 0; c < 8; ++c) table_->setColumnWidth(c, widths[c]);
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(0, 0, 0, 0);
+  lay->addLayout(bar);
+  lay->addWidget(table_);
+
+  connect(search_, &QLineEdit::returnPressed, this, &EventsView::applyQuery);
+  connect(search_, &QLineEdit::textChanged, this, [this](const QString& t) {
+    if (t.isEmpty()) applyQuery();
+  });
+  connect(prev, &QPushButton::clicked, this, [this] { jumpMatch(-1); });
+  connect(next, &QPushButton::clicked, this, [this] { jumpMatch(+1); });
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
+    if (syncing_ || !i.isValid()) return;
+    doc_->setCursor(i.data(EventTableModel::EventRole).toUInt());
+  });
+  connect(table_, &QWidget::customContextMenuRequested, this, [this](QPoint pos) {
+    const QModelIndex i = table_->indexAt(pos);
+    if (!i.isValid()) return;
+    const auto e = i.data(EventTableModel::EventRole).toUInt();
+    QMenu menu;
+    menu.addAction(tr("What-if: cleanup after event %1").arg(e), this, [this, e] { emit pointPicked(QStringLiteral("event:%1").arg(e + 1)); });
+    menu.exec(table_->viewport()->mapToGlobal(pos));
+  });
+  connect(doc_, &TraceDocument::loaded, this, [this] { model_->setTrace(doc_->recorded()); });
+  connect(doc_, &TraceDocument::cursorChanged, this, &EventsView::followCursor);
+  if (doc_->recorded()) model_->setTrace(doc_->recorded());
+}
+
+void EventsView::setQuery(const QString& text) {
+  search_->setText(text);
+  applyQuery();
+}
+
+void EventsView::applyQuery() {
+  const auto rec = doc_->recorded();
+  if (!rec) return;
+  const QString text = search_->text().trimmed();
+  auto q = parseEventQuery(text.toStdString());
+  if (!q) {
+    status_->setText(QString::fromStdString(q.message()));
+    return;
+  }
+  if (q->empty()) {
+    proxy_->setMatches({}, false);
+    status_->setText(tr("%1 events").arg(rec->events()));
+  } else {
+    auto rows = matchEvents(rec->trace->snapshot, rec->trace->trace(), *q);
+    status_->setText(tr("%1 of %2 events").arg(rows.size()).arg(rec->events()));
+    proxy_->setMatches(std::move(rows), true);
+  }
+  followCursor();
+}
+
+void EventsView::followCursor() {
+  if (proxy_->rowCount() == 0) return;
+  const int row = proxy_->proxyRowAtOrAfter(static_cast<int>(doc_->cursor()));
+  if (row < 0) return;
+  syncing_ = true;
+  const QModelIndex i = proxy_->index(row, 0);
+  table_->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  table_->scrollTo(i, QAbstractItemView::PositionAtCenter);
+  syncing_ = false;
+}
+
+void EventsView::jumpMatch(int direction) {
+  if (!proxy_->filtering()) applyQuery();
+  const auto& m = proxy_->matches();
+  if (!proxy_->filtering() || m.empty()) return;
+  const auto c = doc_->cursor();
+  if (direction > 0) {
+    const auto it = std::upper_bound(m.begin(), m.end(), c);
+    if (it != m.end()) doc_->setCursor(*it);
+  } else {
+    const auto it = std::lower_bound(m.begin(), m.end(), c);
+    if (it != m.begin()) doc_->setCursor(*std::prev(it));
+  }
+}
+
+}  // namespace reservoir::gui

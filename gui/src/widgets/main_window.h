@@ -1,0 +1,80 @@
+// The main window: a tab per opened trace, a comparison tab, the facts side panel, loading
+// progress with cancel, menus, keyboard navigation and export.
+#pragma once
+
+#include <QMainWindow>
+
+#include <vector>
+
+#include "reservoir/traces/status.h"
+
+class QDockWidget;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+class QTableView;
+
+namespace reservoir::gui {
+
+class CompareView;
+class FactsModel;
+class TraceDocument;
+class TraceWidget;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Opens traces (each loads on its own worker thread).
+  void openFiles(const QStringList& paths);
+  [[nodiscard]] const std::vector<TraceDocument*>& documents() const { return docs_; }
+  [[nodiscard]] TraceWidget* traceWidget(int index) const;
+  [[nodiscard]] TraceWidget* currentTraceWidget() const;
+  [[nodiscard]] CompareView* compareView() const { return compare_; }
+  void showCompare();
+  void showTrace(int index);
+  // No modal dialogs (errors go to stderr): for --screenshot and tests.
+  void setBatchMode(bool on) { batch_ = on; }
+  [[nodiscard]] QStringList errors() const { return errors_; }
+  // Writes the plot on screen (timeline or comparison) as PNG or SVG (by extension).
+  bool exportPlot(const QString& path, QSize size = {});
+  [[nodiscard]] FactsModel* facts() const { return facts_; }
+  // Writes the current trace's selected what-if variant (or the baseline) as a snapshot.
+  [[nodiscard]] Status exportSnapshot(const QString& path) const;
+  void setFactsVisible(bool on);
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void buildMenus();
+  void buildNavigation(QMenu* menu);
+  void buildStatusBar();
+  void onCurrentTabChanged();
+  void onProgress(TraceDocument* doc, int stage, double fraction);
+  void onFailed(TraceDocument* doc, const QString& message);
+  void openDialog();
+  void exportDialog();
+  void exportSnapshotDialog();
+  [[nodiscard]] TraceDocument* currentDocument() const;
+
+  std::vector<TraceDocument*> docs_;
+  std::vector<TraceWidget*> pages_;
+  QTabWidget* tabs_;
+  CompareView* compare_;
+  FactsModel* facts_;
+  QTableView* facts_view_;
+  QDockWidget* facts_dock_ = nullptr;
+  QProgressBar* progress_;
+  QPushButton* cancel_;
+  QLabel* status_;
+  bool batch_ = false;
+  QStringList errors_;
+};
+
+}  // namespace reservoir::gui

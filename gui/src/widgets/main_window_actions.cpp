@@ -1,0 +1,158 @@
+// MainWindow's menus, keyboard navigation and export.
+#include <QAction>
+#include <QApplication>
+#include <QLabel>
+#include <QMessageBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QImage>
+#include <QKeySequence>
+#include <QMenuBar>
+#include <QPainter>
+
+#ifdef RESERVOIR_GUI_HAVE_SVG
+#include <QSvgGenerator>
+#endif
+
+#include "app/export_snapshot.h"
+#include "app/trace_document.h"
+#include "widgets/compare_view.h"
+#include "widgets/main_window.h"
+#include "widgets/timeline_view.h"
+#include "widgets/trace_widget.h"
+
+namespace reservoir::gui {
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open snapshots..."), QKeySequence::Open, this, &MainWindow::openDialog);
+  file->addAction(tr("&Export plot (PNG/SVG)..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
+  QAction* snap = file->addAction(tr("Export what-if as &snapshot..."), this, &MainWindow::exportSnapshotDialog);
+  snap->setToolTip(tr("The selected what-if variant's modelled run (or the baseline) as a snapshot pickle for memory_viz"));
+  snap->setStatusTip(snap->toolTip());
+  file->setToolTipsVisible(true);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  QAction* time = view->addAction(tr("&Time axis"));
+  time->setCheckable(true);
+  time->setShortcut(QKeySequence(tr("Ctrl+T")));
+  connect(time, &QAction::toggled, this, [this](bool on) {
+    for (auto* p : pages_) p->timeline()->setTimeAxis(on);
+  });
+  QAction* bands = view->addAction(tr("Live-block &bands"));
+  bands->setCheckable(true);
+  bands->setChecked(true);
+  connect(bands, &QAction::toggled, this, [this](bool on) {
+    for (auto* p : pages_) p->timeline()->setShowBands(on);
+  });
+  view->addAction(tr("Zoom &in"), QKeySequence(tr("Ctrl+=")), this, [this] {
+    if (auto* w = currentTraceWidget()) w->timeline()->zoomBy(0.5);
+  });
+  view->addAction(tr("Zoom &out"), QKeySequence(tr("Ctrl+-")), this, [this] {
+    if (auto* w = currentTraceWidget()) w->timeline()->zoomBy(2.0);
+  });
+  view->addAction(tr("&Reset zoom"), QKeySequence(tr("Ctrl+0")), this, [this] {
+    if (auto* w = currentTraceWidget()) w->timeline()->resetZoom();
+  });
+  view->addAction(tr("&Compare traces"), QKeySequence(tr("Ctrl+K")), this, &MainWindow::showCompare);
+  buildNavigation(menuBar()->addMenu(tr("&Navigate")));
+}
+
+void MainWindow::buildNavigation(QMenu* menu) {
+  auto step = [this](std::int64_t delta) {
+    return [this, delta] {
+      if (auto* d = currentDocument()) d->moveCursor(delta);
+    };
+  };
+  menu->addAction(tr("&Next event"), QKeySequence(tr("Alt+Right")), this, step(1));
+  menu->addAction(tr("&Previous event"), QKeySequence(tr("Alt+Left")), this, step(-1));
+  menu->addAction(tr("Forward 1000 events"), QKeySequence(tr("Alt+PgDown")), this, step(1000));
+  menu->addAction(tr("Back 1000 events"), QKeySequence(tr("Alt+PgUp")), this, step(-1000));
+  menu->addAction(tr("Jump to &peak reserved"), QKeySequence(tr("Ctrl+P")), this, [this] {
+    if (auto* d = currentDocument()) d->jumpToPeak();
+  });
+  menu->addAction(tr("&First event"), QKeySequence(tr("Alt+Home")), this, [this] {
+    if (auto* d = currentDocument()) d->setCursor(0);
+  });
+  menu->addAction(tr("&Last event"), QKeySequence(tr("Alt+End")), this, [this] {
+    if (auto* d = currentDocument()) d->setCursor(0xfffffffeu);
+  });
+  menu->addAction(tr("Next &trace"), QKeySequence(tr("Ctrl+Tab")), this, [this] {
+    if (tabs_->count() > 0) tabs_->setCurrentIndex((tabs_->currentIndex() + 1) % tabs_->count());
+  });
+}
+
+void MainWindow::exportSnapshotDialog() {
+  auto* doc = currentDocument();
+  if (!doc || !doc->isModelled()) {
+    QMessageBox::information(this, tr("Export what-if as snapshot"), tr("The trace's model is not ready yet."));
+    return;
+  }
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export the what-if run as a snapshot"), QStringLiteral("whatif.pickle"),
+                                                    tr("Snapshots (*.pickle)"));
+  if (path.isEmpty()) return;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  const Status s = exportSnapshot(path);
+  QApplication::restoreOverrideCursor();
+  if (!s.ok()) QMessageBox::critical(this, tr("Export failed"), QString::fromStdString(s.message()));
+  else status_->setText(tr("wrote %1").arg(path));
+}
+
+Status MainWindow::exportSnapshot(const QString& path) const {
+  auto* doc = currentDocument();
+  if (!doc || !doc->isModelled()) return Status::error("the trace's model is not ready");
+  const int sel = doc->selectedVariant();
+  if (sel < 0 || sel >= static_cast<int>(doc->variants().size())) return exportWhatIfSnapshot(*doc->model(), {}, {}, path);
+  const Variant& v = doc->variants()[static_cast<std::size_t>(sel)];
+  return exportWhatIfSnapshot(*doc->model(), v.edits, v.settings, path);
+}
+
+void MainWindow::openDialog() {
+  const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open memory snapshots"), QString(),
+                                                          tr("Snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst);;All files (*)"));
+  if (!paths.isEmpty()) openFiles(paths);
+}
+
+void MainWindow::exportDialog() {
+#ifdef RESERVOIR_GUI_HAVE_SVG
+  const QString filter = tr("PNG image (*.png);;SVG drawing (*.svg)");
+#else
+  const QString filter = tr("PNG image (*.png)");
+#endif
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QStringLiteral("reservoir-plot.png"), filter);
+  if (!path.isEmpty()) exportPlot(path);
+}
+
+bool MainWindow::exportPlot(const QString& path, QSize size) {
+  auto* page = currentTraceWidget();
+  QWidget* source = page ? static_cast<QWidget*>(page->timeline()) : static_cast<QWidget*>(compare_->plot());
+  if (!size.isValid()) size = source->size().expandedTo(QSize(600, 300));
+  auto draw = [&](QPainter& p) {
+    if (page) page->timeline()->render(p, size);
+    else compare_->plot()->render(p, size);
+  };
+  if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+#ifdef RESERVOIR_GUI_HAVE_SVG
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(tr("Reservoir memory timeline"));
+    QPainter p(&svg);
+    draw(p);
+    return true;
+#else
+    return false;
+#endif
+  }
+  QImage image(size, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::white);
+  QPainter p(&image);
+  draw(p);
+  p.end();
+  return image.save(path);
+}
+
+}  // namespace reservoir::gui

@@ -1,0 +1,43 @@
+// The allocator-state map: every segment at the cursor drawn on a wrapping ribbon at a
+// fixed scale, blocks coloured by state, pinning blocks outlined. Click selects a block.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+#include "geometry/segment_layout.h"
+#include "models/allocator_state.h"
+
+namespace reservoir::gui {
+
+class SegmentMap : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit SegmentMap(QWidget* parent = nullptr);
+  void setState(std::shared_ptr<const AllocatorState> state, double scale_bytes);
+  void setSelectedBlock(int block);
+  [[nodiscard]] int blockAt(QPoint pos) const;
+  QSize sizeHint() const override { return {700, 300}; }
+
+ signals:
+  void blockClicked(int block);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  bool event(QEvent* event) override;
+
+ private:
+  [[nodiscard]] QRect ribbonRect() const;
+  [[nodiscard]] SegmentLayout layout() const;
+  [[nodiscard]] int rowHeight() const { return 22; }
+  [[nodiscard]] int rowPitch() const { return 28; }
+  void paintLegend(QPainter& p) const;
+  std::shared_ptr<const AllocatorState> state_;
+  double scale_bytes_ = 1;
+  int selected_ = -1;
+};
+
+}  // namespace reservoir::gui

@@ -1,0 +1,51 @@
+// A sweep (replay/sweep.h) started from the what-if panel: candidate cleanups and settings
+// replayed on a worker thread with progress and cancel, ranked; a candidate can be run as a
+// variant.
+#pragma once
+
+#include <QDialog>
+
+#include <atomic>
+#include <memory>
+
+#include "reservoir/replay/sweep.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace reservoir::gui {
+
+class TraceDocument;
+
+class SweepDialog : public QDialog {
+  Q_OBJECT
+
+ public:
+  explicit SweepDialog(TraceDocument* doc, QWidget* parent = nullptr);
+  ~SweepDialog() override;
+  void start();
+  [[nodiscard]] bool running() const { return running_; }
+  [[nodiscard]] const replay::SweepReport* report() const { return report_.get(); }
+
+ signals:
+  void runCandidate(const QStringList& edits, const QString& settings);
+
+ private:
+  void showReport();
+  void useSelected();
+  TraceDocument* doc_;
+  QProgressBar* progress_;
+  QLabel* status_;
+  QTableWidget* table_;
+  QPushButton* use_;
+  std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<replay::SweepReport> report_;
+  bool running_ = false;
+};
+
+// A candidate's CLI flags ({"--cleanup", "after:x"} ...) as edit texts and settings.
+void candidateToEdits(const std::vector<std::string>& flags, QStringList* edits, QString* settings);
+
+}  // namespace reservoir::gui

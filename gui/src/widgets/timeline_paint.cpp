@@ -1,0 +1,227 @@
+#include "widgets/timeline_paint.h"
+
+#include <QPainterPath>
+
+#include "app/format.h"
+
+namespace reservoir::gui {
+
+void paintYAxis(QPainter& p, const QRect& plot, const Axis& y) {
+  p.save();
+  const QFontMetrics fm(p.font());
+  for (double v : byteTicks(y.d0, y.d1, std::max(2, plot.height() / 50))) {
+    const int py = plot.top() + static_cast<int>(std::lround(y.toPixel(v)));
+    p.setPen(QPen(QColor(0, 0, 0, 28), 1));
+    p.drawLine(plot.left(), py, plot.right(), py);
+    p.setPen(QColor(90, 90, 90));
+    const QString label = sizeText(static_cast<std::int64_t>(v));
+    p.drawText(QRect(0, py - fm.height() / 2, plot.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter, label);
+  }
+  p.restore();
+}
+
+void paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, std::int64_t origin) {
+  p.save();
+  const QFontMetrics fm(p.font());
+  const double lo = x.d0 - (time_axis ? static_cast<double>(origin) : 0.0);
+  const double hi = x.d1 - (time_axis ? static_cast<double>(origin) : 0.0);
+  for (double v : niceTicks(lo, hi, std::max(2, plot.width() / 110))) {
+    const double d = v + (time_axis ? static_cast<double>(origin) : 0.0);
+    const int px = plot.left() + static_cast<int>(std::lround(x.toPixel(d)));
+    p.setPen(QPen(QColor(0, 0, 0, 20), 1));
+    p.drawLine(px, plot.top(), px, plot.bottom());
+    p.setPen(QColor(90, 90, 90));
+    const QString label = time_axis ? timeText(static_cast<std::int64_t>(v)) : QString::number(static_cast<qlonglong>(v));
+    p.drawText(QRect(px - 60, plot.bottom() + 4, 120, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
+  }
+  p.drawText(QRect(plot.left(), plot.bottom() + 4 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter,
+             time_axis ? QStringLiteral("time since the first event") : QStringLiteral("event"));
+  p.restore();
+}
+
+void paintCurve(QPainter& p, const QRect& plot, const std::vector<ColumnEnvelope>& env, const Axis& y, const QPen& pen) {
+  if (env.empty()) return;
+  const auto pts = envelopePolyline(env, y, plot.left());
+  if (pts.empty()) return;
+  QPolygonF poly;
+  poly.reserve(static_cast<qsizetype>(pts.size()));
+  for (const auto& pt : pts) poly << QPointF(pt.x, pt.y + plot.top());
+  // Wide or dashed pens are stroked into paths (slow on thousands of points); a 1-pixel
+  // cosmetic pen takes the raster engine's fast path, so thickness is drawn as offset passes.
+  QPen thin = pen;
+  thin.setWidth(1);
+  thin.setCosmetic(true);
+  p.save();
+  p.setPen(thin);
+  const int passes = std::max(1, static_cast<int>(std::lround(pen.widthF())));
+  for (int k = 0; k < passes; ++k) {
+    p.drawPolyline(poly);
+    poly.translate(0, -1);
+  }
+  p.restore();
+}
+
+void paintLegend(QPainter& p, QPoint at, const std::vector<std::pair<QString, QPen>>& entries) {
+  p.save();
+  const QFontMetrics fm(p.font());
+  int w = 0;
+  for (const auto& e : entries) w = std::max(w, fm.horizontalAdvance(e.first));
+  const QRect box(at, QSize(w + 40, static_cast<int>(entries.size()) * (fm.height() + 2) + 8));
+  p.setPen(QColor(0, 0, 0, 40));
+  p.setBrush(QColor(255, 255, 255, 225));
+  p.drawRoundedRect(box, 4, 4);
+  int yy = box.top() + 4;
+  for (const auto& [label, pen] : entries) {
+    QPen sample = pen;
+    sample.setWidthF(std::max(2.0, pen.widthF()));
+    p.setPen(sample);
+    if (pen.style() == Qt::NoPen) {
+      p.fillRect(QRect(box.left() + 6, yy + 3, 20, fm.height() - 6), pen.brush());
+    } else {
+      p.drawLine(box.left() + 6, yy + fm.height() / 2, box.left() + 26, yy + fm.height() / 2);
+    }
+    p.setPen(QColor(40, 40, 40));
+    p.drawText(QPoint(box.left() + 32, yy + fm.ascent()), label);
+    yy += fm.height() + 2;
+  }
+  p.restore();
+}
+
+namespace {
+
+void paintAnnotations(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec) {
+  p.save();
+  const QFontMetrics fm(p.font());
+  int free_from = plot.left();
+  QVector<QLine> ticks;
+  ticks.reserve(static_cast<qsizetype>(f.annotations.size()));
+  for (const auto& m : f.annotations) ticks.append(QLine(plot.left() + m.column, plot.top() - 8, plot.left() + m.column, plot.top()));
+  p.setPen(QPen(QColor(120, 120, 160, 170), 1));
+  p.drawLines(ticks);
+  for (const auto& m : f.annotations) {
+    const int x = plot.left() + m.column;
+    if (x < free_from) continue;  // no room for a label: measure nothing
+    const auto& a = rec.trace->annotations[m.first];
+    const QString label = m.count > 1 ? QStringLiteral("%1 +%2").arg(QString::fromStdString(a.name)).arg(m.count - 1)
+                                      : QString::fromStdString(a.name);
+    const int w = fm.horizontalAdvance(label);
+    if (x >= free_from && x + w < plot.right()) {
+      p.setPen(QColor(80, 80, 130));
+      p.drawText(QPoint(x + 2, plot.top() - 10), label);
+      free_from = x + w + 12;
+    }
+  }
+  p.restore();
+}
+
+void paintOoms(QPainter& p, const QRect& plot, const TimelineFrame& f) {
+  p.save();
+  p.setPen(Qt::NoPen);
+  p.setBrush(QColor(220, 0, 0));
+  for (const auto& m : f.ooms) {
+    const double x = plot.left() + m.column + 0.5;
+    QPolygonF tri;
+    tri << QPointF(x, plot.bottom() - 10) << QPointF(x - 6, plot.bottom()) << QPointF(x + 6, plot.bottom());
+    p.drawPolygon(tri);
+    p.setPen(QPen(QColor(220, 0, 0, 120), 1, Qt::DashLine));
+    p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom() - 10));
+    p.setPen(Qt::NoPen);
+  }
+  if (!f.ooms.empty()) {
+    p.setPen(QColor(200, 0, 0));
+    p.drawText(QPoint(plot.left() + f.ooms.front().column + 8, plot.bottom() - 2), QStringLiteral("OOM"));
+  }
+  p.restore();
+}
+
+int columnOfEvent(const TimelineFrame& f, std::uint32_t e) {
+  for (std::size_t c = 0; c < f.columns.size(); ++c) {
+    const auto& col = f.columns[c];
+    if (e < col.end || (col.empty() && e <= col.carry)) return static_cast<int>(c);
+  }
+  return -1;
+}
+
+void paintPeak(QPainter& p, const QRect& plot, const TimelineFrame& f, const TimelineDecor& d) {
+  const int c = columnOfEvent(f, d.peak_event);
+  if (c < 0 || (!f.columns.empty() && d.peak_event + 1 < f.columns.front().first)) return;
+  const double x = plot.left() + c + 0.5;
+  const double y = plot.top() + f.y.toPixel(static_cast<double>(d.peak_bytes));
+  p.save();
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setPen(QPen(QColor(200, 30, 30), 1.5));
+  p.setBrush(QColor(255, 255, 255));
+  QPolygonF diamond;
+  diamond << QPointF(x, y - 7) << QPointF(x + 7, y) << QPointF(x, y + 7) << QPointF(x - 7, y);
+  p.drawPolygon(diamond);
+  const QString label = QStringLiteral("peak reserved %1 (event %2)").arg(sizeText(d.peak_bytes)).arg(d.peak_event);
+  const QFontMetrics fm(p.font());
+  const int w = fm.horizontalAdvance(label);
+  const double lx = x + 10 + w < plot.right() ? x + 10 : x - 10 - w;
+  p.setPen(QColor(170, 20, 20));
+  p.drawText(QPointF(lx, y - 8), label);
+  p.restore();
+}
+
+}  // namespace
+
+void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec, const TimelineDecor& d) {
+  if (!f.raster.isNull()) p.drawImage(plot.topLeft(), f.raster);
+  else p.fillRect(plot, QColor(252, 252, 253));
+  paintYAxis(p, plot, f.y);
+  paintXAxis(p, plot, f.request.x, f.request.time_axis, rec.trace->series.time_us.empty() ? 0 : rec.trace->series.time_us.front());
+  std::vector<std::pair<QString, QPen>> legend;
+  const QPen reserved(QColor(30, 30, 30), 1.6);
+  paintCurve(p, plot, f.reserved, f.y, reserved);
+  legend.emplace_back(QStringLiteral("reserved (recorded)"), reserved);
+  if (!f.allocated.empty()) {
+    const QPen alloc(QColor(25, 100, 210), 1.3);
+    paintCurve(p, plot, f.allocated, f.y, alloc);
+    legend.emplace_back(QStringLiteral("allocated (model)"), alloc);
+    const QPen active(QColor(0, 150, 110), 1.0, Qt::DashLine);
+    paintCurve(p, plot, f.active, f.y, active);
+    legend.emplace_back(QStringLiteral("active (model)"), active);
+  }
+  if (!f.mapped.empty()) {
+    const QPen mapped(QColor(130, 60, 180), 1.2, Qt::DotLine);
+    paintCurve(p, plot, f.mapped, f.y, mapped);
+    legend.emplace_back(QStringLiteral("expandable pages mapped"), mapped);
+  }
+  if (!f.variant.empty()) {
+    const QPen what(QColor(240, 110, 0), 2.2, Qt::DashLine);
+    paintCurve(p, plot, f.variant, f.y, what);
+    legend.emplace_back(QStringLiteral("what-if reserved: ") + d.variant_name, what);
+  }
+  if (!f.raster.isNull()) {
+    QPen band(Qt::NoPen);
+    band.setBrush(QColor(200, 170, 230));
+    legend.emplace_back(QStringLiteral("live blocks (bands; < %1 merged, grey)").arg(sizeText(f.bands.threshold)), band);
+  }
+  paintAnnotations(p, plot, f, rec);
+  paintOoms(p, plot, f);
+  if (d.show_peak) paintPeak(p, plot, f, d);
+  if (d.cursor) {
+    const int c = columnOfEvent(f, *d.cursor);
+    if (c >= 0) {
+      p.setPen(QPen(QColor(0, 120, 215), 1.5));
+      p.drawLine(plot.left() + c, plot.top(), plot.left() + c, plot.bottom());
+    }
+  }
+  if (d.selection) {
+    const int a = std::min(d.selection->first, d.selection->second), b = std::max(d.selection->first, d.selection->second);
+    p.fillRect(QRect(plot.left() + a, plot.top(), b - a, plot.height()), QColor(0, 120, 215, 50));
+  }
+  paintLegend(p, plot.topLeft() + QPoint(8, 8), legend);
+  p.setPen(QColor(0, 0, 0, 70));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(plot.adjusted(0, 0, -1, -1));
+  if (!d.title.isEmpty()) {
+    QFont bold = p.font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.setPen(QColor(40, 40, 40));
+    p.drawText(QRect(plot.left(), 0, plot.width(), plot.top() - 14), Qt::AlignLeft | Qt::AlignTop, d.title);
+  }
+}
+
+}  // namespace reservoir::gui

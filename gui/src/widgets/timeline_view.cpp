@@ -1,0 +1,296 @@
+#include "widgets/timeline_view.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include "app/format.h"
+#include "app/trace_document.h"
+#include "widgets/timeline_paint.h"
+
+namespace reservoir::gui {
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
+  setMinimumHeight(220);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void TimelineView::setDocument(TraceDocument* doc) {
+  doc_ = doc;
+  connect(doc_, &TraceDocument::loaded, this, [this] { resetZoom(); });
+  connect(doc_, &TraceDocument::modelled, this, &TimelineView::invalidate);
+  connect(doc_, &TraceDocument::variantSelected, this, &TimelineView::invalidate);
+  connect(doc_, &TraceDocument::variantsChanged, this, &TimelineView::invalidate);
+  connect(doc_, &TraceDocument::cursorChanged, this, [this] { update(); });
+  if (doc_->recorded()) resetZoom();
+}
+
+QRect TimelineView::plotRect(QSize size) const {
+  return QRect(QPoint(78, 40), QPoint(size.width() - 12, size.height() - 40));
+}
+
+void TimelineView::invalidate() {
+  frame_.reset();
+  update();
+}
+
+void TimelineView::setTimeAxis(bool on) {
+  if (time_axis_ == on || !doc_ || !doc_->recorded()) {
+    time_axis_ = on;
+    return;
+  }
+  // Keep the same events in view.
+  const auto& rec = *doc_->recorded();
+  const auto a = eventAtDomain(rec, time_axis_, x_.d0), b = eventAtDomain(rec, time_axis_, x_.d1);
+  time_axis_ = on;
+  const Axis full = fullXAxis(rec, time_axis_, 1);
+  x_.d0 = zoomed_ ? domainOfEvent(rec, time_axis_, a) : full.d0;
+  x_.d1 = zoomed_ ? std::max(domainOfEvent(rec, time_axis_, b), x_.d0 + 1) : full.d1;
+  invalidate();
+}
+
+void TimelineView::setShowBands(bool on) {
+  bands_ = on;
+  invalidate();
+}
+
+void TimelineView::resetZoom() {
+  if (!doc_ || !doc_->recorded()) return;
+  x_ = fullXAxis(*doc_->recorded(), time_axis_, 1);
+  zoomed_ = false;
+  invalidate();
+}
+
+void TimelineView::zoomBy(double factor) {
+  if (!doc_ || !doc_->recorded()) return;
+  const QRect pr = plotRect(size());
+  Axis a = x_;
+  a.p0 = 0;
+  a.p1 = pr.width();
+  const Axis full = fullXAxis(*doc_->recorded(), time_axis_, pr.width());
+  double anchor = pr.width() / 2.0;
+  if (doc_) {
+    const double d = domainOfEvent(*doc_->recorded(), time_axis_, doc_->cursor());
+    if (d >= x_.d0 && d <= x_.d1) anchor = a.toPixel(d);
+  }
+  x_ = zoomAround(a, anchor, factor, full.d0, full.d1, time_axis_ ? 10.0 : 8.0);
+  zoomed_ = true;
+  invalidate();
+}
+
+void TimelineView::zoomToEvents(std::uint32_t first, std::uint32_t end) {
+  if (!doc_ || !doc_->recorded() || end <= first) return;
+  x_.d0 = domainOfEvent(*doc_->recorded(), time_axis_, first);
+  x_.d1 = std::max(domainOfEvent(*doc_->recorded(), time_axis_, end), x_.d0 + 1);
+  zoomed_ = true;
+  invalidate();
+}
+
+void TimelineView::ensureCursorVisible() {
+  if (!doc_ || !doc_->recorded()) return;
+  const double d = domainOfEvent(*doc_->recorded(), time_axis_, doc_->cursor());
+  if (d >= x_.d0 && d < x_.d1) return;
+  const Axis full = fullXAxis(*doc_->recorded(), time_axis_, 1);
+  const double w = x_.d1 - x_.d0;
+  x_.d0 = std::clamp(d - w / 2, full.d0, std::max(full.d0, full.d1 - w));
+  x_.d1 = x_.d0 + w;
+  invalidate();
+}
+
+void TimelineView::ensureFrame(QSize size) {
+  if (!doc_ || !doc_->recorded()) return;
+  const QRect pr = plotRect(size);
+  if (frame_ && frame_size_ == size) return;
+  TimelineRequest req;
+  req.x = x_;
+  req.time_axis = time_axis_;
+  req.width = pr.width();
+  req.height = pr.height();
+  req.bands = bands_;
+  const auto model = doc_->model();
+  const int sel = doc_->selectedVariant();
+  const OpCurve* variant = nullptr;
+  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size())) variant = doc_->variants()[static_cast<std::size_t>(sel)].curve.get();
+  frame_ = buildTimelineFrame(req, *doc_->recorded(), model.get(), variant);
+  frame_size_ = size;
+}
+
+void TimelineView::render(QPainter& p, QSize size) {
+  p.fillRect(QRect(QPoint(0, 0), size), palette().window());
+  if (!doc_ || !doc_->recorded()) {
+    p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter, doc_ && doc_->failed() ? doc_->error() : tr("Loading..."));
+    return;
+  }
+  ensureFrame(size);
+  const auto& rec = *doc_->recorded();
+  TimelineDecor d;
+  d.cursor = doc_->cursor();
+  d.peak_event = rec.trace->series.peak_reserved_event;
+  d.peak_bytes = rec.trace->series.peak_reserved;
+  const int sel = doc_->selectedVariant();
+  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size())) d.variant_name = doc_->variants()[static_cast<std::size_t>(sel)].name;
+  if (selecting_) d.selection = std::make_pair(select_from_, select_to_);
+  d.title = QStringLiteral("%1 — device %2, %3 events%4")
+                .arg(doc_->title())
+                .arg(rec.trace->facts.device)
+                .arg(rec.events())
+                .arg(doc_->isModelled() ? QString() : tr("  (modelling allocator state...)"));
+  paintTimeline(p, plotRect(size), *frame_, rec, d);
+}
+
+void TimelineView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  render(p, size());
+}
+
+void TimelineView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  frame_.reset();
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event) {
+  if (!doc_ || !doc_->recorded()) return;
+  const QRect pr = plotRect(size());
+  Axis a = x_;
+  a.p0 = 0;
+  a.p1 = pr.width();
+  const double steps = event->angleDelta().y() / 120.0;
+  const Axis full = fullXAxis(*doc_->recorded(), time_axis_, pr.width());
+  x_ = zoomAround(a, event->position().x() - pr.left(), std::pow(0.8, steps), full.d0, full.d1, time_axis_ ? 10.0 : 8.0);
+  zoomed_ = true;
+  invalidate();
+  event->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* event) {
+  press_ = event->pos();
+  drag_last_ = event->pos();
+  selecting_ = event->button() == Qt::RightButton || (event->modifiers() & Qt::ShiftModifier);
+  select_from_ = select_to_ = event->pos().x() - plotRect(size()).left();
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* event) {
+  if (!press_) {
+    showHover(event->pos(), event->globalPosition().toPoint());
+    return;
+  }
+  if (selecting_) {
+    select_to_ = event->pos().x() - plotRect(size()).left();
+    update();
+    return;
+  }
+  if (!doc_ || !doc_->recorded()) return;
+  const QRect pr = plotRect(size());
+  Axis a = x_;
+  a.p0 = 0;
+  a.p1 = pr.width();
+  const Axis full = fullXAxis(*doc_->recorded(), time_axis_, pr.width());
+  x_ = panBy(a, event->pos().x() - drag_last_->x(), full.d0, full.d1);
+  drag_last_ = event->pos();
+  invalidate();
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
+  const bool click = press_ && (event->pos() - *press_).manhattanLength() < 4;
+  press_.reset();
+  if (!doc_ || !doc_->recorded()) return;
+  const QRect pr = plotRect(size());
+  if (selecting_) {
+    selecting_ = false;
+    const int a = std::min(select_from_, select_to_), b = std::max(select_from_, select_to_);
+    if (b - a >= 3) {
+      Axis ax = x_;
+      ax.p0 = 0;
+      ax.p1 = pr.width();
+      const double d0 = ax.toDomain(a), d1 = ax.toDomain(b);
+      x_.d0 = d0;
+      x_.d1 = d1;
+      zoomed_ = true;
+    }
+    invalidate();
+    return;
+  }
+  if (click && frame_) {
+    const auto e = frame_->eventAtColumn(event->pos().x() - pr.left());
+    if (e != ColumnRange::kNone) {
+      doc_->setCursor(e);
+      emit eventClicked(e);
+    }
+  }
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent*) { resetZoom(); }
+
+void TimelineView::keyPressEvent(QKeyEvent* event) {
+  if (!doc_) return QWidget::keyPressEvent(event);
+  const std::int64_t step = (event->modifiers() & Qt::ShiftModifier) ? 100 : 1;
+  switch (event->key()) {
+    case Qt::Key_Right: doc_->moveCursor(step); break;
+    case Qt::Key_Left: doc_->moveCursor(-step); break;
+    case Qt::Key_PageDown: doc_->moveCursor(10000); break;
+    case Qt::Key_PageUp: doc_->moveCursor(-10000); break;
+    case Qt::Key_Home: doc_->setCursor(0); break;
+    case Qt::Key_End: doc_->setCursor(0xfffffffeu); break;
+    case Qt::Key_P: doc_->jumpToPeak(); break;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomBy(0.5); break;
+    case Qt::Key_Minus: zoomBy(2.0); break;
+    case Qt::Key_0: resetZoom(); break;
+    default: QWidget::keyPressEvent(event); return;
+  }
+  event->accept();
+}
+
+bool TimelineView::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    showHover(help->pos(), help->globalPos());
+    return true;
+  }
+  return QWidget::event(event);
+}
+
+QString TimelineView::hoverText(int column, double y_px) const {
+  const auto& rec = *doc_->recorded();
+  const auto& f = *frame_;
+  const auto e = f.eventAtColumn(column);
+  if (e == ColumnRange::kNone) return {};
+  const auto& c = f.columns[static_cast<std::size_t>(column)];
+  QString text = QStringLiteral("<b>event %1</b>").arg(e);
+  if (c.end > c.first + 1) text += QStringLiteral(" (column: events %1-%2)").arg(c.first).arg(c.end - 1);
+  text += QStringLiteral("<br>reserved %1, live %2").arg(sizeText(rec.trace->series.reserved[e]), sizeText(rec.trace->series.live[e]));
+  const auto bytes = static_cast<std::int64_t>(f.y.toDomain(y_px));
+  const BandSpan* s = f.bands.offsets.empty() ? nullptr : hitBand(f.bands, static_cast<std::size_t>(column), bytes);
+  if (s && s->allocation == kMergedBand) {
+    text += QStringLiteral("<hr>%1 in blocks smaller than %2 (merged at this zoom)").arg(sizeText(s->hi - s->lo), sizeText(f.bands.threshold));
+  } else if (s) {
+    const auto& l = rec.trace->lifetimes;
+    const auto a = s->allocation;
+    text += QStringLiteral("<hr><b>allocation #%1: %2</b><br>alive events %3 - %4<br>%5")
+                .arg(a)
+                .arg(sizeText(static_cast<std::int64_t>(l.size[a])))
+                .arg(l.begin[a])
+                .arg(l.end[a])
+                .arg(stackHtml(rec.trace->snapshot, l.stack[a], 10));
+  }
+  return text;
+}
+
+void TimelineView::showHover(QPoint pos, QPoint global) {
+  if (!doc_ || !doc_->recorded() || !frame_) return;
+  const QRect pr = plotRect(size());
+  if (!pr.contains(pos)) {
+    QToolTip::hideText();
+    return;
+  }
+  const QString text = hoverText(pos.x() - pr.left(), pos.y() - pr.top());
+  if (text.isEmpty()) QToolTip::hideText();
+  else QToolTip::showText(global, text, this);
+}
+
+}  // namespace reservoir::gui

@@ -1,0 +1,69 @@
+// The memory timeline: reserved / allocated / active bytes over events or time, the live
+// blocks as stacked bands, the peak, OOM events, annotations, the cursor and the selected
+// what-if's predicted reserved curve. Wheel zooms, drag pans, shift-drag (or right-drag)
+// zooms to a range, a click moves the cursor, hovering names the block under the mouse.
+#pragma once
+
+#include <QWidget>
+
+#include <optional>
+
+#include "plot/timeline_frame.h"
+
+namespace reservoir::gui {
+
+class TraceDocument;
+
+class TimelineView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit TimelineView(QWidget* parent = nullptr);
+  void setDocument(TraceDocument* doc);
+
+  [[nodiscard]] bool timeAxis() const { return time_axis_; }
+  void setTimeAxis(bool on);
+  void setShowBands(bool on);
+  void zoomBy(double factor);
+  void resetZoom();
+  void zoomToEvents(std::uint32_t first, std::uint32_t end);
+  void ensureCursorVisible();
+  [[nodiscard]] const Axis& xAxis() const { return x_; }
+  [[nodiscard]] const TimelineFrame* frame() const { return frame_ ? &*frame_ : nullptr; }
+  // Renders the plot (what is on screen) into `painter`'s device at `size`.
+  void render(QPainter& painter, QSize size);
+
+  QSize sizeHint() const override { return {900, 360}; }
+
+ signals:
+  void eventClicked(std::uint32_t event);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  bool event(QEvent* event) override;
+
+ private:
+  [[nodiscard]] QRect plotRect(QSize size) const;
+  void ensureFrame(QSize size);
+  void invalidate();
+  void showHover(QPoint pos, QPoint global);
+  [[nodiscard]] QString hoverText(int column, double y_px) const;
+
+  TraceDocument* doc_ = nullptr;
+  Axis x_;
+  bool time_axis_ = false, bands_ = true, zoomed_ = false;
+  std::optional<TimelineFrame> frame_;
+  QSize frame_size_;
+  std::optional<QPoint> press_, drag_last_;
+  bool selecting_ = false;
+  int select_from_ = 0, select_to_ = 0;
+};
+
+}  // namespace reservoir::gui

@@ -1,0 +1,47 @@
+// One trace's page: the memory timeline above, and below it the allocator state, events,
+// call sites and what-if tabs, all following the document's cursor.
+#pragma once
+
+#include <QWidget>
+
+class QSplitter;
+class QTabWidget;
+
+namespace reservoir::gui {
+
+class CallSitesView;
+class EventsView;
+class StateView;
+class TimelineView;
+class TraceDocument;
+class WhatIfPanel;
+
+class TraceWidget : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum class Tab { kState, kEvents, kCallSites, kWhatIf };
+  explicit TraceWidget(TraceDocument* doc, QWidget* parent = nullptr);
+
+  [[nodiscard]] TraceDocument* document() const { return doc_; }
+  [[nodiscard]] TimelineView* timeline() const { return timeline_; }
+  [[nodiscard]] StateView* state() const { return state_; }
+  [[nodiscard]] EventsView* events() const { return events_; }
+  [[nodiscard]] CallSitesView* callSites() const { return callsites_; }
+  [[nodiscard]] WhatIfPanel* whatIf() const { return whatif_; }
+  void showTab(Tab tab);
+  // Gives the timeline most of the height (true) or shares it with the tabs.
+  void emphasizeTimeline(bool on);
+
+ private:
+  TraceDocument* doc_;
+  QSplitter* split_;
+  TimelineView* timeline_;
+  QTabWidget* tabs_;
+  StateView* state_;
+  EventsView* events_;
+  CallSitesView* callsites_;
+  WhatIfPanel* whatif_;
+};
+
+}  // namespace reservoir::gui

@@ -1,0 +1,101 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "geometry/lod.h"
+
+namespace reservoir::gui {
+namespace {
+
+TEST(MinMaxPyramid, MatchesABruteForceScan) {
+  std::mt19937 rng(7);
+  std::vector<std::int64_t> v(10000);
+  for (auto& x : v) x = static_cast<std::int64_t>(rng() % 100000);
+  MinMaxPyramid p(v);
+  for (int trial = 0; trial < 500; ++trial) {
+    auto a = static_cast<std::uint32_t>(rng() % v.size());
+    auto b = static_cast<std::uint32_t>(rng() % (v.size() + 1));
+    if (a > b) std::swap(a, b);
+    auto r = p.query(a, b);
+    if (a == b) {
+      EXPECT_FALSE(r.valid);
+      continue;
+    }
+    const auto mx = std::max_element(v.begin() + a, v.begin() + b);
+    EXPECT_EQ(r.max, *mx);
+    EXPECT_EQ(r.min, *std::min_element(v.begin() + a, v.begin() + b));
+    EXPECT_EQ(r.argmax, static_cast<std::uint32_t>(mx - v.begin()));
+  }
+}
+
+TEST(Envelope, KeepsThePeakAtAnyZoom) {
+  std::vector<std::int64_t> v(100000, 1);
+  v[54321] = 1000;
+  MinMaxPyramid p(v);
+  for (int width : {10, 100, 1000}) {
+    Axis a{0, 100000, 0, static_cast<double>(width)};
+    auto cols = eventColumns(a, v.size(), width);
+    auto env = envelope(p, cols);
+    std::int64_t top = 0;
+    std::uint32_t arg = 0;
+    for (const auto& e : env)
+      if (e.max > top) {
+        top = e.max;
+        arg = e.argmax;
+      }
+    EXPECT_EQ(top, 1000);
+    EXPECT_EQ(arg, 54321u);
+  }
+}
+
+TEST(Envelope, CarriesTheValueIntoEmptyColumns) {
+  std::vector<std::int64_t> v{5, 7};
+  MinMaxPyramid p(v);
+  std::vector<ColumnRange> cols{{0, 1, ColumnRange::kNone}, {1, 1, 0}, {1, 2, 0}};
+  auto env = envelope(p, cols);
+  EXPECT_EQ(env[1].min, 5);
+  EXPECT_EQ(env[1].max, 5);
+  EXPECT_EQ(env[2].min, 5);
+  EXPECT_EQ(env[2].max, 7);
+  EXPECT_EQ(env[2].last, 7);
+}
+
+TEST(OpEnvelope, StepsAtTheOpsEvents) {
+  std::vector<std::int64_t> per_op{10, 20, 5};
+  std::vector<std::uint32_t> op_event{2, 4, 8};
+  MinMaxPyramid p(per_op);
+  std::vector<ColumnRange> cols{{0, 2, ColumnRange::kNone}, {2, 4, 1}, {4, 8, 3}, {8, 10, 7}};
+  auto env = opEnvelope(p, op_event, cols);
+  EXPECT_EQ(env[0].max, 0);
+  EXPECT_EQ(env[1].max, 10);
+  EXPECT_EQ(env[1].min, 0);
+  EXPECT_EQ(env[2].max, 20);
+  EXPECT_EQ(env[3].min, 5);
+  EXPECT_EQ(env[3].max, 20);  // the value entering the column
+  EXPECT_EQ(env[3].last, 5);
+}
+
+TEST(Polyline, OnePointForFlatColumns) {
+  std::vector<ColumnEnvelope> cols(3);
+  for (auto& c : cols) c = ColumnEnvelope{4, 4, 4, 0, true};
+  cols[1] = ColumnEnvelope{0, 8, 2, 0, true};
+  Axis y{0, 8, 8, 0};
+  auto pts = envelopePolyline(cols, y, 0);
+  EXPECT_EQ(pts.size(), 5u);
+}
+
+TEST(MergeMarks, OnePerColumn) {
+  std::vector<std::uint32_t> marks{1, 2, 3, 50, 99};
+  Axis a{0, 100, 0, 10};
+  auto cols = eventColumns(a, 100, 10);
+  auto m = mergeMarks(marks, cols);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].count, 3u);
+  EXPECT_EQ(m[1].column, 5);
+  EXPECT_EQ(m[2].first, 4u);
+}
+
+}  // namespace
+}  // namespace reservoir::gui

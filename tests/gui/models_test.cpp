@@ -1,0 +1,190 @@
+// Every item model of the GUI checked with QAbstractItemModelTester on a real trace.
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QThread>
+
+#include "app/plot_data.h"
+#include "app/trace_document.h"
+#include "models/allocator_state.h"
+#include "models/call_tree_model.h"
+#include "models/event_filter_proxy.h"
+#include "models/event_search.h"
+#include "models/event_table_model.h"
+#include "models/facts_model.h"
+#include "models/segment_model.h"
+#include "models/variant_model.h"
+#include "test_paths.h"
+
+namespace reservoir::gui {
+namespace {
+
+using Tester = QAbstractItemModelTester;
+
+std::string tinyTrace() { return (test::samplesDir() / "resume-tiny" / "resume-main.rank0.pickle").string(); }
+
+// Loads the tiny trace through a TraceDocument, as the GUI does.
+bool waitFor(const TraceDocument& doc, int ms = 60000) {
+  QElapsedTimer t;
+  t.start();
+  while (t.elapsed() < ms && doc.busy()) {
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::msleep(2);
+  }
+  return !doc.busy();
+}
+
+class ModelsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    doc_ = new TraceDocument(QString::fromStdString(tinyTrace()));
+    doc_->start();
+    ASSERT_TRUE(waitFor(*doc_));
+    ASSERT_TRUE(doc_->isModelled()) << doc_->error().toStdString();
+  }
+  static void TearDownTestSuite() {
+    delete doc_;
+    doc_ = nullptr;
+  }
+  static TraceDocument* doc_;
+};
+TraceDocument* ModelsTest::doc_ = nullptr;
+
+TEST_F(ModelsTest, EventTableModel) {
+  EventTableModel m;
+  Tester tester(&m, Tester::FailureReportingMode::Fatal);
+  m.setTrace(doc_->recorded());
+  EXPECT_EQ(m.rowCount(), static_cast<int>(doc_->recorded()->events()));
+  EXPECT_EQ(m.index(3, EventTableModel::kIndex).data(EventTableModel::EventRole).toUInt(), 3u);
+  EXPECT_FALSE(m.index(0, EventTableModel::kAction).data().toString().isEmpty());
+}
+
+TEST_F(ModelsTest, EventFilterProxy) {
+  EventTableModel m;
+  m.setTrace(doc_->recorded());
+  EventFilterProxy proxy;
+  Tester tester(&proxy, Tester::FailureReportingMode::Fatal);
+  proxy.setSourceModel(&m);
+  EXPECT_EQ(proxy.rowCount(), m.rowCount());
+  auto q = parseEventQuery("action:segment_alloc");
+  ASSERT_TRUE(q);
+  auto rows = matchEvents(doc_->recorded()->trace->snapshot, doc_->recorded()->trace->trace(), *q);
+  ASSERT_FALSE(rows.empty());
+  proxy.setMatches(rows, true);
+  EXPECT_EQ(proxy.rowCount(), static_cast<int>(rows.size()));
+  const QModelIndex first = proxy.index(0, EventTableModel::kAction);
+  EXPECT_EQ(first.data().toString(), QStringLiteral("segment_alloc"));
+  EXPECT_EQ(proxy.mapToSource(first).row(), static_cast<int>(rows[0]));
+  EXPECT_EQ(proxy.mapFromSource(m.index(static_cast<int>(rows[0]), 0)).row(), 0);
+  EXPECT_EQ(proxy.proxyRowAtOrAfter(0), 0);
+  proxy.setMatches({}, false);
+  EXPECT_EQ(proxy.rowCount(), m.rowCount());
+}
+
+TEST_F(ModelsTest, SegmentModel) {
+  SegmentModel m;
+  Tester tester(&m, Tester::FailureReportingMode::Fatal);
+  const auto peak = doc_->peakEvent();
+  auto st = std::make_shared<AllocatorState>(classifyState(doc_->model()->model->stateAtEvent(peak), peak));
+  m.setState(st, doc_->recorded());
+  ASSERT_GT(m.rowCount(), 0);
+  const QModelIndex seg = m.index(0, 0);
+  ASSERT_GT(m.rowCount(seg), 0);
+  const QModelIndex blk = m.index(0, 0, seg);
+  EXPECT_EQ(m.parent(blk), seg);
+  EXPECT_GE(blk.data(SegmentModel::BlockRole).toInt(), 0);
+  EXPECT_EQ(m.indexOfBlock(blk.data(SegmentModel::BlockRole).toInt()), blk);
+  EXPECT_EQ(st->reserved, doc_->recorded()->trace->series.peak_reserved);
+}
+
+TEST_F(ModelsTest, CallTreeModelBothDirections) {
+  const auto peak = doc_->peakEvent();
+  const auto st = classifyState(doc_->model()->model->stateAtEvent(peak), peak);
+  std::vector<std::pair<StackId, std::int64_t>> live;
+  const auto& l = doc_->recorded()->trace->lifetimes;
+  for (const auto& b : st.blocks)
+    if (b.kind == BlockKind::kAllocated && b.allocation < l.count()) live.emplace_back(l.stack[b.allocation], static_cast<std::int64_t>(b.size));
+  for (auto dir : {replay::TreeDirection::kTopDown, replay::TreeDirection::kBottomUp}) {
+    CallTreeModel m;
+    Tester tester(&m, Tester::FailureReportingMode::Fatal);
+    auto tree = std::make_shared<replay::CallTree>(replay::buildCallTree(doc_->recorded()->trace->snapshot, live, dir));
+    m.setTree(tree, std::shared_ptr<const traces::Snapshot>(doc_->recorded()->trace, &doc_->recorded()->trace->snapshot));
+    ASSERT_GT(m.rowCount(), 0);
+    std::int64_t sum = 0;
+    for (int r = 0; r < m.rowCount(); ++r) sum += m.index(r, 0).data(CallTreeModel::BytesRole).toLongLong();
+    EXPECT_LE(sum, tree->total());  // blocks without frames stay at the root
+    EXPECT_GT(sum, 0);
+  }
+}
+
+TEST_F(ModelsTest, VariantModelAndFactsModel) {
+  VariantModel variants(doc_);
+  Tester t1(&variants, Tester::FailureReportingMode::Fatal);
+  FactsModel facts;
+  Tester t2(&facts, Tester::FailureReportingMode::Fatal);
+  facts.setDocument(doc_);
+  EXPECT_GT(facts.rowCount(), 10);
+  const int before = variants.rowCount();
+  doc_->addVariant({QStringLiteral("cleanup after:state_dict_loader.py:load")}, QStringLiteral("expandable_segments:True"));
+  EXPECT_EQ(variants.rowCount(), before + 1);
+  ASSERT_TRUE(waitFor(*doc_));
+  const QModelIndex saving = variants.index(before, VariantModel::kSaving);
+  const auto& report = *doc_->variants().back().report;
+  EXPECT_EQ(saving.data(VariantModel::SavingRole).toLongLong(), report.baseline.peak_reserved.bytes - report.whatif.peak_reserved.bytes);
+  EXPECT_FALSE(variants.index(before, VariantModel::kPeakReserved).data().toString().isEmpty());
+  EXPECT_TRUE(doc_->variants().back().report_text.contains(QStringLiteral("peak reserved")));
+  doc_->addVariant({QStringLiteral("cleanup after:no_such_function_anywhere")}, QString());
+  ASSERT_TRUE(waitFor(*doc_));
+  EXPECT_FALSE(doc_->variants().back().error.isEmpty());
+  doc_->removeVariant(static_cast<int>(doc_->variants().size()) - 1);
+  EXPECT_EQ(variants.rowCount(), before + 1);
+}
+
+TEST(EventSearch, ParsesTerms) {
+  auto q = parseEventQuery("0x7F12 size>=1MiB action:alloc frame:optim loader");
+  ASSERT_TRUE(q) << q.message();
+  ASSERT_EQ(q->address_prefixes.size(), 1u);
+  EXPECT_EQ(q->address_prefixes[0], "7f12");
+  ASSERT_EQ(q->sizes.size(), 1u);
+  EXPECT_EQ(q->sizes[0].op, 'g');
+  EXPECT_EQ(q->sizes[0].bytes, 1024u * 1024u);
+  EXPECT_EQ(q->actions.size(), 1u);
+  EXPECT_EQ(q->frames, (std::vector<std::string>{"optim", "loader"}));
+  EXPECT_FALSE(parseEventQuery("action:nonsense"));
+  EXPECT_FALSE(parseEventQuery("size>lots"));
+  EXPECT_TRUE(parseEventQuery("   ")->empty());
+}
+
+TEST_F(ModelsTest, EventSearchFindsSizesAndFrames) {
+  const auto& t = *doc_->recorded()->trace;
+  auto big = matchEvents(t.snapshot, t.trace(), *parseEventQuery("action:segment_alloc size>=2MiB"));
+  for (auto e : big) EXPECT_GE(t.trace().events[e].size, 2u << 20);
+  auto frames = matchEvents(t.snapshot, t.trace(), *parseEventQuery("frame:state_dict_loader"));
+  EXPECT_FALSE(frames.empty());
+  const auto& ev = t.trace().events[big.empty() ? 0 : big[0]];
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(ev.addr));
+  auto at = matchEvents(t.snapshot, t.trace(), *parseEventQuery(hex));
+  EXPECT_FALSE(at.empty());
+}
+
+TEST_F(ModelsTest, AllocatorStateClassifiesEveryByte) {
+  const auto peak = doc_->peakEvent();
+  const auto st = classifyState(doc_->model()->model->stateAtEvent(peak), peak);
+  for (const auto& s : st.segments) {
+    std::uint64_t sum = 0;
+    for (const auto& b : st.blocksOf(s)) {
+      sum += b.size;
+      if (b.pinning) {
+        EXPECT_TRUE(s.pinned);
+      }
+    }
+    EXPECT_EQ(sum, s.size);
+  }
+  EXPECT_LE(st.releasable + st.pinned_free, st.reserved - st.allocated + 1);
+}
+
+}  // namespace
+}  // namespace reservoir::gui

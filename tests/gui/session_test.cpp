@@ -1,0 +1,124 @@
+// TraceSession (replay/session.h): the staged loading the GUI builds on.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+#include "reservoir/replay/session.h"
+#include "reservoir/traces/reader.h"
+#include "test_paths.h"
+
+namespace reservoir::replay {
+namespace {
+
+std::string tinyTrace() { return (test::samplesDir() / "resume-tiny" / "resume-main.rank0.pickle").string(); }
+
+TEST(Session, FirstStageSeriesAgreeWithTheLifetimes) {
+  auto loaded = loadTraceFile(tinyTrace(), std::nullopt, nullptr, {});
+  ASSERT_TRUE(loaded) << loaded.message();
+  const LoadedTrace& t = **loaded;
+  const auto& s = t.series;
+  ASSERT_EQ(s.size(), t.trace().events.size());
+  // live[e] is the sum of the allocations alive after e, as the bands count them.
+  for (std::size_t e = 0; e < s.size(); e += std::max<std::size_t>(1, s.size() / 50)) {
+    std::int64_t live = 0;
+    for (std::size_t a = 0; a < t.lifetimes.count(); ++a)
+      if (t.lifetimes.begin[a] <= e && e < t.lifetimes.end[a]) live += static_cast<std::int64_t>(t.lifetimes.size[a]);
+    EXPECT_EQ(live, s.live[e]) << "event " << e;
+  }
+  EXPECT_EQ(s.peak_reserved, *std::max_element(s.reserved.begin(), s.reserved.end()));
+  EXPECT_TRUE(std::is_sorted(s.time_us.begin(), s.time_us.end()));
+  EXPECT_GT(t.facts.events, 0u);
+}
+
+TEST(Session, ModelStagePeakMatchesTheRecording) {
+  auto loaded = loadTraceFile(tinyTrace(), std::nullopt, nullptr, {});
+  ASSERT_TRUE(loaded);
+  auto model = buildModelStage(**loaded, 64, nullptr, {});
+  ASSERT_TRUE(model) << model.message();
+  const auto& m = **model;
+  EXPECT_EQ(m.reserved.size(), m.prepared.program.ops.size());
+  EXPECT_EQ(m.allocated.size(), m.prepared.program.ops.size());
+  EXPECT_EQ(m.run.peak_reserved.bytes, (*loaded)->series.peak_reserved);
+  EXPECT_EQ(m.index->result().peak_reserved.bytes, m.run.peak_reserved.bytes);
+  // The state at the peak holds the peak's reserved bytes.
+  const auto segs = m.stateAtEvent((*loaded)->series.peak_reserved_event);
+  std::int64_t reserved = 0;
+  for (const auto& s : segs) reserved += static_cast<std::int64_t>(s.total_size);
+  EXPECT_EQ(reserved, (*loaded)->series.reserved[(*loaded)->series.peak_reserved_event]);
+}
+
+TEST(Session, WhatIfOnThePreparedTraceEqualsRunWhatIf) {
+  auto loaded = loadTraceFile(tinyTrace(), std::nullopt, nullptr, {});
+  ASSERT_TRUE(loaded);
+  auto model = buildModelStage(**loaded, 256, nullptr, {});
+  ASSERT_TRUE(model);
+  WhatIfOptions o;
+  o.edits.push_back(*parseCleanup("after:state_dict_loader.py:load"));
+  o.edits.push_back(*parseProbe("after:state_dict_loader.py:load"));
+  auto fast = runWhatIfPrepared(**loaded, (*model)->prepared, o);
+  auto full = runWhatIf((*loaded)->snapshot, (*loaded)->device_index, (*loaded)->environment(), o);
+  ASSERT_TRUE(fast) << fast.message();
+  ASSERT_TRUE(full) << full.message();
+  EXPECT_EQ(fast->whatif.peak_reserved.bytes, full->whatif.peak_reserved.bytes);
+  EXPECT_EQ(fast->baseline.peak_reserved.bytes, full->baseline.peak_reserved.bytes);
+  EXPECT_EQ(fast->whatif.peak_allocated.bytes, full->whatif.peak_allocated.bytes);
+  ASSERT_EQ(fast->whatif.probes.size(), full->whatif.probes.size());
+  EXPECT_EQ(fast->whatif.probes[0].reserved, full->whatif.probes[0].reserved);
+  EXPECT_EQ(fast->capacity_source, full->capacity_source);
+  // The cleanup returns cached memory at the probe (the peak comes later and stays).
+  EXPECT_LT(fast->whatif.probes[0].reserved, fast->baseline.probes[0].reserved);
+}
+
+TEST(Session, PublishesStagesInOrderOnItsThread) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> seen;
+  bool done = false;
+  SessionCallbacks cb;
+  cb.loaded = [&](std::shared_ptr<const LoadedTrace>) { std::lock_guard l(mu); seen.push_back("loaded"); };
+  cb.modelled = [&](std::shared_ptr<const ModelStage> m) {
+    std::lock_guard l(mu);
+    seen.push_back(m->owner ? "modelled" : "modelled-without-owner");
+  };
+  cb.progress = [&](SessionStage s, std::uint64_t, std::uint64_t) {
+    if (s != SessionStage::kDone) return;
+    std::lock_guard l(mu);
+    done = true;
+    cv.notify_all();
+  };
+  TraceSession session(tinyTrace(), cb);
+  session.start();
+  session.wait();
+  std::lock_guard l(mu);
+  EXPECT_TRUE(done);
+  EXPECT_EQ(seen, (std::vector<std::string>{"loaded", "modelled"}));
+}
+
+TEST(Session, ABadFileFailsWithTheReadersMessage) {
+  std::string message;
+  SessionCallbacks cb;
+  cb.failed = [&](std::string m) { message = std::move(m); };
+  TraceSession session((test::testDataDir() / "no-such-file.pickle").string(), cb);
+  session.start();
+  session.wait();
+  EXPECT_NE(message.find("no-such-file.pickle"), std::string::npos) << message;
+}
+
+TEST(Session, CancelStopsTheRead) {
+  std::string message;
+  SessionCallbacks cb;
+  cb.failed = [&](std::string m) { message = std::move(m); };
+  cb.loaded = [](std::shared_ptr<const LoadedTrace>) {};
+  {
+    TraceSession session(tinyTrace(), cb);
+    session.cancel();
+    session.start();
+    session.wait();
+  }
+  EXPECT_NE(message.find("cancel"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace reservoir::replay
