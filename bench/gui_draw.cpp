@@ -98,8 +98,32 @@ void BM_TimelineRepaint(benchmark::State& state) {
   }
 }
 
+// Painting alone: one full-view frame, painted again and again (what a resize or a cursor
+// move costs when the frame is reused).
+void BM_TimelinePaintOnly(benchmark::State& state) {
+  load();
+  if (!g_rec) {
+    state.SkipWithError("cannot load the trace");
+    return;
+  }
+  TimelineRequest req;
+  req.x = fullXAxis(*g_rec, false, kWidth);
+  req.width = kWidth;
+  req.height = kHeight;
+  const auto frame = buildTimelineFrame(req, *g_rec, g_model.get(), nullptr);
+  QImage image(kWidth + 100, kHeight + 90, QImage::Format_ARGB32_Premultiplied);
+  for (auto _ : state) {
+    QPainter p(&image);
+    TimelineDecor d;
+    d.peak_event = g_rec->trace->series.peak_reserved_event;
+    d.peak_bytes = g_rec->trace->series.peak_reserved;
+    paintTimeline(p, QRect(78, 40, kWidth, kHeight), frame, *g_rec, d);
+  }
+}
+
 }  // namespace
 
+BENCHMARK(BM_TimelinePaintOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TimelineFrame)->ArgsProduct({{1000, 100, 10, 1}, {0, 1}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TimelineRepaint)->Arg(1000)->Arg(100)->Arg(1)->Unit(benchmark::kMillisecond);
 

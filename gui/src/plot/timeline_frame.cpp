@@ -51,7 +51,30 @@ std::int64_t maxOf(const std::vector<ColumnEnvelope>& env) {
   return m;
 }
 
+void rasterizeCurves(TimelineFrame& f) {
+  const int w = f.raster.width(), h = f.raster.height();
+  auto* px = reinterpret_cast<std::uint32_t*>(f.raster.bits());
+  const int stride = static_cast<int>(f.raster.bytesPerLine() / 4);
+  const std::pair<const std::vector<ColumnEnvelope>*, CurveKind> curves[] = {
+      {&f.reserved, CurveKind::kReserved}, {&f.allocated, CurveKind::kAllocated}, {&f.active, CurveKind::kActive},
+      {&f.mapped, CurveKind::kMapped},     {&f.variant, CurveKind::kVariant}};
+  for (const auto& [env, kind] : curves)
+    if (!env->empty()) rasterizeCurve(*env, f.y, px, w, h, stride, curveStyle(kind));
+  f.curves_rastered = true;
+}
+
 }  // namespace
+
+CurveStyle curveStyle(CurveKind kind) {
+  switch (kind) {
+    case CurveKind::kReserved: return {0xff1e1e1eu, 2, 0, 0};
+    case CurveKind::kAllocated: return {0xff1964d2u, 1, 0, 0};
+    case CurveKind::kActive: return {0xff00966eu, 1, 4, 3};
+    case CurveKind::kMapped: return {0xff823cb4u, 1, 2, 2};
+    case CurveKind::kVariant: return {0xfff06e00u, 2, 7, 4};
+  }
+  return {};
+}
 
 TimelineFrame buildTimelineFrame(const TimelineRequest& req, const RecordedPlot& rec, const ModelPlot* model,
                                  const OpCurve* variant) {
@@ -87,6 +110,13 @@ TimelineFrame buildTimelineFrame(const TimelineRequest& req, const RecordedPlot&
     f.raster.fill(QColor(252, 252, 253));
     rasterizeBands(f.bands, f.y, reinterpret_cast<std::uint32_t*>(f.raster.bits()), w, h,
                    static_cast<int>(f.raster.bytesPerLine() / 4), &bandColour, &rec);
+  }
+  if (req.raster_curves) {
+    if (f.raster.isNull()) {
+      f.raster = QImage(w, h, QImage::Format_RGB32);
+      f.raster.fill(QColor(252, 252, 253));
+    }
+    rasterizeCurves(f);
   }
   f.annotations = mergeMarks(rec.annotation_events, f.columns);
   f.ooms = mergeMarks(rec.trace->series.ooms, f.columns);

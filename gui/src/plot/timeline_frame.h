@@ -12,6 +12,7 @@
 #include "app/plot_data.h"
 #include "geometry/axis.h"
 #include "geometry/bands.h"
+#include "geometry/curve_raster.h"
 #include "geometry/lod.h"
 
 namespace reservoir::gui {
@@ -23,7 +24,13 @@ struct TimelineRequest {
   bool bands = true;
   double min_band_px = 2.0;  // thinner blocks are merged
   std::optional<std::int64_t> y_max;  // default: from the curves in view
+  // Draw the curves into `raster` (a screen); off for vector output, which strokes them.
+  bool raster_curves = true;
 };
+
+// The curves of the timeline, in painting order, and how each is drawn.
+enum class CurveKind : std::uint8_t { kReserved, kAllocated, kActive, kMapped, kVariant };
+CurveStyle curveStyle(CurveKind kind);
 
 struct TimelineFrame {
   TimelineRequest request;
@@ -34,7 +41,8 @@ struct TimelineFrame {
   std::vector<ColumnEnvelope> variant;                          // the selected what-if (when any)
   std::vector<std::uint32_t> representative;
   BandColumns bands;
-  QImage raster;  // width x height, the bands
+  QImage raster;  // width x height: the bands, and the curves when curves_rastered
+  bool curves_rastered = false;
   std::vector<MergedMark> annotations, ooms;
   [[nodiscard]] std::uint32_t eventAtColumn(int column) const;
 };

@@ -1,10 +1,58 @@
 #include "widgets/timeline_paint.h"
 
+#include <QHash>
+#include <QPaintEngine>
 #include <QPainterPath>
+#include <QStaticText>
+
+#include <cmath>
 
 #include "app/format.h"
 
 namespace reservoir::gui {
+
+namespace {
+
+// Axis, legend and marker labels repeat from frame to frame: laid out once (QStaticText),
+// they are drawn from the glyph cache instead of being shaped again at every repaint.
+const QStaticText& staticText(const QFont& font, const QString& text) {
+  static QHash<QString, QStaticText> cache;
+  QString key = font.key();
+  key += QChar(0);
+  key += text;
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    if (cache.size() >= 4096) cache.clear();
+    QStaticText st(text);
+    st.setTextFormat(Qt::PlainText);
+    st.setPerformanceHint(QStaticText::AggressiveCaching);
+    st.prepare(QTransform(), font);
+    it = cache.insert(key, st);
+  }
+  return *it;
+}
+
+}  // namespace
+
+int labelWidth(const QPainter& p, const QString& text) {
+  if (p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster) return QFontMetrics(p.font()).horizontalAdvance(text);
+  return static_cast<int>(std::ceil(staticText(p.font(), text).size().width()));
+}
+
+void drawLabel(QPainter& p, const QRectF& r, Qt::Alignment align, const QString& text) {
+  if (p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster) {
+    p.drawText(r, static_cast<int>(align), text);  // vector output keeps real text
+    return;
+  }
+  const QStaticText& st = staticText(p.font(), text);
+  const QSizeF s = st.size();
+  double x = r.left(), y = r.top();
+  if (align & Qt::AlignRight) x = r.right() - s.width();
+  else if (align & Qt::AlignHCenter) x = r.left() + (r.width() - s.width()) / 2;
+  if (align & Qt::AlignBottom) y = r.bottom() - s.height();
+  else if (align & Qt::AlignVCenter) y = r.top() + (r.height() - s.height()) / 2;
+  p.drawStaticText(QPointF(x, y), st);
+}
 
 void paintYAxis(QPainter& p, const QRect& plot, const Axis& y) {
   p.save();
@@ -15,7 +63,7 @@ void paintYAxis(QPainter& p, const QRect& plot, const Axis& y) {
     p.drawLine(plot.left(), py, plot.right(), py);
     p.setPen(QColor(90, 90, 90));
     const QString label = sizeText(static_cast<std::int64_t>(v));
-    p.drawText(QRect(0, py - fm.height() / 2, plot.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter, label);
+    drawLabel(p, QRect(0, py - fm.height() / 2, plot.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter, label);
   }
   p.restore();
 }
@@ -32,10 +80,10 @@ void paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, s
     p.drawLine(px, plot.top(), px, plot.bottom());
     p.setPen(QColor(90, 90, 90));
     const QString label = time_axis ? timeText(static_cast<std::int64_t>(v)) : QString::number(static_cast<qlonglong>(v));
-    p.drawText(QRect(px - 60, plot.bottom() + 4, 120, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
+    drawLabel(p, QRect(px - 60, plot.bottom() + 4, 120, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
   }
-  p.drawText(QRect(plot.left(), plot.bottom() + 4 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter,
-             time_axis ? QStringLiteral("time since the first event") : QStringLiteral("event"));
+  drawLabel(p, QRect(plot.left(), plot.bottom() + 4 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter,
+            time_axis ? QStringLiteral("time since the first event") : QStringLiteral("event"));
   p.restore();
 }
 
@@ -61,11 +109,17 @@ void paintCurve(QPainter& p, const QRect& plot, const std::vector<ColumnEnvelope
   p.restore();
 }
 
+QPen curvePen(const CurveStyle& style) {
+  QPen pen(QColor::fromRgba(style.rgb), style.thickness);
+  if (style.dash_on > 0) pen.setStyle(style.dash_on >= 3 ? Qt::DashLine : Qt::DotLine);
+  return pen;
+}
+
 void paintLegend(QPainter& p, QPoint at, const std::vector<std::pair<QString, QPen>>& entries) {
   p.save();
   const QFontMetrics fm(p.font());
   int w = 0;
-  for (const auto& e : entries) w = std::max(w, fm.horizontalAdvance(e.first));
+  for (const auto& e : entries) w = std::max(w, labelWidth(p, e.first));
   const QRect box(at, QSize(w + 40, static_cast<int>(entries.size()) * (fm.height() + 2) + 8));
   p.setPen(QColor(0, 0, 0, 40));
   p.setBrush(QColor(255, 255, 255, 225));
@@ -81,7 +135,7 @@ void paintLegend(QPainter& p, QPoint at, const std::vector<std::pair<QString, QP
       p.drawLine(box.left() + 6, yy + fm.height() / 2, box.left() + 26, yy + fm.height() / 2);
     }
     p.setPen(QColor(40, 40, 40));
-    p.drawText(QPoint(box.left() + 32, yy + fm.ascent()), label);
+    drawLabel(p, QRect(box.left() + 32, yy, w + 8, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, label);
     yy += fm.height() + 2;
   }
   p.restore();
@@ -104,10 +158,10 @@ void paintAnnotations(QPainter& p, const QRect& plot, const TimelineFrame& f, co
     const auto& a = rec.trace->annotations[m.first];
     const QString label = m.count > 1 ? QStringLiteral("%1 +%2").arg(QString::fromStdString(a.name)).arg(m.count - 1)
                                       : QString::fromStdString(a.name);
-    const int w = fm.horizontalAdvance(label);
+    const int w = labelWidth(p, label);
     if (x >= free_from && x + w < plot.right()) {
       p.setPen(QColor(80, 80, 130));
-      p.drawText(QPoint(x + 2, plot.top() - 10), label);
+      drawLabel(p, QRectF(x + 2, plot.top() - 10 - fm.ascent(), w + 4, fm.height()), Qt::AlignLeft | Qt::AlignTop, label);
       free_from = x + w + 12;
     }
   }
@@ -156,10 +210,10 @@ void paintPeak(QPainter& p, const QRect& plot, const TimelineFrame& f, const Tim
   p.drawPolygon(diamond);
   const QString label = QStringLiteral("peak reserved %1 (event %2)").arg(sizeText(d.peak_bytes)).arg(d.peak_event);
   const QFontMetrics fm(p.font());
-  const int w = fm.horizontalAdvance(label);
+  const int w = labelWidth(p, label);
   const double lx = x + 10 + w < plot.right() ? x + 10 : x - 10 - w;
   p.setPen(QColor(170, 20, 20));
-  p.drawText(QPointF(lx, y - 8), label);
+  drawLabel(p, QRectF(lx, y - 8 - fm.ascent(), w + 4, fm.height()), Qt::AlignLeft | Qt::AlignTop, label);
   p.restore();
 }
 
@@ -171,27 +225,18 @@ void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const
   paintYAxis(p, plot, f.y);
   paintXAxis(p, plot, f.request.x, f.request.time_axis, rec.trace->series.time_us.empty() ? 0 : rec.trace->series.time_us.front());
   std::vector<std::pair<QString, QPen>> legend;
-  const QPen reserved(QColor(30, 30, 30), 1.6);
-  paintCurve(p, plot, f.reserved, f.y, reserved);
-  legend.emplace_back(QStringLiteral("reserved (recorded)"), reserved);
+  const auto curve = [&](const std::vector<ColumnEnvelope>& env, CurveKind kind, const QString& label) {
+    const QPen pen = curvePen(curveStyle(kind));
+    if (!f.curves_rastered) paintCurve(p, plot, env, f.y, pen);
+    legend.emplace_back(label, pen);
+  };
+  curve(f.reserved, CurveKind::kReserved, QStringLiteral("reserved (recorded)"));
   if (!f.allocated.empty()) {
-    const QPen alloc(QColor(25, 100, 210), 1.3);
-    paintCurve(p, plot, f.allocated, f.y, alloc);
-    legend.emplace_back(QStringLiteral("allocated (model)"), alloc);
-    const QPen active(QColor(0, 150, 110), 1.0, Qt::DashLine);
-    paintCurve(p, plot, f.active, f.y, active);
-    legend.emplace_back(QStringLiteral("active (model)"), active);
+    curve(f.allocated, CurveKind::kAllocated, QStringLiteral("allocated (model)"));
+    curve(f.active, CurveKind::kActive, QStringLiteral("active (model)"));
   }
-  if (!f.mapped.empty()) {
-    const QPen mapped(QColor(130, 60, 180), 1.2, Qt::DotLine);
-    paintCurve(p, plot, f.mapped, f.y, mapped);
-    legend.emplace_back(QStringLiteral("expandable pages mapped"), mapped);
-  }
-  if (!f.variant.empty()) {
-    const QPen what(QColor(240, 110, 0), 2.2, Qt::DashLine);
-    paintCurve(p, plot, f.variant, f.y, what);
-    legend.emplace_back(QStringLiteral("what-if reserved: ") + d.variant_name, what);
-  }
+  if (!f.mapped.empty()) curve(f.mapped, CurveKind::kMapped, QStringLiteral("expandable pages mapped"));
+  if (!f.variant.empty()) curve(f.variant, CurveKind::kVariant, QStringLiteral("what-if reserved: ") + d.variant_name);
   if (!f.raster.isNull()) {
     QPen band(Qt::NoPen);
     band.setBrush(QColor(200, 170, 230));
@@ -220,7 +265,7 @@ void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(QColor(40, 40, 40));
-    p.drawText(QRect(plot.left(), 0, plot.width(), plot.top() - 14), Qt::AlignLeft | Qt::AlignTop, d.title);
+    drawLabel(p, QRect(plot.left(), 0, plot.width(), plot.top() - 14), Qt::AlignLeft | Qt::AlignTop, d.title);
   }
 }
 

@@ -24,6 +24,11 @@ void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const
 void paintYAxis(QPainter& p, const QRect& plot, const Axis& y);
 void paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, std::int64_t time_origin);
 void paintCurve(QPainter& p, const QRect& plot, const std::vector<ColumnEnvelope>& env, const Axis& y, const QPen& pen);
+// Text in `r` with `align`; on a raster device from a cache of laid-out labels.
+void drawLabel(QPainter& p, const QRectF& r, Qt::Alignment align, const QString& text);
+int labelWidth(const QPainter& p, const QString& text);
+// The pen that strokes a curve of this style (vector output, legends).
+QPen curvePen(const CurveStyle& style);
 void paintLegend(QPainter& p, QPoint at, const std::vector<std::pair<QString, QPen>>& entries);
 
 }  // namespace reservoir::gui

@@ -4,6 +4,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPaintEngine>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -102,21 +103,26 @@ void TimelineView::ensureCursorVisible() {
   invalidate();
 }
 
-void TimelineView::ensureFrame(QSize size) {
-  if (!doc_ || !doc_->recorded()) return;
+TimelineFrame TimelineView::makeFrame(QSize size, bool raster_curves) const {
   const QRect pr = plotRect(size);
-  if (frame_ && frame_size_ == size) return;
   TimelineRequest req;
   req.x = x_;
   req.time_axis = time_axis_;
   req.width = pr.width();
   req.height = pr.height();
   req.bands = bands_;
+  req.raster_curves = raster_curves;
   const auto model = doc_->model();
   const int sel = doc_->selectedVariant();
   const OpCurve* variant = nullptr;
   if (sel >= 0 && sel < static_cast<int>(doc_->variants().size())) variant = doc_->variants()[static_cast<std::size_t>(sel)].curve.get();
-  frame_ = buildTimelineFrame(req, *doc_->recorded(), model.get(), variant);
+  return buildTimelineFrame(req, *doc_->recorded(), model.get(), variant);
+}
+
+void TimelineView::ensureFrame(QSize size) {
+  if (!doc_ || !doc_->recorded()) return;
+  if (frame_ && frame_size_ == size) return;
+  frame_ = makeFrame(size, true);
   frame_size_ = size;
 }
 
@@ -140,7 +146,10 @@ void TimelineView::render(QPainter& p, QSize size) {
                 .arg(rec.trace->facts.device)
                 .arg(rec.events())
                 .arg(doc_->isModelled() ? QString() : tr("  (modelling allocator state...)"));
-  paintTimeline(p, plotRect(size), *frame_, rec, d);
+  // A vector device (SVG export) gets the curves as strokes, not as pixels of the raster.
+  const bool vector = p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster;
+  if (vector) paintTimeline(p, plotRect(size), makeFrame(size, false), rec, d);
+  else paintTimeline(p, plotRect(size), *frame_, rec, d);
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {

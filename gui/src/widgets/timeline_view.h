@@ -52,6 +52,7 @@ class TimelineView : public QWidget {
  private:
   [[nodiscard]] QRect plotRect(QSize size) const;
   void ensureFrame(QSize size);
+  [[nodiscard]] TimelineFrame makeFrame(QSize size, bool raster_curves) const;
   void invalidate();
   void showHover(QPoint pos, QPoint global);
   [[nodiscard]] QString hoverText(int column, double y_px) const;
