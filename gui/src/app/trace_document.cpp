@@ -6,7 +6,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 
-#include "app/whatif_report.h"
+#include "reservoir/replay/report_text.h"
 
 namespace reservoir::gui {
 
@@ -141,7 +141,7 @@ VariantOutcome computeVariant(std::shared_ptr<const ModelPlot> model, QStringLis
     return out;
   }
   out.curve = makeOpCurve(rep->whatif.timeline);
-  out.text = QString::fromStdString(whatIfReportText(owner.snapshot, *rep, owner.path));
+  out.text = QString::fromStdString(replay::whatIfReportText(owner.snapshot, *rep, owner.path));
   auto shared = std::make_shared<replay::WhatIfReport>(std::move(*rep));
   shared->baseline.timeline.clear();  // only the what-if curve is drawn; the baseline is the model's
   shared->baseline.timeline.shrink_to_fit();

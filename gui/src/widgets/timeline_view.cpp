@@ -67,12 +67,17 @@ void TimelineView::resetZoom() {
   invalidate();
 }
 
+Axis TimelineView::viewAxis(int width) const {
+  Axis a = x_;
+  a.p0 = 0;
+  a.p1 = width;
+  return a;
+}
+
 void TimelineView::zoomBy(double factor) {
   if (!doc_ || !doc_->recorded()) return;
   const QRect pr = plotRect(size());
-  Axis a = x_;
-  a.p0 = 0;
-  a.p1 = pr.width();
+  const Axis a = viewAxis(pr.width());
   const Axis full = fullXAxis(*doc_->recorded(), time_axis_, pr.width());
   double anchor = pr.width() / 2.0;
   if (doc_) {
@@ -165,9 +170,7 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
 void TimelineView::wheelEvent(QWheelEvent* event) {
   if (!doc_ || !doc_->recorded()) return;
   const QRect pr = plotRect(size());
-  Axis a = x_;
-  a.p0 = 0;
-  a.p1 = pr.width();
+  const Axis a = viewAxis(pr.width());
   const double steps = event->angleDelta().y() / 120.0;
   const Axis full = fullXAxis(*doc_->recorded(), time_axis_, pr.width());
   x_ = zoomAround(a, event->position().x() - pr.left(), std::pow(0.8, steps), full.d0, full.d1, time_axis_ ? 10.0 : 8.0);
@@ -195,9 +198,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
   }
   if (!doc_ || !doc_->recorded()) return;
   const QRect pr = plotRect(size());
-  Axis a = x_;
-  a.p0 = 0;
-  a.p1 = pr.width();
+  const Axis a = viewAxis(pr.width());
   const Axis full = fullXAxis(*doc_->recorded(), time_axis_, pr.width());
   x_ = panBy(a, event->pos().x() - drag_last_->x(), full.d0, full.d1);
   drag_last_ = event->pos();

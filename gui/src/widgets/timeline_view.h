@@ -52,6 +52,8 @@ class TimelineView : public QWidget {
  private:
   [[nodiscard]] QRect plotRect(QSize size) const;
   void ensureFrame(QSize size);
+  // The visible domain over pixels [0, width) of the plot.
+  [[nodiscard]] Axis viewAxis(int width) const;
   [[nodiscard]] TimelineFrame makeFrame(QSize size, bool raster_curves) const;
   void invalidate();
   void showHover(QPoint pos, QPoint global);

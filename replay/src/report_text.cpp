@@ -1,17 +1,18 @@
-#include "app/whatif_report.h"
+#include "reservoir/replay/report_text.h"
 
 #include <fmt/format.h>
 
+#include "reservoir/replay/conformance.h"
 #include "reservoir/simulator/sizes.h"
 
-namespace reservoir::gui {
+namespace reservoir::replay {
 namespace {
 
 std::string mib(std::int64_t bytes) {
   return bytes < 0 ? "-" + sim::formatSize(static_cast<std::uint64_t>(-bytes)) : sim::formatSize(static_cast<std::uint64_t>(bytes));
 }
 
-void table(std::string& out, const replay::WhatIfReport& rep) {
+void table(std::string& out, const WhatIfReport& rep) {
   const auto& b = rep.baseline;
   const auto& w = rep.whatif;
   out += fmt::format("  {:<34} {:>14} {:>14} {:>14}\n", "", "baseline", "what-if", "change");
@@ -28,7 +29,7 @@ void table(std::string& out, const replay::WhatIfReport& rep) {
   }
 }
 
-void peakAnalysis(std::string& out, const traces::Snapshot& snap, const replay::RunResult& w) {
+void peakAnalysis(std::string& out, const traces::Snapshot& snap, const RunResult& w) {
   if (!w.at_peak) return;
   const auto& a = *w.at_peak;
   out += fmt::format("  at the what-if peak: {} cached (reserved - allocated); an empty_cache there would return {}; "
@@ -39,18 +40,18 @@ void peakAnalysis(std::string& out, const traces::Snapshot& snap, const replay::
     const auto& ps = a.pinned[i];
     out += fmt::format("    segment {:#x} ({}) keeps {} free, pinned by {} live block(s)", ps.address,
                        mib(static_cast<std::int64_t>(ps.size)), mib(static_cast<std::int64_t>(ps.free_bytes)), ps.live_blocks.size());
-    if (!ps.live_blocks.empty()) out += ", e.g. " + replay::describeStack(snap, ps.live_blocks.front().second, 3);
+    if (!ps.live_blocks.empty()) out += ", e.g. " + describeStack(snap, ps.live_blocks.front().second, 3);
     out += "\n";
   }
 }
 
-void failures(std::string& out, const traces::Snapshot& snap, const replay::WhatIfReport& rep) {
+void failures(std::string& out, const traces::Snapshot& snap, const WhatIfReport& rep) {
   for (const auto* run : {&rep.baseline, &rep.whatif}) {
     const char* name = run == &rep.baseline ? "baseline" : "what-if";
     if (run->oom)
       out += fmt::format("  {}: OUT OF MEMORY at event {}: malloc({}) on stream {} ({} failed mallocs)\n    stack: {}\n", name,
                          run->oom->event, run->oom->size, run->oom->stream, run->oom->count,
-                         replay::describeStack(snap, run->oom->stack, 6));
+                         describeStack(snap, run->oom->stack, 6));
     for (const auto& d : run->demands)
       out += fmt::format("  {}: demand {}: {}\n", name, d.text,
                          !d.capacity_known ? "capacity unknown (give --capacity)"
@@ -61,7 +62,7 @@ void failures(std::string& out, const traces::Snapshot& snap, const replay::What
 
 }  // namespace
 
-std::string whatIfReportText(const traces::Snapshot& snap, const replay::WhatIfReport& rep, const std::string& path) {
+std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path) {
   const auto& b = rep.baseline;
   const auto& w = rep.whatif;
   std::string out = fmt::format("{} (device {})\n", path, snap.devices[rep.device_index].device);
@@ -69,7 +70,7 @@ std::string whatIfReportText(const traces::Snapshot& snap, const replay::WhatIfR
   out += fmt::format("  exact bytes: peak reserved {} -> {}, peak allocated {} -> {}\n", b.peak_reserved.bytes,
                      w.peak_reserved.bytes, b.peak_allocated.bytes, w.peak_allocated.bytes);
   out += fmt::format("  peak reserved reached at event {}: {}\n", w.peak_reserved.event,
-                     replay::describeStack(snap, w.peak_reserved.stack, 4));
+                     describeStack(snap, w.peak_reserved.stack, 4));
   peakAnalysis(out, snap, w);
   failures(out, snap, rep);
   out += fmt::format("  capacity: {}\n", rep.capacity ? fmt::format("{} ({})", mib(static_cast<std::int64_t>(*rep.capacity)), rep.capacity_source)
@@ -80,4 +81,4 @@ std::string whatIfReportText(const traces::Snapshot& snap, const replay::WhatIfR
   return out;
 }
 
-}  // namespace reservoir::gui
+}  // namespace reservoir::replay
