@@ -156,12 +156,21 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   rep.baseline_reserved_at_point = probeValue(b);
   const std::int64_t baseline_objective = rep.baseline_reserved_at_point.value_or(b.peak_reserved.bytes);
 
+  // Longest replays first (settings run the whole trace; a placement from its first cleanup
+  // on), so that the workers finish together instead of one waiting on a long last one.
+  std::vector<std::size_t> order(cands.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    const std::uint32_t fx = cands[x].settings ? 0 : cands[x].first_op, fy = cands[y].settings ? 0 : cands[y].first_op;
+    return fx < fy;
+  });
   std::vector<std::optional<Evaluation>> results(cands.size());
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex progress_mutex;
   auto worker = [&] {
-    for (std::size_t i = next++; i < cands.size(); i = next++) {
+    for (std::size_t n = next++; n < cands.size(); n = next++) {
       if (o.cancel && o.cancel->load()) return;
+      const std::size_t i = order[n];
       const Candidate& c = cands[i];
       Evaluation ev;
       if (c.settings) {
