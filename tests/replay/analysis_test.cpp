@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <sstream>
 
 #include "cli.h"
+#include "cli_runner.h"
 #include "reservoir/replay/sweep.h"
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/reader.h"
@@ -101,19 +101,7 @@ TEST(Sweep, EveryCandidateEqualsAFreshWhatIf) {
     EXPECT_GE(rep->candidates[i - 1].saving, rep->candidates[i].saving) << "not ranked best first at " << i;
 }
 
-struct CliResult {
-  int code;
-  std::string out, err;
-};
-
-CliResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "reservoir");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = cli::runCli(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+test::CliResult cli(std::vector<std::string> args) { return test::runReservoir(std::move(args)); }
 
 TEST(Gate, PassesUnderTheBudgetAndFailsOverItWithAReason) {
   const std::string t = (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string();

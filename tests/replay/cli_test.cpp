@@ -3,27 +3,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sstream>
 
 #include "cli.h"
+#include "cli_runner.h"
 #include "test_paths.h"
 
 namespace reservoir::cli {
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result run(std::vector<std::string> args) {
-  args.insert(args.begin(), "reservoir");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = runCli(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+test::CliResult run(std::vector<std::string> args) { return test::runReservoir(std::move(args)); }
 
 std::string sample(const std::string& rel) { return (test::samplesDir() / rel).string(); }
 
