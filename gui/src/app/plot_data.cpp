@@ -32,7 +32,6 @@ std::shared_ptr<const ModelPlot> makeModelPlot(std::shared_ptr<const replay::Mod
     }
   p->allocated_lod = MinMaxPyramid(m.allocated);
   p->active_lod = MinMaxPyramid(m.active);
-  p->reserved_lod = MinMaxPyramid(m.reserved);
   return p;
 }
 

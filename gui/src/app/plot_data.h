@@ -25,7 +25,7 @@ struct RecordedPlot {
 
 struct ModelPlot {
   std::shared_ptr<const replay::ModelStage> model;
-  MinMaxPyramid allocated_lod, active_lod, reserved_lod;
+  MinMaxPyramid allocated_lod, active_lod;
   std::int64_t peak_allocated = 0;
   std::uint32_t peak_allocated_event = 0;
 };

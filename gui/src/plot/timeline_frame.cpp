@@ -95,11 +95,10 @@ TimelineFrame buildTimelineFrame(const TimelineRequest& req, const RecordedPlot&
     const auto ranges = opRanges(ev, f.columns);
     f.allocated = opEnvelope(model->allocated_lod, ev, ranges);
     f.active = opEnvelope(model->active_lod, ev, ranges);
-    f.model_reserved = opEnvelope(model->reserved_lod, ev, ranges, before);
     if (variant) f.variant = opEnvelope(variant->lod, ev, ranges, before);
   }
   const std::int64_t top = req.y_max ? *req.y_max
-                                     : std::max({maxOf(f.reserved), maxOf(f.variant), maxOf(f.model_reserved), maxOf(f.live), std::int64_t{1}});
+                                     : std::max({maxOf(f.reserved), maxOf(f.variant), maxOf(f.live), std::int64_t{1}});
   f.y = Axis{0, static_cast<double>(top) * (req.y_max ? 1.0 : 1.08), static_cast<double>(h), 0};
   f.representative = representativeEvents(f.live, f.columns);
   if (req.bands) {

@@ -37,7 +37,7 @@ struct TimelineFrame {
   Axis y;  // bytes -> pixels (0 at the bottom)
   std::vector<ColumnRange> columns;
   std::vector<ColumnEnvelope> reserved, live, mapped;           // recorded
-  std::vector<ColumnEnvelope> allocated, active, model_reserved;  // modelled (when available)
+  std::vector<ColumnEnvelope> allocated, active;                  // modelled (when available)
   std::vector<ColumnEnvelope> variant;                          // the selected what-if (when any)
   std::vector<std::uint32_t> representative;
   BandColumns bands;
