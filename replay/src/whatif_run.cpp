@@ -95,12 +95,15 @@ Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t d
   if (options.capacity && !penv.total_memory) penv.total_memory = options.capacity;
   auto prepared = prepareTrace(snapshot, device_index, penv);
   if (!prepared) return prepared.status();
-  const PreparedTrace& p = *prepared;
+  return runWhatIfOn(*prepared, options);
+}
+
+Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& options) {
   auto edits = resolveEdits(p, options.edits);
   if (!edits) return edits.status();
 
   WhatIfReport rep;
-  rep.device_index = device_index;
+  rep.device_index = p.device_index;
   rep.conformance = p.conformance;
   rep.recorded_peak_reserved = p.recorded_peak_reserved;
   // Capacity: --capacity minus --overhead, else what the recorded ooms imply, else none.

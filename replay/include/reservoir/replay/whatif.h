@@ -157,6 +157,10 @@ struct ResolvedEdit {
 
 Expected<std::vector<ResolvedEdit>> resolveEdits(const PreparedTrace& prepared, const std::vector<Edit>& edits);
 
+// runWhatIf's report on a trace already prepared (prepareTrace with the same environment; a
+// --capacity also goes into the environment's total memory, see runWhatIf).
+Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& prepared, const WhatIfOptions& options);
+
 // An event the modelled run emitted, with the op that produced it (for exports).
 struct EmittedEvent {
   sim::SimEvent event;
