@@ -8,12 +8,12 @@
 #include <QImage>
 #include <QPainter>
 
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "app/plot_data.h"
 #include "plot/timeline_frame.h"
 #include "widgets/timeline_paint.h"
@@ -130,20 +130,5 @@ BENCHMARK(BM_TimelineRepaint)->Arg(1000)->Arg(100)->Arg(1)->Unit(benchmark::kMil
 int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QGuiApplication app(argc, argv);
-  g_trace = std::filesystem::exists("/work/data/train150.rank0.pickle")
-                ? "/work/data/train150.rank0.pickle"
-                : RESERVOIR_SOURCE_DIR "/traces/samples/resume-tiny/resume-main.rank0.pickle";
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
-      g_trace = argv[++i];
-      continue;
-    }
-    args.push_back(argv[i]);
-  }
-  int n = static_cast<int>(args.size());
-  benchmark::Initialize(&n, args.data());
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return reservoir::bench::runWithTrace(argc, argv, g_trace);
 }

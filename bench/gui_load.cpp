@@ -1,19 +1,19 @@
 // Loading a trace for the GUI: reading, stage 1 (first view), stage 2 (the model), with the
 // process's peak resident memory against the file's size.
 //   bench_gui_load [--trace FILE] [--benchmark_filter=...]
-// Default trace: /work/data/train150.rank0.pickle if present, else the resume-tiny sample.
+// Default trace: $RESERVOIR_BENCH_TRACE, else the bundled resume-tiny sample.
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>
 
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include <QGuiApplication>
 
+#include "bench_common.h"
 #include "app/plot_data.h"
 #include "plot/timeline_frame.h"
 #include "reservoir/replay/session.h"
@@ -115,21 +115,5 @@ BENCHMARK(BM_WholeSessionMemory)->Unit(benchmark::kMillisecond)->Iterations(1);
 int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QGuiApplication app(argc, argv);
-  g_trace = std::filesystem::exists("/work/data/train150.rank0.pickle")
-                ? "/work/data/train150.rank0.pickle"
-                : RESERVOIR_SOURCE_DIR "/traces/samples/resume-tiny/resume-main.rank0.pickle";
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
-      g_trace = argv[++i];
-      continue;
-    }
-    args.push_back(argv[i]);
-  }
-  argc = static_cast<int>(args.size());
-  argv = args.data();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return reservoir::bench::runWithTrace(argc, argv, g_trace);
 }

@@ -3,13 +3,13 @@
 //   bench_gui_state [--trace FILE]
 #include <benchmark/benchmark.h>
 
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "models/allocator_state.h"
 #include "reservoir/replay/session.h"
 
@@ -70,20 +70,5 @@ BENCHMARK(BM_StateAtRandomEvent)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StateNextEvent)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
-  g_trace = std::filesystem::exists("/work/data/train150.rank0.pickle")
-                ? "/work/data/train150.rank0.pickle"
-                : RESERVOIR_SOURCE_DIR "/traces/samples/resume-tiny/resume-main.rank0.pickle";
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
-      g_trace = argv[++i];
-      continue;
-    }
-    args.push_back(argv[i]);
-  }
-  int n = static_cast<int>(args.size());
-  benchmark::Initialize(&n, args.data());
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return reservoir::bench::runWithTrace(argc, argv, g_trace);
 }
