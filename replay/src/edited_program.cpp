@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "whatif_runner.h"  // detail::kindOrder: the order the runner applies items in
+
 namespace reservoir::replay {
 
 std::string_view backendOpName(BackendOpKind kind) {
@@ -27,17 +29,6 @@ struct Item {
   std::int32_t edit;
 };
 
-int kindOrder(Edit::Kind k) {
-  switch (k) {
-    case Edit::Kind::kRelease: return 0;
-    case Edit::Kind::kCleanup: return 1;
-    case Edit::Kind::kResetPeaks: return 2;
-    case Edit::Kind::kProbe: return 3;
-    case Edit::Kind::kDemand: return 4;
-  }
-  return 5;
-}
-
 }  // namespace
 
 EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits) {
@@ -52,7 +43,7 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
   for (std::size_t e = 0; e < edits.size(); ++e) {
     out.edits.push_back(edits[e].edit.text);
     for (const Gap& g : edits[e].gaps)
-      items.push_back(Item{program.at_boundary.at(g.boundary), g, kindOrder(edits[e].edit.kind), static_cast<std::int32_t>(e)});
+      items.push_back(Item{program.at_boundary.at(g.boundary), g, detail::kindOrder(edits[e].edit.kind), static_cast<std::int32_t>(e)});
   }
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     if (a.op != b.op) return a.op < b.op;
