@@ -126,26 +126,25 @@ int runSettingsReport(const CheckArgs& a, const LoadedTrace& trace, std::size_t 
 }
 
 int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
-  auto trace = loadTrace(a.trace, err, !a.env.no_capture_json);
-  if (!trace) return fail(err, trace.message());
-  auto dev = chooseDevice(trace->snapshot, a.device);
-  if (!dev) return fail(err, dev.message());
-  auto env = makeEnvironment(a.env, *trace);
-  if (!env) return fail(err, env.message());
-  if (env->settings) return runSettingsReport(a, *trace, *dev, *env, out, err);
+  auto opened = openTrace(a.trace, a.device, a.env, err);
+  if (!opened) return fail(err, opened.message());
+  const LoadedTrace& trace = *opened->trace;
+  const std::size_t dev = opened->device;
+  const replay::ReplayEnvironment& env = opened->env;
+  if (env.settings) return runSettingsReport(a, trace, dev, env, out, err);
   replay::ConformanceOptions opts;
-  opts.env = *env;
+  opts.env = env;
   opts.expensive_checks = a.expensive;
   for (const auto& text : a.reset_peaks) {
     auto point = replay::parsePoint(text);
     if (!point) return fail(err, "--reset-peaks: " + point.message());
-    auto gaps = replay::resolvePoint(*point, trace->snapshot, *dev);
+    auto gaps = replay::resolvePoint(*point, trace.snapshot, dev);
     if (!gaps) return fail(err, "--reset-peaks: " + gaps.message());
     for (const auto& g : *gaps) opts.reset_peaks_at.push_back(g.boundary);
   }
   Progress progress(err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
-  auto report = replay::runConformance(trace->snapshot, *dev, opts);
+  auto report = replay::runConformance(trace.snapshot, dev, opts);
   if (!report) return fail(err, a.trace + ": " + report.message());
   if (a.json) out << reportJson(*report, a.trace).dump(2) << "\n";
   else printHuman(out, *report, a.trace);

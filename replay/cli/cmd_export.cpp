@@ -24,13 +24,12 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   if (a.out.empty() && a.csv.empty()) return fail(err, "give --out FILE.pickle and/or --csv FILE.csv");
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.message());
-  auto trace = loadTrace(a.trace, err, !a.env.no_capture_json);
-  if (!trace) return fail(err, trace.message());
-  auto dev = chooseDevice(trace->snapshot, a.device);
-  if (!dev) return fail(err, dev.message());
-  auto env = makeEnvironment(a.env, *trace);
-  if (!env) return fail(err, env.message());
-  auto prepared = replay::prepareTrace(trace->snapshot, *dev, *env);
+  auto opened = openTrace(a.trace, a.device, a.env, err);
+  if (!opened) return fail(err, opened.message());
+  const LoadedTrace& trace = *opened->trace;
+  const std::size_t dev = opened->device;
+  const replay::ReplayEnvironment& env = opened->env;
+  auto prepared = replay::prepareTrace(trace.snapshot, dev, env);
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   auto edits = replay::resolveEdits(*prepared, w->edits);
   if (!edits) return fail(err, edits.message());
@@ -46,7 +45,7 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
     if (!snap) return fail(err, snap.message());
     if (Status st = traces::writeSnapshotFile(*snap, a.out); !st.ok()) return fail(err, a.out + ": " + st.message());
     out << fmt::format("wrote {} ({} events, {} segments): open it in https://pytorch.org/memory_viz\n", a.out,
-                       snap->devices[*dev].events.size(), snap->segments.size());
+                       snap->devices[dev].events.size(), snap->segments.size());
   }
   if (!a.csv.empty()) {
     replay::RunSettings t = s;

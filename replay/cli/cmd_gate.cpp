@@ -31,13 +31,9 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   std::string worst_trace;
   nlohmann::json per = nlohmann::json::array();
   for (const auto& path : a.traces) {
-    auto trace = loadTrace(path, err, !a.env.no_capture_json);
-    if (!trace) return fail(err, trace.message());
-    auto dev = chooseDevice(trace->snapshot, a.device);
-    if (!dev) return fail(err, path + ": " + dev.message());
-    auto env = makeEnvironment(a.env, *trace);
-    if (!env) return fail(err, env.message());
-    auto rep = replay::runWhatIf(trace->snapshot, *dev, *env, *w);
+    auto opened = openTrace(path, a.device, a.env, err);
+    if (!opened) return fail(err, opened.message());
+    auto rep = replay::runWhatIf(opened->trace->snapshot, opened->device, opened->env, *w);
     if (!rep) return fail(err, path + ": " + rep.message());
     const auto& r = rep->whatif;
     per.push_back({{"trace", path}, {"peak_reserved", r.peak_reserved.bytes}, {"oom", r.oom.has_value()}});

@@ -239,17 +239,15 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
     impls.push_back(std::move(*b));
   }
 
-  auto t = loadTrace(a.trace, err, !a.no_capture_json);
-  if (!t) return fail(err, t.message());
-  auto dev = chooseDevice(t->snapshot, a.device);
-  if (!dev) return fail(err, a.trace + ": " + dev.message());
   EnvOptions env_opts;
-  auto env = makeEnvironment(env_opts, *t);
-  if (!env) return fail(err, env.message());
-  if (w->capacity && !env->total_memory) env->total_memory = w->capacity;
+  env_opts.no_capture_json = a.no_capture_json;
+  auto opened = openTrace(a.trace, a.device, env_opts, err);
+  if (!opened) return fail(err, opened.message());
+  replay::ReplayEnvironment& env = opened->env;
+  if (w->capacity && !env.total_memory) env.total_memory = w->capacity;
   auto prepared = [&] {
     Progress progress(err, "preparing " + a.trace);
-    return replay::prepareTrace(t->snapshot, *dev, *env);
+    return replay::prepareTrace(opened->trace->snapshot, opened->device, env);
   }();
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   const replay::PreparedTrace& p = *prepared;

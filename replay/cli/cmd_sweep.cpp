@@ -31,12 +31,11 @@ std::string flagsText(const std::vector<std::string>& flags) {
 }
 
 int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
-  auto trace = loadTrace(a.trace, err, !a.env.no_capture_json);
-  if (!trace) return fail(err, trace.message());
-  auto dev = chooseDevice(trace->snapshot, a.device);
-  if (!dev) return fail(err, dev.message());
-  auto env = makeEnvironment(a.env, *trace);
-  if (!env) return fail(err, env.message());
+  auto opened = openTrace(a.trace, a.device, a.env, err);
+  if (!opened) return fail(err, opened.message());
+  const LoadedTrace& trace = *opened->trace;
+  const std::size_t dev = opened->device;
+  const replay::ReplayEnvironment& env = opened->env;
   replay::SweepOptions o;
   o.max_candidates = a.max_candidates;
   o.jobs = a.jobs;
@@ -56,7 +55,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
     if (!c) return fail(err, "--overhead: not a size: " + a.overhead);
     o.overhead = *c;
   }
-  auto prepared = replay::prepareTrace(trace->snapshot, *dev, *env);
+  auto prepared = replay::prepareTrace(trace.snapshot, dev, env);
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   Progress progress(err, "sweeping");
   o.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };

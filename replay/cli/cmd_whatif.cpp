@@ -24,7 +24,7 @@ struct WhatIfArgs {
 
 struct Outcome {
   std::string path;
-  std::optional<LoadedTrace> trace;
+  std::unique_ptr<LoadedTrace> trace;  // what the report's environment pointed into
   std::optional<replay::WhatIfReport> report;
   std::string error;
 };
@@ -32,23 +32,13 @@ struct Outcome {
 Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
   Outcome o;
   o.path = path;
-  auto t = loadTrace(path, err, !a.env.no_capture_json);
-  if (!t) {
-    o.error = t.message();
+  auto opened = openTrace(path, a.device, a.env, err);
+  if (!opened) {
+    o.error = opened.message();
     return o;
   }
-  o.trace = std::move(*t);
-  auto dev = chooseDevice(o.trace->snapshot, a.device);
-  if (!dev) {
-    o.error = path + ": " + dev.message();
-    return o;
-  }
-  auto env = makeEnvironment(a.env, *o.trace);
-  if (!env) {
-    o.error = env.message();
-    return o;
-  }
-  auto rep = replay::runWhatIf(o.trace->snapshot, *dev, *env, w);
+  o.trace = std::move(opened->trace);  // the heap object stays put: opened->env still points into it
+  auto rep = replay::runWhatIf(o.trace->snapshot, opened->device, opened->env, w);
   if (!rep) o.error = path + ": " + rep.message();
   else o.report = std::move(*rep);
   return o;

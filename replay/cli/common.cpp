@@ -66,6 +66,18 @@ Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, cons
   return env;
 }
 
+Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_t> device, const EnvOptions& opts,
+                              std::ostream& err) {
+  auto loaded = loadTrace(path, err, !opts.no_capture_json);
+  if (!loaded) return loaded.status();
+  auto trace = std::make_unique<LoadedTrace>(std::move(*loaded));
+  auto dev = chooseDevice(trace->snapshot, device);
+  if (!dev) return Status::error(path + ": " + dev.message());
+  auto env = makeEnvironment(opts, *trace);  // points into *trace
+  if (!env) return env.status();
+  return OpenTrace{std::move(trace), *dev, std::move(*env)};
+}
+
 std::string sizeText(std::int64_t bytes) {
   if (bytes < 0) return fmt::format("-{} ({} bytes)", sim::formatSize(static_cast<std::uint64_t>(-bytes)), bytes);
   return fmt::format("{} ({} bytes)", sim::formatSize(static_cast<std::uint64_t>(bytes)), bytes);

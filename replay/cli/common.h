@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -38,6 +39,18 @@ Expected<std::size_t> chooseDevice(const traces::Snapshot& snap, std::optional<s
 
 // The environment for replays: options first, then the capture's JSON.
 Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, const LoadedTrace& trace);
+
+// A trace opened for replay: read, its device chosen, its replay environment made. The
+// environment points into the trace (its capture facts), so the trace lives on the heap and
+// stays put when an OpenTrace moves.
+struct OpenTrace {
+  std::unique_ptr<LoadedTrace> trace;
+  std::size_t device = 0;
+  replay::ReplayEnvironment env;
+};
+// loadTrace + chooseDevice + makeEnvironment; a device error names the file.
+Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_t> device, const EnvOptions& opts,
+                              std::ostream& err);
 
 // A progress reporter for long work: prints "label 45%" on stderr when it is a TTY.
 class Progress {
