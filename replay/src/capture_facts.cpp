@@ -20,6 +20,8 @@ Expected<CaptureFacts> readCaptureFacts(const std::string& path) {
   if (j.contains("memory_stats") && j["memory_stats"].is_object())
     for (auto& [k, v] : j["memory_stats"].items())
       if (v.is_number_integer()) f.memory_stats[k] = v.get<std::int64_t>();
+  if (j.contains("reset_peaks_after_event") && j["reset_peaks_after_event"].is_number_unsigned())
+    f.reset_peaks_after_event = j["reset_peaks_after_event"].get<std::uint32_t>();
   for (auto& [k, v] : j.items()) {
     if (!v.is_object() || k == "memory_stats" || k == "config") continue;
     for (auto& [k2, v2] : v.items())

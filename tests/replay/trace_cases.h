@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reservoir/replay/capture_facts.h"
 #include "test_paths.h"
 
 namespace reservoir::test {
@@ -19,9 +20,13 @@ struct TraceCase {
 
 inline void PrintTo(const TraceCase& c, std::ostream* os) { *os << c.name; }
 
-// How the capture scripts reset peaks: resume.py measures step 2 after reset_peak_memory_stats()
-// (a resumed run trains only step 2; a base run resets again after saving the checkpoint).
-inline std::vector<std::string> resetPointsFor(const std::string& name) {
+// Where the capture reset peaks: the capture JSON says so where it has
+// `reset_peaks_after_event` (scale/); the older resume captures did not write it: resume.py
+// measures step 2 after reset_peak_memory_stats() (a resumed run trains only step 2; a base run
+// resets again after saving the checkpoint).
+inline std::vector<std::string> resetPointsFor(const std::string& name, const std::filesystem::path& path) {
+  if (const auto facts = replay::findCaptureFacts(path.string()); facts && facts->reset_peaks_after_event)
+    return {"event:" + std::to_string(*facts->reset_peaks_after_event)};
   if (name.find("resume-") == std::string::npos) return {};
   if (name.find("/fresh.") != std::string::npos) return {"after:state_dict_saver.py:save"};
   return {"before:resume.py:train_step#1"};
@@ -37,7 +42,7 @@ inline std::vector<TraceCase> collectTraces(const std::filesystem::path& root) {
       TraceCase c;
       c.name = std::filesystem::relative(p, root).string();
       c.path = p;
-      c.reset_peaks = resetPointsFor(c.name);
+      c.reset_peaks = resetPointsFor(c.name, c.path);
       out.push_back(c);
     }
   }

@@ -381,6 +381,7 @@ Expected<Conversion> SnapshotAssembler::convertSegment(Container& list, Containe
   SegmentInfo s;
   s.stack = StackId(0);
   std::vector<BlockInfo> blocks;
+  bool blocks_seen = false;
   const auto& items = dict.items;
   for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
     const Value& key = items[i];
@@ -417,7 +418,9 @@ Expected<Conversion> SnapshotAssembler::convertSegment(Container& list, Containe
     } else if (id == k.frames) {
       if (v.tag != VTag::kStack) return fieldType("segment", "frames", "a list of frame dicts", typeName(v));
       s.stack = StackId(static_cast<std::uint32_t>(v.bits));
+      s.frames_key = blocks_seen ? SegmentInfo::FramesKey::kAfterBlocks : SegmentInfo::FramesKey::kBeforeBlocks;
     } else if (id == k.blocks) {
+      blocks_seen = true;
       Container* bl = pool_.get(v);
       if (!bl || bl->kind != CKind::kList) return fieldType("segment", "blocks", "list", typeName(v));
       for (const Value& bv : bl->items) {

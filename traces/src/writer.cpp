@@ -186,9 +186,11 @@ void SnapshotPickler::segment(const SegmentInfo& s) {
   key("is_expandable");
   p_.boundary();
   p_.boolean(s.is_expandable);
-  // torch adds a recorded stack after the blocks (when it symbolises all stacks at the end),
-  // an empty one before them.
-  const bool frames_last = !snap_.stack(s.stack).empty();
+  // Keep the order the file had; for segments made here, torch 2.11's usual one: a recorded
+  // stack after the blocks (when it symbolises all stacks at the end), an empty one before them.
+  const bool frames_last = s.frames_key == SegmentInfo::FramesKey::kUnknown
+                               ? !snap_.stack(s.stack).empty()
+                               : s.frames_key == SegmentInfo::FramesKey::kAfterBlocks;
   if (!frames_last) segmentFrames(s);
   key("blocks");
   const std::span<const BlockInfo> blocks = snap_.blocksOf(s);

@@ -18,6 +18,9 @@ struct CaptureFacts {
   std::optional<std::uint64_t> device_total;  // cudaMemGetInfo total
   std::map<std::string, std::int64_t> memory_stats;
   std::map<std::string, std::int64_t> step_figures;  // "step2.peak_reserved", "after_load.reserved", ...
+  // The trace event after which the capture called reset_peak_memory_stats() (its peaks count
+  // from there): the point `event:N`.
+  std::optional<std::uint32_t> reset_peaks_after_event;
 };
 
 // Reads `path` (a capture JSON).

@@ -95,6 +95,10 @@ struct SegmentInfo {
   StackId stack;
   std::uint32_t first_block = 0;  // index into Snapshot::blocks
   std::uint32_t block_count = 0;
+  // Where the dict held 'frames' relative to 'blocks' (torch writes either order); kUnknown for
+  // segments not read from a file, which the writer orders as torch 2.11 usually does.
+  enum class FramesKey : std::uint8_t { kUnknown, kBeforeBlocks, kAfterBlocks };
+  FramesKey frames_key = FramesKey::kUnknown;
 };
 
 // allocator_settings as recorded (typed fields, plus the raw PYTORCH_CUDA_ALLOC_CONF string).
