@@ -12,7 +12,7 @@
 #include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/conformance.h"
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::cli {
 

@@ -12,7 +12,7 @@
 
 #include "pickle_values.h"
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 #include "reservoir/traces/stack_interner.h"
 
 namespace reservoir::traces::detail {

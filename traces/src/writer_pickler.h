@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 #include "writer_sink.h"
 
 namespace reservoir::traces::detail {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::traces::detail {
 

@@ -6,7 +6,7 @@
 #include <QStringList>
 
 #include "app/plot_data.h"
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::gui {
 

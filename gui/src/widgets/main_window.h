@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 
 class QDockWidget;
 class QLabel;

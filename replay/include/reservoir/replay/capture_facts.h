@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::replay {
 

@@ -16,7 +16,7 @@
 #include "reservoir/simulator/allocator.h"
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 #include "reservoir/traces/window_start.h"
 
 namespace reservoir::replay {

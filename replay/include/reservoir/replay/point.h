@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::replay {
 

@@ -12,7 +12,7 @@
 
 #include "reservoir/simulator/sizes.h"
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::sim {
 

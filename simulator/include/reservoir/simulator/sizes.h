@@ -6,10 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "reservoir/core/units.h"
+
 namespace reservoir::sim {
 
-using Addr = std::uint64_t;
-using ByteCount = std::uint64_t;
+using reservoir::Addr;
+using reservoir::ByteCount;
 
 inline constexpr ByteCount kMiB = 1024 * 1024;
 inline constexpr ByteCount kMinBlockSize = 512;          // every request is a multiple of this

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::traces {
 

@@ -12,12 +12,13 @@
 
 #include "reservoir/traces/anomalies.h"
 #include "reservoir/traces/string_table.h"
-#include "reservoir/traces/strong_id.h"
+#include "reservoir/core/strong_id.h"
+#include "reservoir/core/units.h"
 
 namespace reservoir::traces {
 
-using Addr = std::uint64_t;
-using ByteCount = std::uint64_t;
+using reservoir::Addr;
+using reservoir::ByteCount;
 // The recorded cudaStream_t value (0 = the default stream). Its numeric order is the
 // allocator's free-list order, so it is kept as is.
 using StreamValue = std::uint64_t;

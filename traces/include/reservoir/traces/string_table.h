@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reservoir/traces/strong_id.h"
+#include "reservoir/core/strong_id.h"
 
 namespace reservoir::traces {
 

@@ -8,7 +8,7 @@
 
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::traces {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/traces/status.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::traces {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "reservoir/traces/request_stream.h"
-#include "whatif_runner.h"
+#include "whatif/run_engine.h"
 
 namespace reservoir::replay {
 

@@ -2,7 +2,7 @@
 #include <deque>
 
 #include "reservoir/replay/whatif.h"
-#include "whatif_runner.h"
+#include "whatif/run_engine.h"
 
 namespace reservoir::replay {
 

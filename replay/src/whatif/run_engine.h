@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "reservoir/replay/whatif.h"
-#include "flat_map.h"
-#include "whatif_device.h"
+#include "util/flat_map.h"
+#include "whatif/device_models.h"
 
 namespace reservoir::replay::detail {
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "reservoir/replay/callgraph.h"
-#include "whatif_runner.h"
+#include "whatif/run_engine.h"
 
 namespace reservoir::replay {
 namespace {

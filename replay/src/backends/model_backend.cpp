@@ -11,7 +11,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "whatif_device.h"
+#include "whatif/device_models.h"
 
 namespace reservoir::replay {
 

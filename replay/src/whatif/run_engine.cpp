@@ -1,4 +1,4 @@
-#include "whatif_runner.h"
+#include "whatif/run_engine.h"
 
 #include <algorithm>
 

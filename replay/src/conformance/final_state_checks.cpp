@@ -1,4 +1,4 @@
-#include "conformance_checks.h"
+#include "conformance/final_state_checks.h"
 
 #include <fmt/format.h>
 

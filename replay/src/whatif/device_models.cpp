@@ -1,4 +1,4 @@
-#include "whatif_device.h"
+#include "whatif/device_models.h"
 
 #include <algorithm>
 

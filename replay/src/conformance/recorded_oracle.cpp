@@ -1,4 +1,4 @@
-#include "recorded_oracle.h"
+#include "conformance/recorded_oracle.h"
 
 #include "reservoir/replay/conformance.h"
 

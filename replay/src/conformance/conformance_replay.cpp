@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <map>
 
-#include "conformance_checks.h"
-#include "recorded_oracle.h"
+#include "conformance/final_state_checks.h"
+#include "conformance/recorded_oracle.h"
 
 namespace reservoir::replay {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "whatif_runner.h"  // detail::kindOrder: the order the runner applies items in
+#include "whatif/run_engine.h"  // detail::kindOrder: the order the runner applies items in
 
 namespace reservoir::replay {
 
