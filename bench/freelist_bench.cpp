@@ -22,7 +22,8 @@ std::vector<SizeKey> makeKeys(std::size_t n, std::uint64_t seed) {
   std::vector<SizeKey> keys(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t size = 512ull << (rng() % 16);
-    keys[i] = SizeKey{rng() % 2, size + (rng() % 64) * 512, 0x7f0000000000ull + i * 0x200000ull, static_cast<std::uint32_t>(i)};
+    keys[i] = SizeKey{rng() % 2, size + (rng() % 64) * 512, 0x7f0000000000ull + i * 0x200000ull,
+                      static_cast<std::uint32_t>(i)};
   }
   return keys;
 }

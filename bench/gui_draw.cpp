@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "bench_common.h"
 #include "app/plot_data.h"
+#include "bench_common.h"
 #include "plot/timeline_frame.h"
 #include "widgets/timeline_paint.h"
 

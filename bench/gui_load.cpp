@@ -13,8 +13,8 @@
 
 #include <QGuiApplication>
 
-#include "bench_common.h"
 #include "app/plot_data.h"
+#include "bench_common.h"
 #include "plot/timeline_frame.h"
 #include "reservoir/replay/session.h"
 #include "reservoir/traces/reader.h"
@@ -55,7 +55,8 @@ void BM_FirstView(benchmark::State& state) {
       state.SkipWithError(loaded.message().c_str());
       return;
     }
-    auto plot = reservoir::gui::makeRecordedPlot(std::shared_ptr<const reservoir::replay::LoadedTrace>(std::move(*loaded)));
+    auto plot =
+        reservoir::gui::makeRecordedPlot(std::shared_ptr<const reservoir::replay::LoadedTrace>(std::move(*loaded)));
     reservoir::gui::TimelineRequest req;
     req.width = 1500;
     req.height = 420;

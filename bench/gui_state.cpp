@@ -69,6 +69,4 @@ void BM_StateNextEvent(benchmark::State& state) {
 BENCHMARK(BM_StateAtRandomEvent)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StateNextEvent)->Unit(benchmark::kMillisecond);
 
-int main(int argc, char** argv) {
-  return reservoir::bench::runWithTrace(argc, argv, g_trace);
-}
+int main(int argc, char** argv) { return reservoir::bench::runWithTrace(argc, argv, g_trace); }

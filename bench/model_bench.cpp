@@ -21,7 +21,8 @@ struct Loaded {
 
 const Loaded& loaded() {
   static const auto l = [] {
-    auto snap = traces::readSnapshotFile(bench::traceFromEnv("RESERVOIR_BENCH_TRACE", "traces/samples/resume-expandable/resume-main.rank0.pickle"));
+    auto snap = traces::readSnapshotFile(
+        bench::traceFromEnv("RESERVOIR_BENCH_TRACE", "traces/samples/resume-expandable/resume-main.rank0.pickle"));
     auto* out = new Loaded{std::move(*snap), 0, {}};
     out->device = out->snap.busiestDevice();
     out->prepared = std::move(*replay::prepareTrace(out->snap, out->device, {}));
@@ -37,7 +38,8 @@ void BM_Conformance(benchmark::State& state) {
     if (!r || !r->exact()) state.SkipWithError("not exact");
   }
   const double events = static_cast<double>(l.snap.devices[l.device].events.size());
-  state.counters["events_per_s"] = benchmark::Counter(events * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(events * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Conformance)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -53,7 +55,8 @@ void BM_WhatIfReplay(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(replay::replayProgram(l.prepared, {}, s).peak_reserved.bytes);
   const double events = n ? static_cast<double>(ops[n - 1].end_event) : 0.0;
   state.counters["events"] = events;
-  state.counters["events_per_s"] = benchmark::Counter(events * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(events * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_WhatIfReplay)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -10,8 +10,8 @@
 namespace {
 
 void BM_ReadSnapshot(benchmark::State& state) {
-  const std::string path =
-      reservoir::bench::traceFromEnv("RESERVOIR_BENCH_TRACE", "traces/samples/resume-expandable/resume-main.rank0.pickle");
+  const std::string path = reservoir::bench::traceFromEnv("RESERVOIR_BENCH_TRACE",
+                                                          "traces/samples/resume-expandable/resume-main.rank0.pickle");
   std::size_t events = 0;
   for (auto _ : state) {
     auto snap = reservoir::traces::readSnapshotFile(path);
@@ -26,8 +26,8 @@ void BM_ReadSnapshot(benchmark::State& state) {
   const auto bytes = static_cast<std::int64_t>(std::filesystem::file_size(path));
   state.SetBytesProcessed(state.iterations() * bytes);
   state.counters["events"] = static_cast<double>(events);
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events) * static_cast<double>(state.iterations()),
-                                                      benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] = benchmark::Counter(
+      static_cast<double>(events) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.SetLabel(path);
 }
 BENCHMARK(BM_ReadSnapshot)->Unit(benchmark::kMillisecond)->UseRealTime();

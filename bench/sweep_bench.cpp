@@ -10,7 +10,8 @@ namespace {
 using namespace reservoir;
 
 void BM_Sweep100(benchmark::State& state) {
-  auto snap = traces::readSnapshotFile(bench::traceFromEnv("RESERVOIR_BENCH_TRACE", "traces/samples/resume-expandable/resume-main.rank0.pickle"));
+  auto snap = traces::readSnapshotFile(
+      bench::traceFromEnv("RESERVOIR_BENCH_TRACE", "traces/samples/resume-expandable/resume-main.rank0.pickle"));
   if (!snap) {
     state.SkipWithError(snap.message().c_str());
     return;

@@ -19,7 +19,9 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   app.set_version_flag("--version", "reservoir 0.1.0");
   int result = kOk;
   auto set = [&result](int r) { result = r; };
-  for (Register reg : {&registerInfo, &registerCheck, &registerWhatIf, &registerSweep, &registerGate, &registerExport, &registerReplay}) reg(app, set, out, err);
+  for (Register reg : {&registerInfo, &registerCheck, &registerWhatIf, &registerSweep, &registerGate, &registerExport,
+                       &registerReplay})
+    reg(app, set, out, err);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -37,8 +39,10 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       return kOk;
     }
     err << "reservoir: " << e.what() << "\n";
-    if (!app.get_subcommands().empty()) err << "run 'reservoir " << app.get_subcommands().front()->get_name() << " --help'\n";
-    else err << "run 'reservoir --help'\n";
+    if (!app.get_subcommands().empty())
+      err << "run 'reservoir " << app.get_subcommands().front()->get_name() << " --help'\n";
+    else
+      err << "run 'reservoir --help'\n";
     return kUsage;
   }
   return result;

@@ -40,8 +40,12 @@ nlohmann::json reportJson(const replay::ConformanceReport& r, const std::string&
   j["empty_cache_calls_inferred"] = r.empty_cache_calls;
   if (r.first_divergence) {
     const auto& d = *r.first_divergence;
-    j["first_divergence"] = {{"event_index", d.event_index}, {"expected", d.expected}, {"simulated", d.simulated},
-                             {"request", d.request},         {"stack", d.stack},       {"pool_state", d.pool_state},
+    j["first_divergence"] = {{"event_index", d.event_index},
+                             {"expected", d.expected},
+                             {"simulated", d.simulated},
+                             {"request", d.request},
+                             {"stack", d.stack},
+                             {"pool_state", d.pool_state},
                              {"reason", d.reason}};
   } else {
     j["first_divergence"] = nullptr;
@@ -84,8 +88,8 @@ void printHuman(std::ostream& out, const replay::ConformanceReport& r, const std
 
 // check --settings: the same requests under other settings, compared with the recording as a
 // report (not a pass/fail: other settings are expected to make other decisions).
-int runSettingsReport(const CheckArgs& a, const LoadedTrace& trace, std::size_t dev, const replay::ReplayEnvironment& env,
-                      std::ostream& out, std::ostream& err) {
+int runSettingsReport(const CheckArgs& a, const LoadedTrace& trace, std::size_t dev,
+                      const replay::ReplayEnvironment& env, std::ostream& out, std::ostream& err) {
   replay::ReplayEnvironment recorded = env;
   recorded.settings.reset();
   auto prepared = replay::prepareTrace(trace.snapshot, dev, recorded);
@@ -98,16 +102,17 @@ int runSettingsReport(const CheckArgs& a, const LoadedTrace& trace, std::size_t 
   const auto run = replay::replayProgram(*prepared, {}, rs);
   const auto& events = trace.snapshot.devices[dev].events;
   if (a.json) {
-    nlohmann::json j = {{"trace", a.trace},
-                        {"mode", "settings report"},
-                        {"settings", *env.settings},
-                        {"recorded_settings", prepared->recorded_config.last_settings},
-                        {"exact", !run.decision_change.has_value()},
-                        {"first_difference", run.decision_change ? nlohmann::json(*run.decision_change) : nlohmann::json(nullptr)},
-                        {"peak_reserved", run.peak_reserved.bytes},
-                        {"recorded_peak_reserved", prepared->recorded_peak_reserved},
-                        {"peak_allocated", run.peak_allocated.bytes},
-                        {"oom", run.oom ? nlohmann::json(run.oom->event) : nlohmann::json(nullptr)}};
+    nlohmann::json j = {
+        {"trace", a.trace},
+        {"mode", "settings report"},
+        {"settings", *env.settings},
+        {"recorded_settings", prepared->recorded_config.last_settings},
+        {"exact", !run.decision_change.has_value()},
+        {"first_difference", run.decision_change ? nlohmann::json(*run.decision_change) : nlohmann::json(nullptr)},
+        {"peak_reserved", run.peak_reserved.bytes},
+        {"recorded_peak_reserved", prepared->recorded_peak_reserved},
+        {"peak_allocated", run.peak_allocated.bytes},
+        {"oom", run.oom ? nlohmann::json(run.oom->event) : nlohmann::json(nullptr)}};
     out << j.dump(2) << "\n";
     return kOk;
   }
@@ -116,8 +121,9 @@ int runSettingsReport(const CheckArgs& a, const LoadedTrace& trace, std::size_t 
   out << fmt::format("  peak reserved {} (recorded {}), peak allocated {}\n", sizeText(run.peak_reserved.bytes),
                      sizeText(prepared->recorded_peak_reserved), sizeText(run.peak_allocated.bytes));
   if (run.decision_change)
-    out << fmt::format("  the allocator decides differently from event {} on (recorded: {})\n", *run.decision_change,
-                       *run.decision_change < events.size() ? replay::describeEvent(events[*run.decision_change]) : "end");
+    out << fmt::format(
+        "  the allocator decides differently from event {} on (recorded: {})\n", *run.decision_change,
+        *run.decision_change < events.size() ? replay::describeEvent(events[*run.decision_change]) : "end");
   else
     out << "  every decision is the same as recorded\n";
   if (run.oom) out << fmt::format("  out of memory at event {}\n", run.oom->event);
@@ -146,8 +152,10 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto report = replay::runConformance(trace.snapshot, dev, opts);
   if (!report) return fail(err, a.trace + ": " + report.message());
-  if (a.json) out << reportJson(*report, a.trace).dump(2) << "\n";
-  else printHuman(out, *report, a.trace);
+  if (a.json)
+    out << reportJson(*report, a.trace).dump(2) << "\n";
+  else
+    printHuman(out, *report, a.trace);
   return report->exact() ? kOk : kFailed;
 }
 
@@ -155,13 +163,15 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
 
 void registerCheck(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err) {
   auto args = std::make_shared<CheckArgs>();
-  CLI::App* cmd = app.add_subcommand("check", "Replay a trace through the allocator model and compare it event by event");
+  CLI::App* cmd =
+      app.add_subcommand("check", "Replay a trace through the allocator model and compare it event by event");
   cmd->add_option("trace", args->trace, "snapshot pickle (torch.cuda.memory._snapshot(); .gz/.zst too)")->required();
   cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
   cmd->add_flag("--json", args->json, "machine-readable output");
   cmd->add_flag("--check", args->expensive, "validate the whole allocator state after every operation (slow)");
-  cmd->add_option("--reset-peaks", args->reset_peaks,
-                  "POINT where the program called torch.cuda.reset_peak_memory_stats() (peaks in the capture count from there)");
+  cmd->add_option(
+      "--reset-peaks", args->reset_peaks,
+      "POINT where the program called torch.cuda.reset_peak_memory_stats() (peaks in the capture count from there)");
   addEnvOptions(cmd, &args->env);
   cmd->callback([args, set_result, &out, &err] { set_result(runCheck(*args, out, err)); });
 }

@@ -37,8 +37,10 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   s.config = prepared->recorded_config;
   if (w->settings) s.config = *sim::parseAllocConf(*w->settings);
   s.fraction = w->fraction.value_or(prepared->fraction);
-  if (w->capacity) s.usable = *w->capacity > w->overhead ? *w->capacity - w->overhead : 0;
-  else if (prepared->derived_capacity) s.usable = *prepared->derived_capacity;
+  if (w->capacity)
+    s.usable = *w->capacity > w->overhead ? *w->capacity - w->overhead : 0;
+  else if (prepared->derived_capacity)
+    s.usable = *prepared->derived_capacity;
   s.address_model = w->address_model;
   if (!a.out.empty()) {
     auto snap = replay::exportRun(*prepared, *edits, s);

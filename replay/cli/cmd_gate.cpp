@@ -42,18 +42,24 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
       worst_trace = path;
     }
     if (r.oom && reason.empty())
-      reason = fmt::format("{}: predicted out of memory at event {} (malloc of {})", path, r.oom->event, sim::formatSize(r.oom->size));
+      reason = fmt::format("{}: predicted out of memory at event {} (malloc of {})", path, r.oom->event,
+                           sim::formatSize(r.oom->size));
   }
   if (reason.empty() && worst > static_cast<std::int64_t>(*budget))
     reason = fmt::format("{}: predicted peak reserved {} exceeds the budget {} by {}", worst_trace,
                          sim::formatSize(static_cast<std::uint64_t>(worst)), sim::formatSize(*budget),
                          sim::formatSize(static_cast<std::uint64_t>(worst) - *budget));
   if (a.json) {
-    out << nlohmann::json{{"pass", reason.empty()}, {"reason", reason}, {"budget", *budget}, {"max_peak_reserved", worst}, {"traces", per}}.dump(2)
+    out << nlohmann::json{{"pass", reason.empty()},
+                          {"reason", reason},
+                          {"budget", *budget},
+                          {"max_peak_reserved", worst},
+                          {"traces", per}}
+               .dump(2)
         << "\n";
   } else if (reason.empty()) {
-    out << fmt::format("OK: predicted peak reserved {} <= budget {} ({} trace(s))\n", sim::formatSize(static_cast<std::uint64_t>(worst)),
-                       sim::formatSize(*budget), a.traces.size());
+    out << fmt::format("OK: predicted peak reserved {} <= budget {} ({} trace(s))\n",
+                       sim::formatSize(static_cast<std::uint64_t>(worst)), sim::formatSize(*budget), a.traces.size());
   } else {
     out << "FAIL: " << reason << "\n";
   }

@@ -21,7 +21,9 @@ struct InfoArgs {
 
 nlohmann::json peakJson(const traces::Snapshot& snap, const replay::PeakPoint& p) {
   if (!p.known) return nullptr;
-  return {{"bytes", p.bytes}, {"event_index", p.event_index}, {"time_us", p.time_us},
+  return {{"bytes", p.bytes},
+          {"event_index", p.event_index},
+          {"time_us", p.time_us},
           {"stack", replay::describeStack(snap, p.stack, 6)}};
 }
 
@@ -29,22 +31,28 @@ nlohmann::json deviceJson(const traces::Snapshot& snap, const replay::DeviceSumm
   nlohmann::json actions = nlohmann::json::object();
   for (std::size_t a = 0; a < traces::kActionCount; ++a)
     if (s.actions[a]) actions[std::string(traces::actionName(static_cast<traces::Action>(a)))] = s.actions[a];
-  nlohmann::json j = {{"device", s.device},
-                      {"events", s.events},
-                      {"actions", actions},
-                      {"first_time_us", s.first_time_us},
-                      {"last_time_us", s.last_time_us},
-                      {"complete", s.complete},
-                      {"start_reserved", s.start_reserved},
-                      {"peak_reserved", s.peak_reserved.bytes},
-                      {"peak_reserved_at", peakJson(snap, s.peak_reserved)},
-                      {"peak_allocated", s.peak_allocated.known ? nlohmann::json(s.peak_allocated.bytes) : nlohmann::json(nullptr)},
-                      {"peak_allocated_at", peakJson(snap, s.peak_allocated)},
-                      {"annotations", s.annotations}};
+  nlohmann::json j = {
+      {"device", s.device},
+      {"events", s.events},
+      {"actions", actions},
+      {"first_time_us", s.first_time_us},
+      {"last_time_us", s.last_time_us},
+      {"complete", s.complete},
+      {"start_reserved", s.start_reserved},
+      {"peak_reserved", s.peak_reserved.bytes},
+      {"peak_reserved_at", peakJson(snap, s.peak_reserved)},
+      {"peak_allocated", s.peak_allocated.known ? nlohmann::json(s.peak_allocated.bytes) : nlohmann::json(nullptr)},
+      {"peak_allocated_at", peakJson(snap, s.peak_allocated)},
+      {"annotations", s.annotations}};
   if (!s.peak_allocated_note.empty()) j["peak_allocated_note"] = s.peak_allocated_note;
   const auto& f = s.final_state;
-  j["final"] = {{"reserved", f.reserved}, {"allocated", f.allocated}, {"active", f.active}, {"requested", f.requested},
-                {"segments", f.segments}, {"blocks", f.blocks}, {"blocks_by_state", f.blocks_by_state}};
+  j["final"] = {{"reserved", f.reserved},
+                {"allocated", f.allocated},
+                {"active", f.active},
+                {"requested", f.requested},
+                {"segments", f.segments},
+                {"blocks", f.blocks},
+                {"blocks_by_state", f.blocks_by_state}};
   return j;
 }
 
@@ -64,25 +72,33 @@ void printDevice(std::ostream& out, const traces::Snapshot& snap, const replay::
                      s.complete ? " (complete: starts from an empty allocator)" : " (truncated: starts mid-run)");
   std::string acts;
   for (std::size_t a = 0; a < traces::kActionCount; ++a)
-    if (s.actions[a]) acts += fmt::format("{}{} {}", acts.empty() ? "" : ", ", s.actions[a], traces::actionName(static_cast<traces::Action>(a)));
+    if (s.actions[a])
+      acts += fmt::format("{}{} {}", acts.empty() ? "" : ", ", s.actions[a],
+                          traces::actionName(static_cast<traces::Action>(a)));
   out << "  actions:         " << acts << "\n";
   if (s.events)
     out << fmt::format("  time span:       {:.3f} s\n", static_cast<double>(s.last_time_us - s.first_time_us) / 1e6);
   if (!s.complete) out << "  reserved at first event: " << sizeText(s.start_reserved) << "\n";
   out << "  peak reserved:   " << sizeText(s.peak_reserved.bytes);
-  if (s.peak_reserved.known && s.events) out << fmt::format(" at event {}\n    stack: {}\n", s.peak_reserved.event_index, replay::describeStack(snap, s.peak_reserved.stack, 5));
-  else out << "\n";
+  if (s.peak_reserved.known && s.events)
+    out << fmt::format(" at event {}\n    stack: {}\n", s.peak_reserved.event_index,
+                       replay::describeStack(snap, s.peak_reserved.stack, 5));
+  else
+    out << "\n";
   if (s.peak_allocated.known)
     out << "  peak allocated:  " << sizeText(s.peak_allocated.bytes)
-        << fmt::format(" at event {}\n    stack: {}\n", s.peak_allocated.event_index, replay::describeStack(snap, s.peak_allocated.stack, 5));
+        << fmt::format(" at event {}\n    stack: {}\n", s.peak_allocated.event_index,
+                       replay::describeStack(snap, s.peak_allocated.stack, 5));
   if (!s.peak_allocated_note.empty()) out << "  peak allocated:  " << s.peak_allocated_note << "\n";
   const auto& f = s.final_state;
-  out << fmt::format("  at the end:      reserved {}, allocated {}, active {}, requested {}\n", sim::formatSize(static_cast<std::uint64_t>(f.reserved)),
-                     sim::formatSize(static_cast<std::uint64_t>(f.allocated)), sim::formatSize(static_cast<std::uint64_t>(f.active)),
-                     sim::formatSize(static_cast<std::uint64_t>(f.requested)));
+  out << fmt::format(
+      "  at the end:      reserved {}, allocated {}, active {}, requested {}\n",
+      sim::formatSize(static_cast<std::uint64_t>(f.reserved)), sim::formatSize(static_cast<std::uint64_t>(f.allocated)),
+      sim::formatSize(static_cast<std::uint64_t>(f.active)), sim::formatSize(static_cast<std::uint64_t>(f.requested)));
   std::string states;
   for (const auto& [k, v] : f.blocks_by_state) states += fmt::format("{}{} {}", states.empty() ? "" : ", ", v, k);
-  out << fmt::format("  segments:        {} ({} expandable), {} blocks: {}\n", f.segments, f.expandable_segments, f.blocks, states);
+  out << fmt::format("  segments:        {} ({} expandable), {} blocks: {}\n", f.segments, f.expandable_segments,
+                     f.blocks, states);
   out << fmt::format("  annotations:     {}\n", s.annotations);
 }
 
@@ -115,7 +131,10 @@ int runInfo(const InfoArgs& a, std::ostream& out, std::ostream& err) {
     for (const auto& s : sums) j["devices"].push_back(deviceJson(snap, s));
     j["segments"] = total.segments;
     j["blocks"] = total.blocks;
-    j["final"] = {{"reserved", total.reserved}, {"allocated", total.allocated}, {"active", total.active}, {"requested", total.requested}};
+    j["final"] = {{"reserved", total.reserved},
+                  {"allocated", total.allocated},
+                  {"active", total.active},
+                  {"requested", total.requested}};
     j["allocator_settings"] = settingsJson(snap.settings);
     j["annotations"] = snap.annotations.size();
     j["frames"] = snap.frames.size();
@@ -130,11 +149,15 @@ int runInfo(const InfoArgs& a, std::ostream& out, std::ostream& err) {
     return kOk;
   }
   out << fmt::format("{}: pickle protocol {}{}, {} devices, {} frames, {} stacks\n", a.trace, snap.pickle_protocol,
-                     snap.compression == traces::Compression::kNone ? "" : fmt::format(" ({})", traces::compressionName(snap.compression)),
+                     snap.compression == traces::Compression::kNone
+                         ? ""
+                         : fmt::format(" ({})", traces::compressionName(snap.compression)),
                      snap.devices.size(), snap.frames.size(), snap.stackCount());
   out << fmt::format("allocator settings: \"{}\" (expandable_segments {}, max_split_size {}, gc threshold {})\n",
                      snap.settings.alloc_conf, snap.settings.expandable_segments ? "True" : "False",
-                     snap.settings.max_split_size < 0 ? std::string("unlimited") : sim::formatSize(static_cast<std::uint64_t>(snap.settings.max_split_size)),
+                     snap.settings.max_split_size < 0
+                         ? std::string("unlimited")
+                         : sim::formatSize(static_cast<std::uint64_t>(snap.settings.max_split_size)),
                      snap.settings.garbage_collection_threshold);
   for (const auto& s : sums) printDevice(out, snap, s);
   for (std::size_t i = 0; i < traces::AnomalyCounters::kCount; ++i) {

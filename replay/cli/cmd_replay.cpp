@@ -64,7 +64,7 @@ struct BackendRun {
   replay::BackendResult result;
   replay::BackendComparison vs_model;
   std::optional<replay::ConformanceReport> own_recording;  // torch: the model on the real allocator's trace
-  std::optional<replay::BackendResult> baseline;            // cuda with edits: the unedited program's timing
+  std::optional<replay::BackendResult> baseline;           // cuda with edits: the unedited program's timing
 };
 
 std::string secondsText(double s) {
@@ -92,7 +92,8 @@ nlohmann::json resultJson(const replay::BackendResult& r) {
   j["backend"] = r.backend;
   j["peak_reserved"] = r.peak_reserved.bytes;
   j["peak_allocated"] = r.peak_allocated.bytes;
-  j["peak_reserved_op"] = r.peak_reserved.op == replay::kNoOp ? nlohmann::json(nullptr) : nlohmann::json(r.peak_reserved.op);
+  j["peak_reserved_op"] =
+      r.peak_reserved.op == replay::kNoOp ? nlohmann::json(nullptr) : nlohmann::json(r.peak_reserved.op);
   j["final_reserved"] = r.final_reserved;
   j["final_allocated"] = r.final_allocated;
   j["ooms"] = r.ooms;
@@ -102,17 +103,27 @@ nlohmann::json resultJson(const replay::BackendResult& r) {
   j["interrupted"] = r.interrupted;
   if (r.stats_known) j["memory_stats"] = sim::memoryStatsMap(r.final_stats);
   nlohmann::json probes = nlohmann::json::array();
-  for (const auto& p : r.probes) probes.push_back({{"point", p.point}, {"reserved", p.reserved}, {"allocated", p.allocated}});
+  for (const auto& p : r.probes)
+    probes.push_back({{"point", p.point}, {"reserved", p.reserved}, {"allocated", p.allocated}});
   j["probes"] = probes;
   const auto& t = r.timing;
   nlohmann::json cleanups = nlohmann::json::array();
   for (const auto& c : t.cleanups)
-    cleanups.push_back({{"what", c.what}, {"op", c.index}, {"released", c.released}, {"seconds", c.seconds},
-                        {"free_seconds", c.free_seconds}, {"sync_seconds", c.sync_seconds}, {"driver_frees", c.driver_frees}});
-  j["timing"] = {{"wall_seconds", t.wall_seconds},   {"bookkeeping_seconds", t.overhead_seconds},
-                 {"requests_per_second", t.requests_per_second}, {"driver_allocs", t.driver_allocs},
-                 {"driver_frees", t.driver_frees},   {"alloc_seconds", t.alloc_seconds},
-                 {"free_seconds", t.free_seconds},   {"sync_seconds", t.sync_seconds},
+    cleanups.push_back({{"what", c.what},
+                        {"op", c.index},
+                        {"released", c.released},
+                        {"seconds", c.seconds},
+                        {"free_seconds", c.free_seconds},
+                        {"sync_seconds", c.sync_seconds},
+                        {"driver_frees", c.driver_frees}});
+  j["timing"] = {{"wall_seconds", t.wall_seconds},
+                 {"bookkeeping_seconds", t.overhead_seconds},
+                 {"requests_per_second", t.requests_per_second},
+                 {"driver_allocs", t.driver_allocs},
+                 {"driver_frees", t.driver_frees},
+                 {"alloc_seconds", t.alloc_seconds},
+                 {"free_seconds", t.free_seconds},
+                 {"sync_seconds", t.sync_seconds},
                  {"cleanups", cleanups}};
   if (r.memory.known) {
     const auto& m = r.memory;
@@ -154,15 +165,18 @@ nlohmann::json comparisonJson(const replay::BackendComparison& c) {
 }
 
 void printResult(std::ostream& out, const replay::BackendResult& r, const replay::EditedProgram& prog) {
-  out << fmt::format("  peak reserved {}, peak allocated {}; final reserved {}, allocated {}\n", sizeText(r.peak_reserved.bytes),
-                     sizeText(r.peak_allocated.bytes), sizeText(r.final_reserved), sizeText(r.final_allocated));
-  if (r.ooms) out << fmt::format("  out of memory: {} failed mallocs (first at op {})\n", r.ooms, r.first_oom.value_or(0));
+  out << fmt::format("  peak reserved {}, peak allocated {}; final reserved {}, allocated {}\n",
+                     sizeText(r.peak_reserved.bytes), sizeText(r.peak_allocated.bytes), sizeText(r.final_reserved),
+                     sizeText(r.final_allocated));
+  if (r.ooms)
+    out << fmt::format("  out of memory: {} failed mallocs (first at op {})\n", r.ooms, r.first_oom.value_or(0));
   for (const auto& p : r.probes)
     out << fmt::format("  probe {}: reserved {}, allocated {}\n", p.point, sizeText(p.reserved), sizeText(p.allocated));
   const auto& t = r.timing;
-  out << fmt::format("  time {} for {} requests: {:.0f} requests/s{}\n", secondsText(t.wall_seconds), prog.requests(),
-                     t.requests_per_second,
-                     t.overhead_seconds > 0 ? fmt::format(" ({} of bookkeeping left out)", secondsText(t.overhead_seconds)) : "");
+  out << fmt::format(
+      "  time {} for {} requests: {:.0f} requests/s{}\n", secondsText(t.wall_seconds), prog.requests(),
+      t.requests_per_second,
+      t.overhead_seconds > 0 ? fmt::format(" ({} of bookkeeping left out)", secondsText(t.overhead_seconds)) : "");
   if (t.driver_allocs || t.driver_frees)
     out << fmt::format("  driver: {} allocations{}, {} frees{}{}\n", t.driver_allocs,
                        t.alloc_seconds > 0 ? " in " + secondsText(t.alloc_seconds) : "", t.driver_frees,
@@ -186,14 +200,17 @@ void printResult(std::ostream& out, const replay::BackendResult& r, const replay
   if (r.memory.known) {
     const auto& m = r.memory;
     out << fmt::format("  device {}: {} total, {} outside the cache at start\n", m.device_name,
-                       sizeText(static_cast<std::int64_t>(m.total)), sizeText(static_cast<std::int64_t>(m.outside_at_start)));
+                       sizeText(static_cast<std::int64_t>(m.total)),
+                       sizeText(static_cast<std::int64_t>(m.outside_at_start)));
     if (m.measured_at)
-      out << fmt::format("  at the predicted peak (op {}): reserved {}, device used {}, the cache on the device {} "
-                         "(driver granularity {})\n",
-                         *m.measured_at, sizeText(m.reserved_at_measure), sizeText(static_cast<std::int64_t>(m.used_at_measure)),
-                         sizeText(m.seen_at_measure), sizeText(m.granularity));
+      out << fmt::format(
+          "  at the predicted peak (op {}): reserved {}, device used {}, the cache on the device {} "
+          "(driver granularity {})\n",
+          *m.measured_at, sizeText(m.reserved_at_measure), sizeText(static_cast<std::int64_t>(m.used_at_measure)),
+          sizeText(m.seen_at_measure), sizeText(m.granularity));
     if (m.refused || m.driver_failures)
-      out << fmt::format("  does not fit: {} driver calls refused (capacity), {} failed\n", m.refused, m.driver_failures);
+      out << fmt::format("  does not fit: {} driver calls refused (capacity), {} failed\n", m.refused,
+                         m.driver_failures);
   }
   for (const auto& n : r.notes) out << "  note: " << n << "\n";
 }
@@ -206,9 +223,10 @@ void printComparison(std::ostream& out, const replay::BackendComparison& c, cons
   }
   out << fmt::format("  {}: figures {}, decisions DIFFERENT\n", what, c.figuresEqual() ? "EQUAL" : "DIFFERENT");
   if (c.first_difference)
-    out << fmt::format("    first difference at event {} ({} matched before it): {}\n      expected {}\n      got      {}\n",
-                       c.first_difference->index, c.events_compared, c.first_difference->reason,
-                       c.first_difference->expected, c.first_difference->got);
+    out << fmt::format(
+        "    first difference at event {} ({} matched before it): {}\n      expected {}\n      got      {}\n",
+        c.first_difference->index, c.events_compared, c.first_difference->reason, c.first_difference->expected,
+        c.first_difference->got);
   std::size_t shown = 0;
   for (const auto* list : {&c.figure_mismatches, &c.stats_mismatches, &c.layout_mismatches})
     for (const auto& m : *list)
@@ -299,9 +317,10 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   const replay::RunResult engine = replay::replayProgram(p, *edits, rs);
   if (engine.peak_reserved.bytes != model.peak_reserved.bytes || engine.final_reserved != model.final_reserved ||
       engine.peak_allocated.bytes != model.peak_allocated.bytes)
-    model.notes.push_back(fmt::format("the what-if engine predicts peak reserved {} / final {}: the flattened program "
-                                      "disagrees with it",
-                                      engine.peak_reserved.bytes, engine.final_reserved));
+    model.notes.push_back(
+        fmt::format("the what-if engine predicts peak reserved {} / final {}: the flattened program "
+                    "disagrees with it",
+                    engine.peak_reserved.bytes, engine.final_reserved));
   if (model.peak_reserved.op != replay::kNoOp) job.measure_at = opIndexOf(program, model.peak_reserved.op);
 
   // A real allocator starts empty: a ring-buffer trace's window is replayed without the start
@@ -350,7 +369,8 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
     if (!run.result.snapshot_bytes.empty()) {
       if (!a.save_snapshot.empty()) {
         std::FILE* f = std::fopen(a.save_snapshot.c_str(), "wb");
-        if (!f || std::fwrite(run.result.snapshot_bytes.data(), 1, run.result.snapshot_bytes.size(), f) != run.result.snapshot_bytes.size())
+        if (!f || std::fwrite(run.result.snapshot_bytes.data(), 1, run.result.snapshot_bytes.size(), f) !=
+                      run.result.snapshot_bytes.size())
           err << "reservoir: cannot write " << a.save_snapshot << "\n";
         if (f) std::fclose(f);
         // What a capture writes beside it: the fraction, the device, the final memory_stats.
@@ -361,10 +381,11 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
         nlohmann::json facts = {{"fraction", job.fraction < 1.0 ? job.fraction : 0.0},
                                 {"device_total", run.result.memory.total},
                                 {"memory_stats", sim::memoryStatsMap(run.result.final_stats)},
-                                {"config", {{"recorded_by", "reservoir replay --backend torch"},
-                                            {"trace", a.trace},
-                                            {"settings", job.config.toConfString()},
-                                            {"edits", program.edits}}}};
+                                {"config",
+                                 {{"recorded_by", "reservoir replay --backend torch"},
+                                  {"trace", a.trace},
+                                  {"settings", job.config.toConfString()},
+                                  {"edits", program.edits}}}};
         if (std::FILE* jf = std::fopen(json_path.c_str(), "w")) {
           const std::string text = facts.dump(1);
           std::fwrite(text.data(), 1, text.size(), jf);
@@ -401,8 +422,10 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
       base.measure_at.reset();
       base.progress = bj.progress;
       auto b = impl->run(base);
-      if (b) run.baseline = std::move(*b);
-      else run.result.notes.push_back("baseline timing run: " + b.message());
+      if (b)
+        run.baseline = std::move(*b);
+      else
+        run.result.notes.push_back("baseline timing run: " + b.message());
     }
     runs.push_back(std::move(run));
   }
@@ -418,10 +441,14 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
     j["capacity"] = job.usable ? nlohmann::json(*job.usable) : nlohmann::json(nullptr);
     j["capacity_source"] = capacity_source;
     j["edits"] = program.edits;
-    j["program"] = {{"ops", program.ops.size()},         {"mallocs", program.mallocs},
-                    {"frees", program.frees},             {"record_stream_frees", program.deferred_frees},
-                    {"empty_cache", program.empty_caches}, {"cleanups", program.cleanups},
-                    {"streams", program.streams.size()},  {"requests", program.requests()}};
+    j["program"] = {{"ops", program.ops.size()},
+                    {"mallocs", program.mallocs},
+                    {"frees", program.frees},
+                    {"record_stream_frees", program.deferred_frees},
+                    {"empty_cache", program.empty_caches},
+                    {"cleanups", program.cleanups},
+                    {"streams", program.streams.size()},
+                    {"requests", program.requests()}};
     j["model_vs_recording_exact"] = conf.exact();
     j["model"] = resultJson(model);
     nlohmann::json arr = nlohmann::json::array();
@@ -442,11 +469,12 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
             {"layout_mismatches", mismatches(o.layout_mismatches)}};
       }
       if (run.baseline)
-        b["baseline"] = {{"driver_seconds", driverSeconds(run.baseline->timing)},
-                         {"wall_seconds", run.baseline->timing.wall_seconds},
-                         {"driver_allocs", run.baseline->timing.driver_allocs},
-                         {"edited_driver_seconds", driverSeconds(run.result.timing)},
-                         {"time_price_seconds", driverSeconds(run.result.timing) - driverSeconds(run.baseline->timing)}};
+        b["baseline"] = {
+            {"driver_seconds", driverSeconds(run.baseline->timing)},
+            {"wall_seconds", run.baseline->timing.wall_seconds},
+            {"driver_allocs", run.baseline->timing.driver_allocs},
+            {"edited_driver_seconds", driverSeconds(run.result.timing)},
+            {"time_price_seconds", driverSeconds(run.result.timing) - driverSeconds(run.baseline->timing)}};
       arr.push_back(b);
     }
     j["backends"] = arr;
@@ -455,12 +483,12 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
     return all_exact ? kOk : kFailed;
   }
 
-  out << fmt::format("{} (device {}): {} events; {} requests ({} mallocs, {} frees of which {} record_stream'd, {} "
-                     "empty_cache{}) on {} stream(s)\n",
-                     a.trace, conf.device, conf.events_total, program.requests(), program.mallocs, program.frees,
-                     program.deferred_frees, program.empty_caches,
-                     program.cleanups ? fmt::format(", {} inserted by --cleanup", program.cleanups) : "",
-                     program.streams.size());
+  out << fmt::format(
+      "{} (device {}): {} events; {} requests ({} mallocs, {} frees of which {} record_stream'd, {} "
+      "empty_cache{}) on {} stream(s)\n",
+      a.trace, conf.device, conf.events_total, program.requests(), program.mallocs, program.frees,
+      program.deferred_frees, program.empty_caches,
+      program.cleanups ? fmt::format(", {} inserted by --cleanup", program.cleanups) : "", program.streams.size());
   out << fmt::format("settings \"{}\", memory fraction {}, capacity for the cache {} ({})\n", job.config.toConfString(),
                      job.fraction, job.usable ? sizeText(static_cast<std::int64_t>(*job.usable)) : "unlimited",
                      capacity_source);
@@ -471,9 +499,10 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   else if (!conf.layout_mismatches.empty() || !conf.invariant_failure.empty())
     on_recording = "the final layout differs (run 'reservoir check')";
   else if (!conf.stats_mismatches.empty())
-    on_recording = fmt::format("every event and the final layout exact; {} memory_stats values differ from the capture's "
-                               "(e.g. peaks the program reset: 'reservoir check --reset-peaks')",
-                               conf.stats_mismatches.size());
+    on_recording = fmt::format(
+        "every event and the final layout exact; {} memory_stats values differ from the capture's "
+        "(e.g. peaks the program reset: 'reservoir check --reset-peaks')",
+        conf.stats_mismatches.size());
   out << fmt::format("the model on the recording: {}\n", on_recording);
   out << "model (prediction):\n";
   printResult(out, model, program);
@@ -487,19 +516,20 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
         out << fmt::format("  the model on this run's own recording: EXACT ({} events, {} statistics, layout)\n",
                            o.events_compared, o.stats_compared.size());
       else if (o.first_divergence)
-        out << fmt::format("  the model on this run's own recording: diverges at event {}\n    expected {}\n    model    {}\n",
-                           o.first_divergence->event_index, o.first_divergence->expected, o.first_divergence->simulated);
+        out << fmt::format(
+            "  the model on this run's own recording: diverges at event {}\n    expected {}\n    model    {}\n",
+            o.first_divergence->event_index, o.first_divergence->expected, o.first_divergence->simulated);
       else
         out << fmt::format("  the model on this run's own recording: {} statistics and {} layout mismatches\n",
                            o.stats_mismatches.size(), o.layout_mismatches.size());
     }
     if (run.baseline) {
       const double base = driverSeconds(run.baseline->timing), edited = driverSeconds(run.result.timing);
-      out << fmt::format("  time price of the edits: driver time {} edited against {} unedited ({}{}), {} against {} "
-                         "driver allocations\n",
-                         secondsText(edited), secondsText(base), edited >= base ? "+" : "-",
-                         secondsText(std::abs(edited - base)), run.result.timing.driver_allocs,
-                         run.baseline->timing.driver_allocs);
+      out << fmt::format(
+          "  time price of the edits: driver time {} edited against {} unedited ({}{}), {} against {} "
+          "driver allocations\n",
+          secondsText(edited), secondsText(base), edited >= base ? "+" : "-", secondsText(std::abs(edited - base)),
+          run.result.timing.driver_allocs, run.baseline->timing.driver_allocs);
     }
   }
   out << (all_exact ? "EXACT (every figure equals the prediction; the model reproduces each real run's own recording)\n"
@@ -557,8 +587,9 @@ int runSynth(const SynthArgs& a, std::ostream& out, std::ostream& err) {
 void registerReplay(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err) {
   auto args = std::make_shared<ReplayArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "replay", "Execute a trace's requests (edited as in whatif) on a backend: the real allocator (torch), the driver "
-                "(cuda) or the model, and compare with the model's prediction");
+      "replay",
+      "Execute a trace's requests (edited as in whatif) on a backend: the real allocator (torch), the driver "
+      "(cuda) or the model, and compare with the model's prediction");
   cmd->add_option("trace", args->trace, "snapshot pickle")->required();
   cmd->add_option("--backend", args->backends, "torch, cuda or model (repeatable, or comma-separated)")->required();
   cmd->add_option("--device", args->device, "the trace's CUDA device number (default: the one with the most events)");
@@ -566,14 +597,16 @@ void registerReplay(CLI::App& app, std::function<void(int)> set_result, std::ost
   cmd->add_flag("--no-capture-json", args->no_capture_json, "ignore X.json beside X.pickle");
   cmd->add_option("--save-snapshot", args->save_snapshot, "torch: write the real allocator's own recording here");
   cmd->add_flag("--no-touch", args->no_touch, "cuda: do not write new memory");
-  cmd->add_flag("--no-peak-ops", args->no_peak_ops, "torch: do not read the statistics after every op (peaks from the allocator)");
+  cmd->add_flag("--no-peak-ops", args->no_peak_ops,
+                "torch: do not read the statistics after every op (peaks from the allocator)");
   cmd->add_flag("--no-baseline", args->no_baseline, "cuda: skip the unedited run that prices the edits");
   addEditOptions(cmd, &args->edits);
   cmd->callback([args, set_result, &out, &err] { set_result(runReplay(*args, out, err)); });
 
   auto sargs = std::make_shared<SynthArgs>();
-  CLI::App* synth = app.add_subcommand("synth", "Write a synthetic trace recorded by the model (two streams, "
-                                                "record_stream frees, periodic empty_cache), with X.json beside it");
+  CLI::App* synth = app.add_subcommand("synth",
+                                       "Write a synthetic trace recorded by the model (two streams, "
+                                       "record_stream frees, periodic empty_cache), with X.json beside it");
   synth->add_option("out", sargs->out, "the snapshot to write (.pickle, .pickle.gz, .pickle.zst)")->required();
   synth->add_option("--events", sargs->events, "at least this many trace entries (default 1000000)");
   synth->add_option("--seed", sargs->seed, "random seed (default 1)");

@@ -26,7 +26,8 @@ struct SweepArgs {
 
 std::string flagsText(const std::vector<std::string>& flags) {
   std::string out;
-  for (std::size_t i = 0; i < flags.size(); i += 2) out += fmt::format("{}{} '{}'", out.empty() ? "" : " ", flags[i], flags[i + 1]);
+  for (std::size_t i = 0; i < flags.size(); i += 2)
+    out += fmt::format("{}{} '{}'", out.empty() ? "" : " ", flags[i], flags[i + 1]);
   return out;
 }
 
@@ -73,8 +74,12 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
     j["candidates"] = nlohmann::json::array();
     for (std::size_t i = 0; i < rep->candidates.size() && i < a.top; ++i) {
       const auto& c = rep->candidates[i];
-      nlohmann::json cj = {{"edits", c.edits},           {"description", c.description}, {"peak_reserved", c.peak_reserved},
-                           {"peak_allocated", c.peak_allocated}, {"saving", c.saving},   {"empty_cache_calls", c.empty_cache_calls},
+      nlohmann::json cj = {{"edits", c.edits},
+                           {"description", c.description},
+                           {"peak_reserved", c.peak_reserved},
+                           {"peak_allocated", c.peak_allocated},
+                           {"saving", c.saving},
+                           {"empty_cache_calls", c.empty_cache_calls},
                            {"oom", c.oom}};
       if (c.reserved_at_point) cj["reserved_at_point"] = *c.reserved_at_point;
       j["candidates"].push_back(cj);
@@ -82,17 +87,21 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
     out << j.dump(2) << "\n";
     return kOk;
   }
-  out << fmt::format("{}: {} candidates in {:.2f} s, ranked by {} (then by empty_cache calls)\n", a.trace, rep->evaluated,
-                     rep->seconds, rep->objective);
-  out << fmt::format("baseline: peak reserved {}{}\n", sizeText(rep->baseline_peak_reserved),
-                     rep->baseline_reserved_at_point ? ", " + rep->objective + " " + sizeText(*rep->baseline_reserved_at_point) : "");
+  out << fmt::format("{}: {} candidates in {:.2f} s, ranked by {} (then by empty_cache calls)\n", a.trace,
+                     rep->evaluated, rep->seconds, rep->objective);
+  out << fmt::format(
+      "baseline: peak reserved {}{}\n", sizeText(rep->baseline_peak_reserved),
+      rep->baseline_reserved_at_point ? ", " + rep->objective + " " + sizeText(*rep->baseline_reserved_at_point) : "");
   for (std::size_t i = 0; i < rep->candidates.size() && i < a.top; ++i) {
     const auto& c = rep->candidates[i];
-    out << fmt::format("{:>3}. saves {:>12}  peak reserved {:>12}{}  {} empty_cache call(s){}\n     {}\n     {}\n", i + 1,
-                       sim::formatSize(static_cast<std::uint64_t>(std::max<std::int64_t>(c.saving, 0))),
-                       sim::formatSize(static_cast<std::uint64_t>(c.peak_reserved)),
-                       c.reserved_at_point ? fmt::format("  at point {:>12}", sim::formatSize(static_cast<std::uint64_t>(*c.reserved_at_point))) : "",
-                       c.empty_cache_calls, c.oom ? "  (OOM!)" : "", flagsText(c.edits), c.description);
+    out << fmt::format(
+        "{:>3}. saves {:>12}  peak reserved {:>12}{}  {} empty_cache call(s){}\n     {}\n     {}\n", i + 1,
+        sim::formatSize(static_cast<std::uint64_t>(std::max<std::int64_t>(c.saving, 0))),
+        sim::formatSize(static_cast<std::uint64_t>(c.peak_reserved)),
+        c.reserved_at_point
+            ? fmt::format("  at point {:>12}", sim::formatSize(static_cast<std::uint64_t>(*c.reserved_at_point)))
+            : "",
+        c.empty_cache_calls, c.oom ? "  (OOM!)" : "", flagsText(c.edits), c.description);
   }
   return kOk;
 }

@@ -39,8 +39,10 @@ Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::W
   }
   o.trace = std::move(opened->trace);  // the heap object stays put: opened->env still points into it
   auto rep = replay::runWhatIf(o.trace->snapshot, opened->device, opened->env, w);
-  if (!rep) o.error = path + ": " + rep.message();
-  else o.report = std::move(*rep);
+  if (!rep)
+    o.error = path + ": " + rep.message();
+  else
+    o.report = std::move(*rep);
   return o;
 }
 
@@ -90,8 +92,10 @@ int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
 
 void registerWhatIf(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err) {
   auto args = std::make_shared<WhatIfArgs>();
-  CLI::App* cmd = app.add_subcommand("whatif", "Predict reserved memory under edits: cleanups, releases, settings, capacity");
-  cmd->add_option("traces", args->traces, "snapshot pickle(s); several ranks give per-rank results and the maximum")->required();
+  CLI::App* cmd =
+      app.add_subcommand("whatif", "Predict reserved memory under edits: cleanups, releases, settings, capacity");
+  cmd->add_option("traces", args->traces, "snapshot pickle(s); several ranks give per-rank results and the maximum")
+      ->required();
   cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
   cmd->add_option("--jobs", args->jobs, "traces analysed at once (default: the number of cores)");
   cmd->add_flag("--json", args->json, "machine-readable output");

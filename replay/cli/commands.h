@@ -19,7 +19,8 @@ void registerSweep(CLI::App& app, std::function<void(int)> set_result, std::ostr
 void registerGate(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 void registerExport(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 void registerInfo(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
-void registerReplay(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);  // replay + synth
+void registerReplay(CLI::App& app, std::function<void(int)> set_result, std::ostream& out,
+                    std::ostream& err);  // replay + synth
 
 // Prints "reservoir: <message>" and returns kInputError.
 int fail(std::ostream& err, const std::string& message);

@@ -9,14 +9,17 @@
 namespace reservoir::cli {
 
 void addEnvOptions(CLI::App* app, EnvOptions* env) {
-  app->add_option("--fraction", env->fraction, "memory fraction (set_per_process_memory_fraction); default: capture JSON or 1")
+  app->add_option("--fraction", env->fraction,
+                  "memory fraction (set_per_process_memory_fraction); default: capture JSON or 1")
       ->check(CLI::Range(0.0, 1.0));
-  app->add_option("--capacity", env->capacity, "the device's total memory, e.g. 141GiB; default: capture JSON or an H200's");
+  app->add_option("--capacity", env->capacity,
+                  "the device's total memory, e.g. 141GiB; default: capture JSON or an H200's");
   app->add_option("--settings", env->settings, "PYTORCH_CUDA_ALLOC_CONF to replay with instead of the recorded one");
   app->add_flag("--no-capture-json", env->no_capture_json, "ignore X.json beside X.pickle");
 }
 
-Progress::Progress(std::ostream& err, std::string label) : err_(err), label_(std::move(label)), tty_(::isatty(2) != 0) {}
+Progress::Progress(std::ostream& err, std::string label)
+    : err_(err), label_(std::move(label)), tty_(::isatty(2) != 0) {}
 
 Progress::~Progress() {
   if (tty_ && last_ >= 0) err_ << "\r\033[K" << std::flush;
@@ -46,7 +49,8 @@ Expected<std::size_t> chooseDevice(const traces::Snapshot& snap, std::optional<s
   if (!device) return snap.busiestDevice();
   for (std::size_t i = 0; i < snap.devices.size(); ++i)
     if (snap.devices[i].device == *device) return i;
-  return Status::error(fmt::format("no device {} in the snapshot (it has devices 0..{})", *device, snap.devices.size() - 1));
+  return Status::error(
+      fmt::format("no device {} in the snapshot (it has devices 0..{})", *device, snap.devices.size() - 1));
 }
 
 Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, const LoadedTrace& trace) {

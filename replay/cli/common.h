@@ -9,10 +9,10 @@
 #include <ostream>
 #include <string>
 
+#include "reservoir/core/status.h"
 #include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/conformance.h"
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/core/status.h"
 
 namespace reservoir::cli {
 

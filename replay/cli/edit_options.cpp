@@ -11,8 +11,10 @@ void addEditOptions(CLI::App* app, EditOptions* o) {
   app->add_option("--demand", o->demand, "another process needs BYTES at POINT: BYTES@POINT (repeatable)");
   app->add_option("--reset-peaks", o->reset_peaks, "torch.cuda.reset_peak_memory_stats() at POINT");
   app->add_option("--set", o->set, "allocator settings for the edited run (PYTORCH_CUDA_ALLOC_CONF syntax)");
-  app->add_option("--capacity", o->capacity, "device memory, e.g. 141GiB (default: from recorded ooms, else unlimited)");
-  app->add_option("--overhead", o->overhead, "memory outside the PyTorch cache (CUDA context, NCCL, cuBLAS), e.g. 2GiB");
+  app->add_option("--capacity", o->capacity,
+                  "device memory, e.g. 141GiB (default: from recorded ooms, else unlimited)");
+  app->add_option("--overhead", o->overhead,
+                  "memory outside the PyTorch cache (CUDA context, NCCL, cuBLAS), e.g. 2GiB");
   app->add_option("--fraction", o->fraction, "memory fraction for the edited run")->check(CLI::Range(0.0, 1.0));
   app->add_option("--address-model", o->address_model, "recorded (default) or driver")
       ->check(CLI::IsMember({"recorded", "driver"}));
@@ -32,7 +34,8 @@ Expected<replay::WhatIfOptions> makeWhatIfOptions(const EditOptions& o) {
   if (Status st = add(o.release, replay::parseRelease); !st.ok()) return st;
   if (Status st = add(o.probe, replay::parseProbe); !st.ok()) return Status::error("--probe: " + st.message());
   if (Status st = add(o.demand, replay::parseDemand); !st.ok()) return st;
-  if (Status st = add(o.reset_peaks, replay::parseResetPeaks); !st.ok()) return Status::error("--reset-peaks: " + st.message());
+  if (Status st = add(o.reset_peaks, replay::parseResetPeaks); !st.ok())
+    return Status::error("--reset-peaks: " + st.message());
   if (!o.set.empty()) {
     auto cfg = sim::parseAllocConf(o.set);
     if (!cfg) return Status::error("--set '" + o.set + "': " + cfg.message());

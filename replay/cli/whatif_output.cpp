@@ -11,7 +11,10 @@ namespace {
 
 nlohmann::json peakJson(const traces::Snapshot& snap, const replay::PeakInfo& p) {
   if (p.op == replay::kNoOp) return nullptr;
-  return {{"bytes", p.bytes}, {"event_index", p.event}, {"time_us", p.time_us}, {"stack", replay::describeStack(snap, p.stack, 6)}};
+  return {{"bytes", p.bytes},
+          {"event_index", p.event},
+          {"time_us", p.time_us},
+          {"stack", replay::describeStack(snap, p.stack, 6)}};
 }
 
 }  // namespace
@@ -24,17 +27,25 @@ nlohmann::json runJson(const traces::Snapshot& snap, const replay::RunResult& r)
   j["peak_allocated_at"] = peakJson(snap, r.peak_allocated);
   j["final_reserved"] = r.final_reserved;
   j["final_allocated"] = r.final_allocated;
-  j["fragmentation"] = r.peak_reserved.bytes ? static_cast<double>(r.peak_allocated.bytes) / static_cast<double>(r.peak_reserved.bytes) : 1.0;
+  j["fragmentation"] = r.peak_reserved.bytes
+                           ? static_cast<double>(r.peak_allocated.bytes) / static_cast<double>(r.peak_reserved.bytes)
+                           : 1.0;
   j["empty_cache_calls"] = r.empty_cache_calls;
   j["probes"] = nlohmann::json::object();
-  for (const auto& p : r.probes) j["probes"][p.point] = {{"reserved", p.reserved}, {"allocated", p.allocated}, {"active", p.active}};
+  for (const auto& p : r.probes)
+    j["probes"][p.point] = {{"reserved", p.reserved}, {"allocated", p.allocated}, {"active", p.active}};
   if (r.oom)
-    j["oom"] = {{"event_index", r.oom->event}, {"size", r.oom->size}, {"stream", r.oom->stream}, {"count", r.oom->count},
+    j["oom"] = {{"event_index", r.oom->event},
+                {"size", r.oom->size},
+                {"stream", r.oom->stream},
+                {"count", r.oom->count},
                 {"stack", replay::describeStack(snap, r.oom->stack, 8)}};
   else
     j["oom"] = nullptr;
   if (!r.demands.empty()) {
-    j["demand"] = {{"fits", r.demands[0].fits}, {"free", r.demands[0].free}, {"bytes", r.demands[0].bytes},
+    j["demand"] = {{"fits", r.demands[0].fits},
+                   {"free", r.demands[0].free},
+                   {"bytes", r.demands[0].bytes},
                    {"capacity_known", r.demands[0].capacity_known}};
     j["demands"] = nlohmann::json::array();
     for (const auto& d : r.demands)
@@ -47,10 +58,14 @@ nlohmann::json runJson(const traces::Snapshot& snap, const replay::RunResult& r)
       const auto& ps = a.pinned[i];
       nlohmann::json live = nlohmann::json::array();
       for (std::size_t k = 0; k < ps.live_blocks.size() && k < 5; ++k)
-        live.push_back({{"size", ps.live_blocks[k].first}, {"stack", replay::describeStack(snap, ps.live_blocks[k].second, 5)}});
-      pinned.push_back({{"address", ps.address}, {"size", ps.size}, {"free_bytes", ps.free_bytes}, {"live_blocks", live}});
+        live.push_back(
+            {{"size", ps.live_blocks[k].first}, {"stack", replay::describeStack(snap, ps.live_blocks[k].second, 5)}});
+      pinned.push_back(
+          {{"address", ps.address}, {"size", ps.size}, {"free_bytes", ps.free_bytes}, {"live_blocks", live}});
     }
-    j["at_peak"] = {{"cached", a.cached}, {"releasable_by_empty_cache", a.releasable}, {"pinned", a.cached - a.releasable},
+    j["at_peak"] = {{"cached", a.cached},
+                    {"releasable_by_empty_cache", a.releasable},
+                    {"pinned", a.cached - a.releasable},
                     {"pinned_segments", pinned}};
   }
   if (!r.invariant_failure.empty()) j["invariant_failure"] = r.invariant_failure;
@@ -64,7 +79,8 @@ nlohmann::json whatIfJson(const traces::Snapshot& snap, const replay::WhatIfRepo
   j["baseline"] = runJson(snap, rep.baseline);
   j["whatif"] = runJson(snap, rep.whatif);
   j["baseline"]["address_drift"] = rep.baseline.address_drift;
-  j["baseline"]["decision_change_at"] = rep.baseline.decision_change ? nlohmann::json(*rep.baseline.decision_change) : nlohmann::json(nullptr);
+  j["baseline"]["decision_change_at"] =
+      rep.baseline.decision_change ? nlohmann::json(*rep.baseline.decision_change) : nlohmann::json(nullptr);
   j["recorded_peak_reserved"] = rep.recorded_peak_reserved;
   j["baseline_matches_recording"] = rep.baseline_matches_recording;
   j["model_exact"] = rep.conformance.exact();
@@ -76,7 +92,8 @@ nlohmann::json whatIfJson(const traces::Snapshot& snap, const replay::WhatIfRepo
   return j;
 }
 
-void printWhatIf(std::ostream& out, const traces::Snapshot& snap, const replay::WhatIfReport& rep, const std::string& path) {
+void printWhatIf(std::ostream& out, const traces::Snapshot& snap, const replay::WhatIfReport& rep,
+                 const std::string& path) {
   out << replay::whatIfReportText(snap, rep, path);
 }
 

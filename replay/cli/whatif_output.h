@@ -12,6 +12,7 @@ namespace reservoir::cli {
 
 nlohmann::json runJson(const traces::Snapshot& snap, const replay::RunResult& r);
 nlohmann::json whatIfJson(const traces::Snapshot& snap, const replay::WhatIfReport& rep, const std::string& path);
-void printWhatIf(std::ostream& out, const traces::Snapshot& snap, const replay::WhatIfReport& rep, const std::string& path);
+void printWhatIf(std::ostream& out, const traces::Snapshot& snap, const replay::WhatIfReport& rep,
+                 const std::string& path);
 
 }  // namespace reservoir::cli

@@ -37,7 +37,8 @@ class CudaError : public std::runtime_error {
 struct Driver {
   CUresult (*memAddressReserve)(CUdeviceptr*, std::size_t, std::size_t, CUdeviceptr, unsigned long long) = nullptr;
   CUresult (*memAddressFree)(CUdeviceptr, std::size_t) = nullptr;
-  CUresult (*memCreate)(CUmemGenericAllocationHandle*, std::size_t, const CUmemAllocationProp*, unsigned long long) = nullptr;
+  CUresult (*memCreate)(CUmemGenericAllocationHandle*, std::size_t, const CUmemAllocationProp*,
+                        unsigned long long) = nullptr;
   CUresult (*memRelease)(CUmemGenericAllocationHandle) = nullptr;
   CUresult (*memMap)(CUdeviceptr, std::size_t, std::size_t, CUmemGenericAllocationHandle, unsigned long long) = nullptr;
   CUresult (*memUnmap)(CUdeviceptr, std::size_t) = nullptr;
@@ -374,12 +375,13 @@ class CudaBackend final : public ReplayBackend {
     mem.fits = dev.refused == 0 && dev.failures == 0;
     r.memory = mem;
     if (usable != job.usable)
-      r.notes.push_back(fmt::format("capacity for the cache: {} bytes (the device's free memory at start less 256 MiB)",
-                                    *usable));
+      r.notes.push_back(
+          fmt::format("capacity for the cache: {} bytes (the device's free memory at start less 256 MiB)", *usable));
     dev.releaseAll();
     std::size_t free_end = 0, total_end = 0;
     if (cudaMemGetInfo(&free_end, &total_end) == cudaSuccess && free_end + 64 * sim::kMiB < free0)
-      r.notes.push_back(fmt::format("after the run the device has {} bytes less free than before it", free0 - free_end));
+      r.notes.push_back(
+          fmt::format("after the run the device has {} bytes less free than before it", free0 - free_end));
     return r;
   }
 

@@ -254,10 +254,12 @@ class TorchBackend final : public ReplayBackend {
       return Status::error(fmt::format("torch backend: no CUDA device is visible ({})",
                                        e != cudaSuccess ? cudaText(e) : std::string("0 devices")));
     if (!job.program->private_pools.empty())
-      return Status::error("torch backend: private pools (MemPool, CUDA graphs) are not replayed on the real allocator yet");
+      return Status::error(
+          "torch backend: private pools (MemPool, CUDA graphs) are not replayed on the real allocator yet");
     if (!job.program->seed.empty())
-      return Status::error("torch backend: the real allocator starts empty: replay a ring-buffer trace's window "
-                           "without its rebuilt start state (EditedProgram::withoutSeed)");
+      return Status::error(
+          "torch backend: the real allocator starts empty: replay a ring-buffer trace's window "
+          "without its rebuilt start state (EditedProgram::withoutSeed)");
     try {
       return runOn(job, count);
     } catch (const c10::Error& e) {
@@ -299,8 +301,9 @@ class TorchBackend final : public ReplayBackend {
     hold.streams.resize(recorded.size() + 1);
     for (auto& s : hold.streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
     std::vector<cudaStream_t> sorted = hold.streams;
-    std::sort(sorted.begin(), sorted.end(),
-              [](cudaStream_t a, cudaStream_t b) { return reinterpret_cast<std::uintptr_t>(a) < reinterpret_cast<std::uintptr_t>(b); });
+    std::sort(sorted.begin(), sorted.end(), [](cudaStream_t a, cudaStream_t b) {
+      return reinterpret_cast<std::uintptr_t>(a) < reinterpret_cast<std::uintptr_t>(b);
+    });
     std::unordered_map<sim::StreamId, cudaStream_t> to_real{{0, nullptr}};
     std::unordered_map<std::uint64_t, sim::StreamId> to_recorded{{0, 0}};
     for (std::size_t i = 0; i < recorded.size(); ++i) {
@@ -346,8 +349,8 @@ class TorchBackend final : public ReplayBackend {
     if (fraction < 1.0) {
       if (job.prepared->total_memory != total && total > 0) {
         fraction = fraction * static_cast<double>(job.prepared->total_memory) / static_cast<double>(total);
-        r.notes.push_back(fmt::format("this device has {} bytes, the trace's {}: memory fraction {} applied as {}", total,
-                                      job.prepared->total_memory, job.fraction, fraction));
+        r.notes.push_back(fmt::format("this device has {} bytes, the trace's {}: memory fraction {} applied as {}",
+                                      total, job.prepared->total_memory, job.fraction, fraction));
       }
       cca::setMemoryFraction(fraction, 0);
     }
@@ -362,7 +365,8 @@ class TorchBackend final : public ReplayBackend {
         if (ballast > 0) {
           check(cudaMalloc(&hold.ballast, ballast), "cudaMalloc (ballast)");
           mem.ballast = ballast;
-          r.notes.push_back(fmt::format("device limited to {} bytes for the cache: {} bytes held back", *job.usable, ballast));
+          r.notes.push_back(
+              fmt::format("device limited to {} bytes for the cache: {} bytes held back", *job.usable, ballast));
         }
       }
     }
@@ -403,8 +407,10 @@ class TorchBackend final : public ReplayBackend {
           if (it == hold.live.end()) break;
           void* p = it->second;
           hold.live.erase(it);
-          if (op.deferred) freeDeferred(p, op.alloc + 1u);
-          else hold.alloc->raw_delete(p);
+          if (op.deferred)
+            freeDeferred(p, op.alloc + 1u);
+          else
+            hold.alloc->raw_delete(p);
           break;
         }
         case BackendOpKind::kEmptyCache: {
@@ -416,7 +422,8 @@ class TorchBackend final : public ReplayBackend {
           c.seconds = since(tc1);
           const std::int64_t after = reservedNow();
           c.index = i;
-          c.what = op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)] : fmt::format("recorded empty_cache (op {})", op.op);
+          c.what = op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)]
+                                : fmt::format("recorded empty_cache (op {})", op.op);
           c.released = before - after;
           cleanups.push_back(std::move(c));
           overhead += since(tc) - cleanups.back().seconds;
@@ -452,8 +459,10 @@ class TorchBackend final : public ReplayBackend {
         const auto ts = Clock::now();
         const auto s = cca::getDeviceStats(0);
         const std::int64_t res = s.reserved_bytes[0].current, al = s.allocated_bytes[0].current;
-        if (res > r.peak_reserved.bytes || r.peak_reserved.op == kNoOp) r.peak_reserved = PeakInfo{res, op.op, 0, 0, {}};
-        if (al > r.peak_allocated.bytes || r.peak_allocated.op == kNoOp) r.peak_allocated = PeakInfo{al, op.op, 0, 0, {}};
+        if (res > r.peak_reserved.bytes || r.peak_reserved.op == kNoOp)
+          r.peak_reserved = PeakInfo{res, op.op, 0, 0, {}};
+        if (al > r.peak_allocated.bytes || r.peak_allocated.op == kNoOp)
+          r.peak_allocated = PeakInfo{al, op.op, 0, 0, {}};
         overhead += since(ts);
       }
       if (job.measure_at && *job.measure_at == i) {
@@ -496,15 +505,18 @@ class TorchBackend final : public ReplayBackend {
       auto& h = hook::state();
       const std::lock_guard<std::mutex> lock(h.m);
       if (prog.deferred_frees > 0 && h.records == 0)
-        r.notes.push_back("the CUDA event interposition saw no event: record_stream'd frees completed when the GPU "
-                          "finished, not where the recording retired them");
-      r.notes.push_back(fmt::format("record_stream events: {} recorded, {} queries answered 'not ready', {} synchronized",
-                                    h.records, h.held, h.syncs));
+        r.notes.push_back(
+            "the CUDA event interposition saw no event: record_stream'd frees completed when the GPU "
+            "finished, not where the recording retired them");
+      r.notes.push_back(
+          fmt::format("record_stream events: {} recorded, {} queries answered 'not ready', {} synchronized", h.records,
+                      h.held, h.syncs));
     }
     hold.release();
     std::size_t free_end = 0, total_end = 0;
     if (cudaMemGetInfo(&free_end, &total_end) == cudaSuccess && free_end + 64 * sim::kMiB < free0)
-      r.notes.push_back(fmt::format("after the run the device has {} bytes less free than before it", free0 - free_end));
+      r.notes.push_back(
+          fmt::format("after the run the device has {} bytes less free than before it", free0 - free_end));
 
     // The run's own recording: its trace entries and final layout, streams named as recorded.
     auto snap = traces::readSnapshotBytes(r.snapshot_bytes, "torch backend snapshot");
@@ -521,14 +533,15 @@ class TorchBackend final : public ReplayBackend {
     }
     // The settings it recorded must be the ones asked for.
     if (auto cfg = sim::configFromRecorded(snap->settings); cfg) {
-      if (cfg->expandable_segments != job.config.expandable_segments || cfg->max_split_size != job.config.max_split_size ||
+      if (cfg->expandable_segments != job.config.expandable_segments ||
+          cfg->max_split_size != job.config.max_split_size ||
           cfg->garbage_collection_threshold != job.config.garbage_collection_threshold ||
           cfg->roundup_power2_divisions != job.config.roundup_power2_divisions)
-        r.notes.push_back(fmt::format("the allocator recorded settings '{}', not the '{}' applied", cfg->toConfString(), conf));
+        r.notes.push_back(
+            fmt::format("the allocator recorded settings '{}', not the '{}' applied", cfg->toConfString(), conf));
     }
     return r;
   }
-
 };
 
 }  // namespace

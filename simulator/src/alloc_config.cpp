@@ -51,8 +51,10 @@ class Tokens {
     char* end = nullptr;
     errno = 0;
     const unsigned long long v = std::strtoull(p, &end, 10);
-    if (end == p) fail("stoull");
-    else if (errno == ERANGE) fail("stoull");
+    if (end == p)
+      fail("stoull");
+    else if (errno == ERANGE)
+      fail("stoull");
     return v;
   }
   double toDouble(std::size_t i) {
@@ -211,7 +213,8 @@ std::size_t parseCudaKey(Tokens& t, std::size_t i, AllocatorConfig& c) {
     t.expect(++i);
     const std::string v = t.at(++i);
     if (!t.error.ok()) return i;
-    if (v != "native" && v != "cudaMallocAsync") t.fail("Unknown allocator backend, options are native and cudaMallocAsync");
+    if (v != "native" && v != "cudaMallocAsync")
+      t.fail("Unknown allocator backend, options are native and cudaMallocAsync");
     else if (v == "cudaMallocAsync")
       t.fail("backend:cudaMallocAsync selects CUDA's stream-ordered allocator, which Reservoir does not model");
     return i;
@@ -293,7 +296,8 @@ Expected<AllocatorConfig> configFromRecorded(const traces::RecordedSettings& rec
                               ? kUnlimited
                               : static_cast<ByteCount>(recorded.max_split_size);
   config.garbage_collection_threshold = recorded.garbage_collection_threshold;
-  for (std::size_t i = 0; i < kRoundupIntervals; ++i) config.roundup_power2_divisions[i] = recorded.roundup_power2_divisions[i];
+  for (std::size_t i = 0; i < kRoundupIntervals; ++i)
+    config.roundup_power2_divisions[i] = recorded.roundup_power2_divisions[i];
   if (recorded.release_lock_on_cudamalloc) config.release_lock_on_cudamalloc = *recorded.release_lock_on_cudamalloc;
   if (recorded.graph_capture_record_stream_reuse)
     config.graph_capture_record_stream_reuse = *recorded.graph_capture_record_stream_reuse;
@@ -339,8 +343,10 @@ std::string AllocatorConfig::toConfString() const {
   std::vector<std::string> parts;
   if (expandable_segments) parts.emplace_back("expandable_segments:True");
   if (maxSplitSet()) parts.push_back(fmt::format("max_split_size_mb:{}", max_split_size / kMiB));
-  if (garbage_collection_threshold > 0) parts.push_back(fmt::format("garbage_collection_threshold:{}", garbage_collection_threshold));
-  if (large_segment_size != kDefaultLargeSegment) parts.push_back(fmt::format("large_segment_size_mb:{}", large_segment_size / kMiB));
+  if (garbage_collection_threshold > 0)
+    parts.push_back(fmt::format("garbage_collection_threshold:{}", garbage_collection_threshold));
+  if (large_segment_size != kDefaultLargeSegment)
+    parts.push_back(fmt::format("large_segment_size_mb:{}", large_segment_size / kMiB));
   if (max_non_split_rounding_size != large_segment_size)
     parts.push_back(fmt::format("max_non_split_rounding_mb:{}", max_non_split_rounding_size / kMiB));
   bool any = false;

@@ -222,7 +222,8 @@ BlockRef CachingAllocator::Impl::allocFoundBlock(const AllocParams& p, ByteCount
     rb.size -= p.size;
     insertIntoBlocks(remaining);
     if (already_split && !expandable) {
-      forStats(p.pool, [&](std::size_t t) { stats.inactive_split_bytes[t].decrease(static_cast<std::int64_t>(p.size)); });
+      forStats(p.pool,
+               [&](std::size_t t) { stats.inactive_split_bytes[t].decrease(static_cast<std::int64_t>(p.size)); });
     } else if (!expandable) {
       const auto rem = static_cast<std::int64_t>(arena[remaining].size);
       forStats(p.pool, [&](std::size_t t) {
@@ -288,7 +289,8 @@ void CachingAllocator::Impl::insertEvents(BlockRef block) {
   uses.swap(arena[block].stream_uses);
   for (StreamId s : uses) {
     arena[block].event_count++;
-    outstanding.push_back(OutstandingEvent{s, arena[block].stream, arena[block].ptr, arena[block].tag, event_sequence++});
+    outstanding.push_back(
+        OutstandingEvent{s, arena[block].stream, arena[block].ptr, arena[block].tag, event_sequence++});
     outstanding_blocks.push_back(block);
   }
 }
@@ -318,10 +320,14 @@ void CachingAllocator::Impl::freeBlock(BlockRef block) {
   const bool expandable = b.expandable != kNil;
   forStats(pool, [&](std::size_t t) {
     if (!expandable) {
-      if (net_blocks > 0) stats.inactive_split[t].increase(net_blocks);
-      else if (net_blocks < 0) stats.inactive_split[t].decrease(-net_blocks);
-      if (net_size > 0) stats.inactive_split_bytes[t].increase(net_size);
-      else if (net_size < 0) stats.inactive_split_bytes[t].decrease(-net_size);
+      if (net_blocks > 0)
+        stats.inactive_split[t].increase(net_blocks);
+      else if (net_blocks < 0)
+        stats.inactive_split[t].decrease(-net_blocks);
+      if (net_size > 0)
+        stats.inactive_split_bytes[t].increase(net_size);
+      else if (net_size < 0)
+        stats.inactive_split_bytes[t].decrease(-net_size);
     }
     stats.active[t].decrease(1);
     stats.active_bytes[t].decrease(static_cast<std::int64_t>(original_size));

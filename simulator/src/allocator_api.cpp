@@ -28,7 +28,8 @@ MallocResult CachingAllocator::malloc(ByteCount size, StreamId stream, std::uint
 void CachingAllocator::recordStream(BlockHandle block, StreamId stream) {
   Block& b = impl_->arena[block.index];
   if (stream == b.stream) return;  // uses on the allocation stream need no event
-  if (std::find(b.stream_uses.begin(), b.stream_uses.end(), stream) == b.stream_uses.end()) b.stream_uses.push_back(stream);
+  if (std::find(b.stream_uses.begin(), b.stream_uses.end(), stream) == b.stream_uses.end())
+    b.stream_uses.push_back(stream);
 }
 
 void CachingAllocator::free(BlockHandle block) { impl_->free(block.index); }
@@ -41,7 +42,8 @@ void CachingAllocator::emptyCache(PoolId pool) {
 void CachingAllocator::setMemoryFraction(double fraction) {
   impl_->allowed_memory_maximum.reset();
   if (fraction < 1.0)
-    impl_->allowed_memory_maximum = static_cast<ByteCount>(fraction * static_cast<double>(impl_->device->totalMemory()));
+    impl_->allowed_memory_maximum =
+        static_cast<ByteCount>(fraction * static_cast<double>(impl_->device->totalMemory()));
 }
 
 std::optional<ByteCount> CachingAllocator::allowedMemoryMaximum() const { return impl_->allowed_memory_maximum; }
@@ -73,8 +75,10 @@ void CachingAllocator::createPool(PoolId pool, bool use_on_oom, bool no_split) {
 }
 
 void CachingAllocator::beginAllocateToPool(const PoolRouting& routing) {
-  if (impl_->pool_index.find(routing.pool) == impl_->pool_index.end()) createPool(routing.pool);
-  else impl_->private_pools[impl_->pool_index[routing.pool]].use_count++;
+  if (impl_->pool_index.find(routing.pool) == impl_->pool_index.end())
+    createPool(routing.pool);
+  else
+    impl_->private_pools[impl_->pool_index[routing.pool]].use_count++;
   impl_->captures_underway.push_back(routing);
 }
 
@@ -144,9 +148,8 @@ bool CachingAllocator::wouldCollectGarbage() const {
       static_cast<ByteCount>(m.config.garbage_collection_threshold * static_cast<double>(*m.allowed_memory_maximum));
   if (m.total_allocated_memory <= limit) return false;
   bool any = false;
-  m.pools[0].blocks.forEach([&](const SizeKey& k) {
-    any = any || (!m.arena[k.ref].isSplit() && m.arena[k.ref].expandable == kNil);
-  });
+  m.pools[0].blocks.forEach(
+      [&](const SizeKey& k) { any = any || (!m.arena[k.ref].isSplit() && m.arena[k.ref].expandable == kNil); });
   return any;
 }
 

@@ -39,8 +39,8 @@ std::string CachingAllocator::Impl::validate() const {
   for (std::uint32_t p = 0; p < pools.size(); ++p) {
     pools[p].blocks.forEach([&](const SizeKey& k) {
       const Block& b = arena[k.ref];
-      if (problem.empty() &&
-          (!b.live || b.allocated || !b.mapped || b.pool != p || b.size != k.size || b.ptr != k.ptr || b.stream != k.stream))
+      if (problem.empty() && (!b.live || b.allocated || !b.mapped || b.pool != p || b.size != k.size ||
+                              b.ptr != k.ptr || b.stream != k.stream))
         problem = fmt::format("free list of pool {} holds a stale key for block at {:#x}", p, k.ptr);
       ++listed;
     });
@@ -70,7 +70,8 @@ std::string CachingAllocator::Impl::validate() const {
           return fmt::format("free blocks at {:#x} and {:#x} were not merged", b.ptr, nb.ptr);
       }
     }
-    if (b.size % kMinBlockSize != 0) return fmt::format("block at {:#x} has size {} (not a multiple of 512)", b.ptr, b.size);
+    if (b.size % kMinBlockSize != 0)
+      return fmt::format("block at {:#x} has size {} (not a multiple of 512)", b.ptr, b.size);
     if (b.mapped) rc.reserved += static_cast<std::int64_t>(b.size);
     if (b.allocated) rc.allocated += static_cast<std::int64_t>(b.size);
     if (b.allocated || b.event_count > 0) {
@@ -80,12 +81,14 @@ std::string CachingAllocator::Impl::validate() const {
   }
   if (free_mapped != listed) return fmt::format("{} free mapped blocks but {} free-list entries", free_mapped, listed);
   if (rc.reserved != stats.reserved_bytes[kAggregate].current)
-    return fmt::format("reserved_bytes {} but the blocks add up to {}", stats.reserved_bytes[kAggregate].current, rc.reserved);
+    return fmt::format("reserved_bytes {} but the blocks add up to {}", stats.reserved_bytes[kAggregate].current,
+                       rc.reserved);
   if (rc.allocated != stats.allocated_bytes[kAggregate].current)
     return fmt::format("allocated_bytes {} but the blocks add up to {}", stats.allocated_bytes[kAggregate].current,
                        rc.allocated);
   if (rc.active != stats.active_bytes[kAggregate].current)
-    return fmt::format("active_bytes {} but the blocks add up to {}", stats.active_bytes[kAggregate].current, rc.active);
+    return fmt::format("active_bytes {} but the blocks add up to {}", stats.active_bytes[kAggregate].current,
+                       rc.active);
   if (rc.requested != stats.requested_bytes[kAggregate].current)
     return fmt::format("requested_bytes {} but the blocks add up to {}", stats.requested_bytes[kAggregate].current,
                        rc.requested);

@@ -50,8 +50,8 @@ BlockRef CachingAllocator::Impl::findExpandableBlock(StreamId stream, std::uint3
 bool CachingAllocator::Impl::mapBlock(BlockRef to_map, ByteCount size, std::uint64_t tag) {
   ExpandableSegment& es = segments_es[arena[to_map].expandable];
   const Addr ptr = arena[to_map].ptr;
-  const ByteCount begin = (ptr - es.base) / es.page;                        // segmentLeft
-  const ByteCount end = (ptr + size - es.base + es.page - 1) / es.page;     // segmentRight
+  const ByteCount begin = (ptr - es.base) / es.page;                     // segmentLeft
+  const ByteCount end = (ptr + size - es.base + es.page - 1) / es.page;  // segmentRight
   if (begin == end) return false;
   const Addr mapped_ptr = es.base + begin * es.page;
   const ByteCount mapped_size = (end - begin) * es.page;

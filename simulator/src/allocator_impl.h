@@ -23,12 +23,12 @@ struct Block {
   Addr ptr = 0;
   BlockRef prev = kNil;
   BlockRef next = kNil;
-  std::uint32_t pool = 0;          // index into Impl::pools
-  std::uint32_t expandable = kNil; // index into Impl::segments_es, or kNil
+  std::uint32_t pool = 0;           // index into Impl::pools
+  std::uint32_t expandable = kNil;  // index into Impl::segments_es, or kNil
   std::int32_t event_count = 0;
   std::int64_t gc_count_base = 0;
-  std::uint64_t tag = 0;           // the allocation that last used this block
-  std::uint64_t segment_tag = 0;   // the malloc that created the segment (head blocks)
+  std::uint64_t tag = 0;          // the allocation that last used this block
+  std::uint64_t segment_tag = 0;  // the malloc that created the segment (head blocks)
   std::vector<StreamId> stream_uses;
   bool allocated = false;
   bool mapped = true;
@@ -92,7 +92,7 @@ struct PrivatePool {
 };
 
 struct AllocParams {
-  ByteCount size = 0;       // rounded request
+  ByteCount size = 0;  // rounded request
   StreamId stream = 0;
   std::uint32_t pool = 0;
   ByteCount alloc_size = 0;
@@ -111,15 +111,15 @@ struct CachingAllocator::Impl {
   std::vector<BlockRef> free_slots;
   std::vector<BlockPool> pools;  // 0: large, 1: small, then pairs for private pools
   std::vector<PrivatePool> private_pools;
-  std::map<PoolId, std::uint32_t> pool_index;     // graph_pools
-  std::map<PoolId, std::uint32_t> pools_freeable; // graph_pools_freeable
+  std::map<PoolId, std::uint32_t> pool_index;      // graph_pools
+  std::map<PoolId, std::uint32_t> pools_freeable;  // graph_pools_freeable
   std::vector<PoolRouting> captures_underway;
   std::vector<PoolId> use_on_oom_pools;
   std::vector<ExpandableSegment> segments_es;
-  std::vector<OutstandingEvent> outstanding;      // cuda_events, in recording order
-  std::vector<BlockRef> outstanding_blocks;       // parallel to `outstanding`
+  std::vector<OutstandingEvent> outstanding;  // cuda_events, in recording order
+  std::vector<BlockRef> outstanding_blocks;   // parallel to `outstanding`
   std::uint64_t event_sequence = 0;
-  std::vector<BlockRef> deferred_blocks;          // freed with stream uses during a capture
+  std::vector<BlockRef> deferred_blocks;  // freed with stream uses during a capture
   std::size_t active_count = 0;
   ByteCount total_allocated_memory = 0;
   std::optional<ByteCount> allowed_memory_maximum;

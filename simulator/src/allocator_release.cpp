@@ -34,7 +34,8 @@ void CachingAllocator::Impl::garbageCollectCachedBlocks() {
     // collecting first and releasing in order is the same as releasing while walking.
     doomed.clear();
     large.blocks.forEach([&](const SizeKey& k) {
-      if (!arena[k.ref].isSplit() && arena[k.ref].expandable == kNil && static_cast<double>(age(k.ref)) >= age_threshold)
+      if (!arena[k.ref].isSplit() && arena[k.ref].expandable == kNil &&
+          static_cast<double>(age(k.ref)) >= age_threshold)
         doomed.push_back(k.ref);
     });
     for (BlockRef b : doomed) {
@@ -110,8 +111,10 @@ bool CachingAllocator::Impl::releaseCachedBlocks(PoolId pool_id) {
 void CachingAllocator::Impl::releaseBlocks(std::uint32_t pool) {
   std::vector<BlockRef> to_release, to_unmap;
   pools[pool].blocks.forEach([&](const SizeKey& k) {
-    if (arena[k.ref].expandable != kNil) to_unmap.push_back(k.ref);
-    else if (!arena[k.ref].isSplit()) to_release.push_back(k.ref);
+    if (arena[k.ref].expandable != kNil)
+      to_unmap.push_back(k.ref);
+    else if (!arena[k.ref].isSplit())
+      to_release.push_back(k.ref);
   });
   for (BlockRef b : to_release) releaseBlock(b);
   for (BlockRef b : to_unmap) {

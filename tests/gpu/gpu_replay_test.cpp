@@ -129,8 +129,9 @@ TEST(TorchBackend, TheModelReproducesTheRealAllocatorsRecording) {
   co.env.capture = &facts;
   auto conf = runConformance(*snap, 0, co);
   ASSERT_TRUE(conf.ok()) << conf.message();
-  EXPECT_TRUE(conf->exact()) << (conf->first_divergence ? conf->first_divergence->expected + " / " + conf->first_divergence->simulated
-                                                        : std::string("final state"));
+  EXPECT_TRUE(conf->exact()) << (conf->first_divergence
+                                     ? conf->first_divergence->expected + " / " + conf->first_divergence->simulated
+                                     : std::string("final state"));
 }
 
 TEST(TorchBackend, TheWorkedExampleFromLibTorch) {

@@ -132,7 +132,8 @@ TEST(Bands, RasterizeFillsTheColumnUpToTheTotal) {
   auto bands = computeBands(t.view(), rep, 1);
   std::vector<std::uint32_t> px(2 * 100, 0);
   Axis y{0, 100, 100, 0};
-  rasterizeBands(bands, y, px.data(), 2, 100, 2, [](std::uint32_t, const void*) { return 0xff00ff00u; }, nullptr);
+  rasterizeBands(
+      bands, y, px.data(), 2, 100, 2, [](std::uint32_t, const void*) { return 0xff00ff00u; }, nullptr);
   EXPECT_EQ(px[99 * 2], 0xff00ff00u);  // bottom row filled
   EXPECT_EQ(px[10 * 2], 0u);           // above 50 bytes: empty
   EXPECT_NE(px[50 * 2], 0u);           // the top edge

@@ -17,10 +17,15 @@ constexpr std::uint32_t kBackground = 0xff000000u, kInk = 0xffff0000u;
 struct Canvas {
   int width, height, stride;
   std::vector<std::uint32_t> pixels;  // with a guard row above and below
-  Canvas(int w, int h) : width(w), height(h), stride(w + 3), pixels(static_cast<std::size_t>((h + 2) * (w + 3)), kBackground) {}
+  Canvas(int w, int h)
+      : width(w), height(h), stride(w + 3), pixels(static_cast<std::size_t>((h + 2) * (w + 3)), kBackground) {}
   std::uint32_t* origin() { return pixels.data() + stride; }
-  [[nodiscard]] bool inked(int x, int y) const { return pixels[static_cast<std::size_t>((y + 1) * stride + x)] == kInk; }
-  [[nodiscard]] std::size_t inkCount() const { return static_cast<std::size_t>(std::count(pixels.begin(), pixels.end(), kInk)); }
+  [[nodiscard]] bool inked(int x, int y) const {
+    return pixels[static_cast<std::size_t>((y + 1) * stride + x)] == kInk;
+  }
+  [[nodiscard]] std::size_t inkCount() const {
+    return static_cast<std::size_t>(std::count(pixels.begin(), pixels.end(), kInk));
+  }
 };
 
 std::vector<ColumnEnvelope> randomCurve(std::mt19937_64& rng, int columns, std::int64_t top) {
@@ -37,7 +42,8 @@ std::vector<ColumnEnvelope> randomCurve(std::mt19937_64& rng, int columns, std::
 }
 
 // The rows each column must cover, computed the plain way.
-std::set<int> expectedRows(const std::vector<ColumnEnvelope>& cols, std::size_t c, const Axis& y, int h, int thickness) {
+std::set<int> expectedRows(const std::vector<ColumnEnvelope>& cols, std::size_t c, const Axis& y, int h,
+                           int thickness) {
   std::set<int> rows;
   const auto& e = cols[c];
   if (!e.valid) return rows;
@@ -101,7 +107,7 @@ TEST(CurveRaster, AFlatCurveIsOneRowAndAStepIsOneVerticalRun) {
   EXPECT_EQ(low, 80);
   EXPECT_EQ(high, 30);
   for (int x = 0; x < 5; ++x) EXPECT_TRUE(canvas.inked(x, low));
-  for (int r = high; r <= low; ++r) EXPECT_TRUE(canvas.inked(5, r)) << r;  // the step
+  for (int r = high; r <= low; ++r) EXPECT_TRUE(canvas.inked(5, r)) << r;              // the step
   EXPECT_EQ(canvas.inkCount(), 5u + (static_cast<std::size_t>(low - high) + 1) + 4u);  // columns 0-4, 5, 6-9
 }
 

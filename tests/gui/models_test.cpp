@@ -105,12 +105,14 @@ TEST_F(ModelsTest, CallTreeModelBothDirections) {
   std::vector<std::pair<StackId, std::int64_t>> live;
   const auto& l = doc_->recorded()->trace->lifetimes;
   for (const auto& b : st.blocks)
-    if (b.kind == BlockKind::kAllocated && b.allocation < l.count()) live.emplace_back(l.stack[b.allocation], static_cast<std::int64_t>(b.size));
+    if (b.kind == BlockKind::kAllocated && b.allocation < l.count())
+      live.emplace_back(l.stack[b.allocation], static_cast<std::int64_t>(b.size));
   for (auto dir : {replay::TreeDirection::kTopDown, replay::TreeDirection::kBottomUp}) {
     CallTreeModel m;
     Tester tester(&m, Tester::FailureReportingMode::Fatal);
     auto tree = std::make_shared<replay::CallTree>(replay::buildCallTree(doc_->recorded()->trace->snapshot, live, dir));
-    m.setTree(tree, std::shared_ptr<const traces::Snapshot>(doc_->recorded()->trace, &doc_->recorded()->trace->snapshot));
+    m.setTree(tree,
+              std::shared_ptr<const traces::Snapshot>(doc_->recorded()->trace, &doc_->recorded()->trace->snapshot));
     ASSERT_GT(m.rowCount(), 0);
     std::int64_t sum = 0;
     for (int r = 0; r < m.rowCount(); ++r) sum += m.index(r, 0).data(CallTreeModel::BytesRole).toLongLong();
@@ -127,12 +129,14 @@ TEST_F(ModelsTest, VariantModelAndFactsModel) {
   facts.setDocument(doc_);
   EXPECT_GT(facts.rowCount(), 10);
   const int before = variants.rowCount();
-  doc_->addVariant({QStringLiteral("cleanup after:state_dict_loader.py:load")}, QStringLiteral("expandable_segments:True"));
+  doc_->addVariant({QStringLiteral("cleanup after:state_dict_loader.py:load")},
+                   QStringLiteral("expandable_segments:True"));
   EXPECT_EQ(variants.rowCount(), before + 1);
   ASSERT_TRUE(waitFor(*doc_));
   const QModelIndex saving = variants.index(before, VariantModel::kSaving);
   const auto& report = *doc_->variants().back().report;
-  EXPECT_EQ(saving.data(VariantModel::SavingRole).toLongLong(), report.baseline.peak_reserved.bytes - report.whatif.peak_reserved.bytes);
+  EXPECT_EQ(saving.data(VariantModel::SavingRole).toLongLong(),
+            report.baseline.peak_reserved.bytes - report.whatif.peak_reserved.bytes);
   EXPECT_FALSE(variants.index(before, VariantModel::kPeakReserved).data().toString().isEmpty());
   EXPECT_TRUE(doc_->variants().back().report_text.contains(QStringLiteral("peak reserved")));
   doc_->addVariant({QStringLiteral("cleanup after:no_such_function_anywhere")}, QString());

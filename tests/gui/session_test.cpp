@@ -77,7 +77,10 @@ TEST(Session, PublishesStagesInOrderOnItsThread) {
   std::vector<std::string> seen;
   bool done = false;
   SessionCallbacks cb;
-  cb.loaded = [&](std::shared_ptr<const LoadedTrace>) { std::lock_guard l(mu); seen.push_back("loaded"); };
+  cb.loaded = [&](std::shared_ptr<const LoadedTrace>) {
+    std::lock_guard l(mu);
+    seen.push_back("loaded");
+  };
   cb.modelled = [&](std::shared_ptr<const ModelStage> m) {
     std::lock_guard l(mu);
     seen.push_back(m->owner ? "modelled" : "modelled-without-owner");

@@ -17,17 +17,17 @@
 #include "models/facts_model.h"
 #include "models/segment_model.h"
 #include "models/variant_model.h"
+#include "reservoir/traces/reader.h"
 #include "test_paths.h"
 #include "widgets/callsites_view.h"
 #include "widgets/compare_view.h"
 #include "widgets/events_view.h"
 #include "widgets/main_window.h"
 #include "widgets/state_view.h"
+#include "widgets/sweep_dialog.h"
 #include "widgets/timeline_view.h"
 #include "widgets/trace_widget.h"
-#include "widgets/sweep_dialog.h"
 #include "widgets/whatif_panel.h"
-#include "reservoir/traces/reader.h"
 
 #include <QElapsedTimer>
 
@@ -51,7 +51,8 @@ class WidgetsTest : public ::testing::Test {
     window_ = std::make_unique<MainWindow>();
     window_->setBatchMode(true);
     window_->resize(1400, 900);
-    window_->openFiles({sample("resume-tiny/resume-main.rank0.pickle"), sample("resume-tiny/resume-main.rank1.pickle")});
+    window_->openFiles(
+        {sample("resume-tiny/resume-main.rank0.pickle"), sample("resume-tiny/resume-main.rank1.pickle")});
     window_->show();
     ASSERT_TRUE(waitUntilIdle(*window_, 120000));
   }
@@ -133,7 +134,9 @@ TEST_F(WidgetsTest, CallSitesAtThePeak) {
 TEST_F(WidgetsTest, WhatIfVariantDrawsOverTheTimelineAndMatchesTheCli) {
   auto* page = window_->traceWidget(0);
   page->showTab(TraceWidget::Tab::kWhatIf);
-  page->whatIf()->runVariant({QStringLiteral("cleanup after:state_dict_loader.py:load"), QStringLiteral("probe after:state_dict_loader.py:load")}, QString());
+  page->whatIf()->runVariant({QStringLiteral("cleanup after:state_dict_loader.py:load"),
+                              QStringLiteral("probe after:state_dict_loader.py:load")},
+                             QString());
   ASSERT_TRUE(waitUntilIdle(*window_, 120000));
   EXPECT_EQ(page->whatIf()->model()->rowCount(), 1);
   EXPECT_TRUE(page->whatIf()->reportText().contains(QStringLiteral("reserved at after:state_dict_loader.py:load")));
@@ -172,8 +175,10 @@ TEST_F(WidgetsTest, ExportsTheWhatIfAsASnapshotThatReadsBack) {
   ASSERT_FALSE(snap->devices.empty());
   // The cleanup shows up as segment frees that the recording does not have.
   std::size_t frees = 0, recorded_frees = 0;
-  for (const auto& e : snap->devices[page->document()->recorded()->trace->device_index].events) frees += e.action == traces::Action::kSegmentFree;
-  for (const auto& e : page->document()->recorded()->trace->trace().events) recorded_frees += e.action == traces::Action::kSegmentFree;
+  for (const auto& e : snap->devices[page->document()->recorded()->trace->device_index].events)
+    frees += e.action == traces::Action::kSegmentFree;
+  for (const auto& e : page->document()->recorded()->trace->trace().events)
+    recorded_frees += e.action == traces::Action::kSegmentFree;
   EXPECT_GT(frees, recorded_frees);
 }
 
@@ -209,21 +214,26 @@ TEST(WidgetsBadFile, ShowsTheReadersMessage) {
 
 TEST(AppOptions, ParsesViewsAndEdits) {
   QString err;
-  auto o = parseAppOptions({QStringLiteral("reservoir-gui"), QStringLiteral("a.pickle"), QStringLiteral("--screenshot"), QStringLiteral("x.png"),
-                            QStringLiteral("--view"), QStringLiteral("whatif"), QStringLiteral("--cleanup"), QStringLiteral("after:x.py:load"),
-                            QStringLiteral("--set"), QStringLiteral("expandable_segments:True"), QStringLiteral("--size"), QStringLiteral("1200x800")},
-                           &err);
+  auto o = parseAppOptions(
+      {QStringLiteral("reservoir-gui"), QStringLiteral("a.pickle"), QStringLiteral("--screenshot"),
+       QStringLiteral("x.png"), QStringLiteral("--view"), QStringLiteral("whatif"), QStringLiteral("--cleanup"),
+       QStringLiteral("after:x.py:load"), QStringLiteral("--set"), QStringLiteral("expandable_segments:True"),
+       QStringLiteral("--size"), QStringLiteral("1200x800")},
+      &err);
   ASSERT_TRUE(o) << err.toStdString();
   EXPECT_EQ(o->view, QStringLiteral("whatif"));
   EXPECT_EQ(o->edits, QStringList{QStringLiteral("cleanup after:x.py:load")});
   EXPECT_EQ(o->settings, QStringLiteral("expandable_segments:True"));
   EXPECT_EQ(o->size, QSize(1200, 800));
-  EXPECT_FALSE(parseAppOptions({QStringLiteral("reservoir-gui"), QStringLiteral("--view"), QStringLiteral("nonsense")}, &err));
-  EXPECT_FALSE(parseAppOptions({QStringLiteral("reservoir-gui"), QStringLiteral("--screenshot"), QStringLiteral("x.png")}, &err));
+  EXPECT_FALSE(
+      parseAppOptions({QStringLiteral("reservoir-gui"), QStringLiteral("--view"), QStringLiteral("nonsense")}, &err));
+  EXPECT_FALSE(parseAppOptions(
+      {QStringLiteral("reservoir-gui"), QStringLiteral("--screenshot"), QStringLiteral("x.png")}, &err));
 }
 
 TEST(WhatIfEdits, ParsesEditTexts) {
-  auto o = makeWhatIfOptions({QStringLiteral("cleanup after:x.py:load"), QStringLiteral("probe event:10")}, QStringLiteral("expandable_segments:True"));
+  auto o = makeWhatIfOptions({QStringLiteral("cleanup after:x.py:load"), QStringLiteral("probe event:10")},
+                             QStringLiteral("expandable_segments:True"));
   ASSERT_TRUE(o) << o.message();
   EXPECT_EQ(o->edits.size(), 2u);
   EXPECT_TRUE(o->settings.has_value());

@@ -108,7 +108,8 @@ TEST(Gate, PassesUnderTheBudgetAndFailsOverItWithAReason) {
   EXPECT_EQ(cli({"gate", t, "--max-peak-reserved", "600MiB"}).code, cli::kOk);
   const auto over = cli({"gate", t, "--max-peak-reserved", "500MiB"});
   EXPECT_EQ(over.code, cli::kFailed);
-  EXPECT_NE((over.out + over.err).find("exceeds the budget 500.00 MiB by 10.00 MiB"), std::string::npos) << over.out << over.err;
+  EXPECT_NE((over.out + over.err).find("exceeds the budget 500.00 MiB by 10.00 MiB"), std::string::npos)
+      << over.out << over.err;
   EXPECT_EQ(cli({"gate", t, "--max-peak-reserved", "lots"}).code, cli::kInputError);
 }
 
@@ -118,8 +119,8 @@ TEST(Export, ThePredictionIsTheMeasuredVariantEventForEvent) {
   const auto dir = std::filesystem::temp_directory_path() / ("reservoir-export-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto out = (dir / "postload.pickle").string();
-  const auto r = cli({"export", (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string(), "--cleanup", kAfterLoad,
-                      "--out", out});
+  const auto r = cli({"export", (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string(), "--cleanup",
+                      kAfterLoad, "--out", out});
   ASSERT_EQ(r.code, cli::kOk) << r.err;
   const Loaded predicted{*traces::readSnapshotFile(out), 0};
   const Loaded measured = load("resume-tiny/resume-postload.rank0.pickle");

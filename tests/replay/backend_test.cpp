@@ -90,7 +90,8 @@ TEST(EditedProgram, CleanupsSitWhereTheRunnerAppliesThem) {
   // The cleanup comes before the probe in the same gap, right before the op at that boundary.
   std::size_t cleanup_at = prog.ops.size(), probe_at = prog.ops.size();
   for (std::size_t i = 0; i < prog.ops.size(); ++i) {
-    if (prog.ops[i].kind == BackendOpKind::kEmptyCache && prog.ops[i].edit == 0 && cleanup_at == prog.ops.size()) cleanup_at = i;
+    if (prog.ops[i].kind == BackendOpKind::kEmptyCache && prog.ops[i].edit == 0 && cleanup_at == prog.ops.size())
+      cleanup_at = i;
     if (prog.ops[i].kind == BackendOpKind::kProbe && probe_at == prog.ops.size()) probe_at = i;
   }
   ASSERT_LT(cleanup_at, prog.ops.size());
@@ -104,8 +105,9 @@ TEST(EditedProgram, CleanupsSitWhereTheRunnerAppliesThem) {
 // The model backend is the what-if engine, and on the unedited program it is the recording.
 TEST(ModelBackend, EqualsTheWhatIfEngineAndTheRecording) {
   RESERVOIR_REQUIRE_SHARED_TRACES();
-  for (const char* name : {"resume-tiny/resume-main.rank0.pickle", "synth/default-s1.pickle", "synth/expandable-s2.pickle",
-                           "synth/fraction-s6.pickle", "truncated/truncated-default-s22.pickle"}) {
+  for (const char* name :
+       {"resume-tiny/resume-main.rank0.pickle", "synth/default-s1.pickle", "synth/expandable-s2.pickle",
+        "synth/fraction-s6.pickle", "truncated/truncated-default-s22.pickle"}) {
     SCOPED_TRACE(name);
     auto l = load(test::sharedTrace(name));
     ASSERT_TRUE(l);
@@ -125,9 +127,9 @@ TEST(ModelBackend, EqualsTheWhatIfEngineAndTheRecording) {
     EXPECT_EQ(r->peak_reserved.bytes, l->prepared.recorded_peak_reserved);
     const BackendComparison c = compareResults(*r, recordingAsResult(*l, *r));
     EXPECT_TRUE(c.exact()) << (c.first_difference ? c.first_difference->reason + ": " + c.first_difference->expected +
-                                                         " / " + c.first_difference->got
-                                                   : c.layout_mismatches.empty() ? std::string("figures")
-                                                                                 : c.layout_mismatches[0].expected);
+                                                        " / " + c.first_difference->got
+                               : c.layout_mismatches.empty() ? std::string("figures")
+                                                             : c.layout_mismatches[0].expected);
     EXPECT_GT(c.events_compared, 1000u);
   }
 }
@@ -205,8 +207,9 @@ TEST(Synth, TheModelIsExactOnItsOwnTraceAndTheModelBackendReplaysIt) {
     co.env = env;
     auto conf = runConformance(*back, 0, co);
     ASSERT_TRUE(conf.ok()) << conf.message();
-    EXPECT_TRUE(conf->exact()) << (conf->first_divergence ? conf->first_divergence->expected + " / " + conf->first_divergence->simulated
-                                                          : std::string("final state"));
+    EXPECT_TRUE(conf->exact()) << (conf->first_divergence
+                                       ? conf->first_divergence->expected + " / " + conf->first_divergence->simulated
+                                       : std::string("final state"));
     EXPECT_GT(conf->stats_compared.size(), 30u);
 
     auto p = prepareTrace(*back, 0, env);
@@ -222,7 +225,7 @@ TEST(Synth, TheModelIsExactOnItsOwnTraceAndTheModelBackendReplaysIt) {
     rec.final_stats = t->final_stats;
     const auto c = compareResults(*r, rec);
     EXPECT_TRUE(c.exact()) << (c.first_difference ? c.first_difference->expected + " / " + c.first_difference->got
-                                                   : std::string("layout or statistics"));
+                                                  : std::string("layout or statistics"));
   }
 }
 
@@ -261,8 +264,12 @@ class SmallDevice final : public sim::DeviceModel {
   }
   void unmapPages(sim::Addr, sim::ByteCount size) override { used_ -= size; }
   sim::ByteCount deviceFree() override { return cap_ - used_; }
-  void pollEvents(std::span<const sim::OutstandingEvent> o, std::vector<std::size_t>& c) override { schedule_.poll(o, c); }
-  void syncOrder(std::span<const sim::OutstandingEvent> o, std::vector<std::size_t>& c) override { schedule_.syncOrder(o, c); }
+  void pollEvents(std::span<const sim::OutstandingEvent> o, std::vector<std::size_t>& c) override {
+    schedule_.poll(o, c);
+  }
+  void syncOrder(std::span<const sim::OutstandingEvent> o, std::vector<std::size_t>& c) override {
+    schedule_.syncOrder(o, c);
+  }
   std::size_t refused = 0;
 
  private:

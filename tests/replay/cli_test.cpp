@@ -3,7 +3,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 #include "cli.h"
 #include "cli_runner.h"
 #include "test_paths.h"
@@ -22,7 +21,8 @@ TEST(Cli, InfoJsonHasTheDocumentedFields) {
   EXPECT_EQ(j["pickle_protocol"], 4);
   for (const char* k : {"segments", "blocks", "final", "devices"}) EXPECT_TRUE(j.contains(k)) << k;
   const auto& d = j["devices"][0];
-  for (const char* k : {"device", "events", "actions", "peak_reserved", "peak_allocated", "complete"}) EXPECT_TRUE(d.contains(k)) << k;
+  for (const char* k : {"device", "events", "actions", "peak_reserved", "peak_allocated", "complete"})
+    EXPECT_TRUE(d.contains(k)) << k;
   EXPECT_EQ(d["events"], 1001);
   EXPECT_EQ(d["peak_reserved"], 534773760);
   EXPECT_EQ(d["peak_allocated"], 441454080);  // the capture's peak (step 2)
@@ -43,14 +43,19 @@ TEST(Cli, CheckExitCodes) {
   EXPECT_TRUE(ok.contains("events_compared"));
   EXPECT_TRUE(ok["first_divergence"].is_null());
   // Other settings: a report of where the decisions part from the recording, not a failure.
-  auto other = run({"check", sample("resume-tiny/resume-main.rank0.pickle"), "--settings", "expandable_segments:True", "--json"});
+  auto other = run(
+      {"check", sample("resume-tiny/resume-main.rank0.pickle"), "--settings", "expandable_segments:True", "--json"});
   EXPECT_EQ(other.code, kOk) << other.err;
   auto j = nlohmann::json::parse(other.out);
   EXPECT_EQ(j["exact"], false);
   EXPECT_EQ(j["first_difference"], 0);
   // A capture JSON that disagrees makes check fail.
-  EXPECT_EQ(run({"check", sample("resume-tiny/resume-main.rank0.pickle")}).code, kFailed);  // peaks reset by the capture
-  EXPECT_EQ(run({"check", sample("resume-tiny/resume-main.rank0.pickle"), "--reset-peaks", "before:resume.py:train_step#1"}).code, kOk);
+  EXPECT_EQ(run({"check", sample("resume-tiny/resume-main.rank0.pickle")}).code,
+            kFailed);  // peaks reset by the capture
+  EXPECT_EQ(
+      run({"check", sample("resume-tiny/resume-main.rank0.pickle"), "--reset-peaks", "before:resume.py:train_step#1"})
+          .code,
+      kOk);
 }
 
 TEST(Cli, BadInputAndUsage) {
@@ -68,8 +73,8 @@ TEST(Cli, BadInputAndUsage) {
 }
 
 TEST(Cli, WhatIfJson) {
-  auto r = run({"whatif", sample("resume-tiny/resume-main.rank0.pickle"), "--cleanup", "after:state_dict_loader.py:load",
-                "--probe", "after:state_dict_loader.py:load", "--json"});
+  auto r = run({"whatif", sample("resume-tiny/resume-main.rank0.pickle"), "--cleanup",
+                "after:state_dict_loader.py:load", "--probe", "after:state_dict_loader.py:load", "--json"});
   ASSERT_EQ(r.code, kOk) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["whatif"]["probes"]["after:state_dict_loader.py:load"]["reserved"], 111149056);
@@ -79,7 +84,8 @@ TEST(Cli, WhatIfJson) {
 }
 
 TEST(Cli, WhatIfOverRanksReportsTheMaximum) {
-  auto r = run({"whatif", sample("resume-tiny/resume-main.rank0.pickle"), sample("resume-tiny/resume-main.rank1.pickle"), "--json"});
+  auto r = run({"whatif", sample("resume-tiny/resume-main.rank0.pickle"),
+                sample("resume-tiny/resume-main.rank1.pickle"), "--json"});
   ASSERT_EQ(r.code, kOk) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["traces"].size(), 2u);

@@ -35,10 +35,11 @@ void expectExact(const TraceCase& c) {
            << d.simulated << "\n request   " << d.request;
   }
   EXPECT_EQ(report->events_compared, report->events_total);
-  EXPECT_TRUE(report->layout_mismatches.empty()) << c.name << ": " << report->layout_mismatches.front().what << " expected "
-                                                 << report->layout_mismatches.front().expected << " simulated "
-                                                 << report->layout_mismatches.front().simulated;
-  for (const auto& m : report->stats_mismatches) ADD_FAILURE() << c.name << ": " << m.what << " expected " << m.expected << " simulated " << m.simulated;
+  EXPECT_TRUE(report->layout_mismatches.empty())
+      << c.name << ": " << report->layout_mismatches.front().what << " expected "
+      << report->layout_mismatches.front().expected << " simulated " << report->layout_mismatches.front().simulated;
+  for (const auto& m : report->stats_mismatches)
+    ADD_FAILURE() << c.name << ": " << m.what << " expected " << m.expected << " simulated " << m.simulated;
   EXPECT_EQ(report->invariant_failure, "");
   if (capture && !capture->memory_stats.empty()) {
     EXPECT_GE(report->stats_compared.size(), 20u) << c.name;
@@ -51,15 +52,22 @@ TEST_P(SharedTraces, CheckIsExact) {
   expectExact(GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Conformance, SharedTraces, ::testing::ValuesIn(test::collectTraces(test::sharedTracesDir())),
-                         [](const ::testing::TestParamInfo<test::TraceCase>& p) { return test::testName(p.param.name); });
+                         [](const ::testing::TestParamInfo<test::TraceCase>& p) {
+                           return test::testName(p.param.name);
+                         });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SharedTraces);
 
 class OwnTraces : public ::testing::TestWithParam<TraceCase> {};
 TEST_P(OwnTraces, CheckIsExact) { expectExact(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Samples, OwnTraces, ::testing::ValuesIn(test::collectTraces(test::samplesDir())),
-                         [](const ::testing::TestParamInfo<test::TraceCase>& p) { return test::testName(p.param.name); });
-INSTANTIATE_TEST_SUITE_P(Regression, OwnTraces, ::testing::ValuesIn(test::collectTraces(test::testDataDir() / "traces")),
-                         [](const ::testing::TestParamInfo<test::TraceCase>& p) { return test::testName(p.param.name); });
+                         [](const ::testing::TestParamInfo<test::TraceCase>& p) {
+                           return test::testName(p.param.name);
+                         });
+INSTANTIATE_TEST_SUITE_P(Regression, OwnTraces,
+                         ::testing::ValuesIn(test::collectTraces(test::testDataDir() / "traces")),
+                         [](const ::testing::TestParamInfo<test::TraceCase>& p) {
+                           return test::testName(p.param.name);
+                         });
 
 TEST(Conformance, ReportsTheFirstDivergenceWithContext) {
   // Replaying under other settings than recorded must diverge, and say where and why.

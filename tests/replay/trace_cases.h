@@ -13,7 +13,7 @@
 namespace reservoir::test {
 
 struct TraceCase {
-  std::string name;                  // relative name, for test names
+  std::string name;  // relative name, for test names
   std::filesystem::path path;
   std::vector<std::string> reset_peaks;  // where the capture called reset_peak_memory_stats()
 };

@@ -37,7 +37,8 @@ WhatIfReport predict(const std::filesystem::path& main_trace, const std::string&
   return *rep;
 }
 
-void expectPrediction(const std::filesystem::path& dir, int rank, const std::string& variant, const std::string& cleanup) {
+void expectPrediction(const std::filesystem::path& dir, int rank, const std::string& variant,
+                      const std::string& cleanup) {
   const auto main_trace = dir / ("resume-main.rank" + std::to_string(rank) + ".pickle");
   const auto measured = readMeasured(dir / ("resume-" + variant + ".rank" + std::to_string(rank) + ".json"));
   const auto main_measured = readMeasured(dir / ("resume-main.rank" + std::to_string(rank) + ".json"));
@@ -74,7 +75,8 @@ TEST(MotivatingCase, BundledSamples) {
 TEST(MotivatingCase, SameGapRunsAfterItemsBeforeBeforeItems) {
   // In the pre-broadcast variant the probe after the load must not see the cleanup placed
   // before the broadcast, although both fall into the same gap.
-  const WhatIfReport rep = predict(test::samplesDir() / "resume-tiny/resume-main.rank0.pickle", "before:broadcast_weights");
+  const WhatIfReport rep =
+      predict(test::samplesDir() / "resume-tiny/resume-main.rank0.pickle", "before:broadcast_weights");
   EXPECT_EQ(rep.whatif.probes[0].reserved, rep.baseline.probes[0].reserved);
   EXPECT_EQ(rep.whatif.empty_cache_calls, rep.baseline.empty_cache_calls + 1);
 }
@@ -92,7 +94,8 @@ void expectBaselineReproduces(const test::TraceCase& c) {
   auto rep = runWhatIf(*snap, snap->busiestDevice(), env, opts);
   ASSERT_TRUE(rep.ok()) << rep.message();
   EXPECT_EQ(rep->baseline.peak_reserved.bytes, rep->recorded_peak_reserved) << c.name;
-  EXPECT_FALSE(rep->baseline.decision_change.has_value()) << c.name << " at " << rep->baseline.decision_change.value_or(0);
+  EXPECT_FALSE(rep->baseline.decision_change.has_value())
+      << c.name << " at " << rep->baseline.decision_change.value_or(0);
   EXPECT_EQ(rep->baseline.address_drift, 0u) << c.name;
   EXPECT_EQ(rep->whatif.peak_reserved.bytes, rep->baseline.peak_reserved.bytes);
 }
@@ -103,9 +106,13 @@ TEST_P(NoEditReplay, ReproducesTheRecording) {
   expectBaselineReproduces(GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Shared, NoEditReplay, ::testing::ValuesIn(test::collectTraces(test::sharedTracesDir())),
-                         [](const ::testing::TestParamInfo<test::TraceCase>& p) { return test::testName(p.param.name); });
+                         [](const ::testing::TestParamInfo<test::TraceCase>& p) {
+                           return test::testName(p.param.name);
+                         });
 INSTANTIATE_TEST_SUITE_P(Own, NoEditReplay, ::testing::ValuesIn(test::collectTraces(test::testDataDir() / "traces")),
-                         [](const ::testing::TestParamInfo<test::TraceCase>& p) { return test::testName(p.param.name); });
+                         [](const ::testing::TestParamInfo<test::TraceCase>& p) {
+                           return test::testName(p.param.name);
+                         });
 
 TEST(WhatIf, CapacityPredictsOutOfMemoryAndDemand) {
   auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());

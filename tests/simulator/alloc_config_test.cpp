@@ -157,12 +157,12 @@ TEST(RoundSize, RoundingRules) {
   EXPECT_EQ(plain.roundSize(1), 512u);
   EXPECT_EQ(plain.roundSize(12345678), 12345856u);
   auto d4 = *parseAllocConf("roundup_power2_divisions:4");
-  EXPECT_EQ(d4.roundSize(1200), 1536u);       // 1200 <= 512*4: plain rounding
-  EXPECT_EQ(d4.roundSize(1048577), 1310720u); // 1 MiB + 1 -> next quarter of [1, 2) MiB
+  EXPECT_EQ(d4.roundSize(1200), 1536u);         // 1200 <= 512*4: plain rounding
+  EXPECT_EQ(d4.roundSize(1048577), 1310720u);   // 1 MiB + 1 -> next quarter of [1, 2) MiB
   EXPECT_EQ(d4.roundSize(1u << 30), 1u << 30);  // powers of two stay
   auto d8 = *parseAllocConf("roundup_power2_divisions:[256:1,512:2,>:8]");
-  EXPECT_EQ(d8.roundSize(12345678), 12345856u); // slot 3 has 1 division: plain
-  EXPECT_EQ(d8.roundSize(600000000), 805306368u); // slot 9 has 2 divisions
+  EXPECT_EQ(d8.roundSize(12345678), 12345856u);    // slot 3 has 1 division: plain
+  EXPECT_EQ(d8.roundSize(600000000), 805306368u);  // slot 9 has 2 divisions
 }
 
 TEST(AllocationSize, SegmentSizes) {

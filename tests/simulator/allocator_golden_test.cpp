@@ -85,14 +85,14 @@ TEST(AllocatorGolden, NineteenAndAHalfMiBTakesATwentyMiBSegmentUnsplit) {
 
 TEST(AllocatorGolden, EmptyCacheFreesOnlyWholeFreeSegments) {
   Fixture f;
-  auto small = f.alloc.malloc(1000, 0, 1);        // 2 MiB small segment, split
-  auto a = f.alloc.malloc(3 * MiB, 0, 2);         // 20 MiB large segment, split
-  auto whole = f.alloc.malloc(24 * MiB, 0, 3);    // too big for the 17 MiB left: its own segment
+  auto small = f.alloc.malloc(1000, 0, 1);      // 2 MiB small segment, split
+  auto a = f.alloc.malloc(3 * MiB, 0, 2);       // 20 MiB large segment, split
+  auto whole = f.alloc.malloc(24 * MiB, 0, 3);  // too big for the 17 MiB left: its own segment
   f.alloc.free(whole.block);
-  f.alloc.free(a.block);                          // the 20 MiB segment is whole and free again
+  f.alloc.free(a.block);  // the 20 MiB segment is whole and free again
   EXPECT_EQ(f.reserved(), 2 * MiB + 20 * MiB + 24 * MiB);
   f.alloc.emptyCache();
-  EXPECT_EQ(f.reserved(), 2 * MiB);               // the small segment still holds `small`
+  EXPECT_EQ(f.reserved(), 2 * MiB);  // the small segment still holds `small`
   EXPECT_EQ(f.sink.count(Action::kSegmentFree), 2u);
   f.alloc.free(small.block);
   f.alloc.emptyCache();
@@ -188,7 +188,7 @@ TEST(AllocatorGolden, OomReleasesTheCacheAndRetriesBeforeFailing) {
   Fixture f;
   f.device.capacity = 40 * MiB;
   auto a = f.alloc.malloc(24 * MiB, 0, 1);
-  f.alloc.free(a.block);  // cached, not returned
+  f.alloc.free(a.block);                    // cached, not returned
   auto b = f.alloc.malloc(30 * MiB, 0, 2);  // 24 + 30 > 40: release the cache, retry
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(f.alloc.stats().num_alloc_retries, 1);
@@ -228,7 +228,7 @@ TEST(AllocatorGolden, ExpandableEmptyCacheUnmapsWholeFreePages) {
   auto a = f.alloc.malloc(30 * MiB, 0, 1);  // maps two 20 MiB pages
   auto b = f.alloc.malloc(30 * MiB, 0, 2);  // grows the segment to 60 MiB (3 pages)
   EXPECT_EQ(f.reserved(), 60 * MiB);
-  f.alloc.free(b.block);                     // [30, 60) free: page 2 ([40,60)) is whole
+  f.alloc.free(b.block);  // [30, 60) free: page 2 ([40,60)) is whole
   f.alloc.emptyCache();
   EXPECT_EQ(f.reserved(), 40 * MiB);
   EXPECT_EQ(f.sink.count(Action::kSegmentUnmap), 1u);

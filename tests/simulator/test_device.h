@@ -12,7 +12,7 @@ namespace reservoir::sim::test {
 
 class TestDevice : public DeviceModel {
  public:
-  ByteCount total = 150109880320ull;  // an H200
+  ByteCount total = 150109880320ull;   // an H200
   ByteCount capacity = ~ByteCount{0};  // bytes the driver will hand out
   ByteCount in_use = 0;
   Addr next_addr = 0x7f0000000000ull;
@@ -55,7 +55,8 @@ class RecordingSink : public EventSink {
   std::vector<SimEvent> events;
   void onEvent(const SimEvent& e) override { events.push_back(e); }
   [[nodiscard]] std::size_t count(Action a) const {
-    return static_cast<std::size_t>(std::count_if(events.begin(), events.end(), [a](const SimEvent& e) { return e.action == a; }));
+    return static_cast<std::size_t>(
+        std::count_if(events.begin(), events.end(), [a](const SimEvent& e) { return e.action == a; }));
   }
 };
 

@@ -20,9 +20,9 @@ std::filesystem::path sharedTrace(const std::string& relative);
 }  // namespace reservoir::test
 
 // Skips the current test with a clear message when ../shared/traces is absent.
-#define RESERVOIR_REQUIRE_SHARED_TRACES()                                                                  \
-  do {                                                                                                    \
-    if (::reservoir::test::sharedTracesDir().empty())                                                     \
-      GTEST_SKIP() << "../shared/traces is not beside this checkout (" RESERVOIR_SHARED_TRACES_DIR        \
-                      "): the real-trace tests need it";                                                  \
+#define RESERVOIR_REQUIRE_SHARED_TRACES()                                                          \
+  do {                                                                                             \
+    if (::reservoir::test::sharedTracesDir().empty())                                              \
+      GTEST_SKIP() << "../shared/traces is not beside this checkout (" RESERVOIR_SHARED_TRACES_DIR \
+                      "): the real-trace tests need it";                                           \
   } while (0)

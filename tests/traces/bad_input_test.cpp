@@ -31,13 +31,20 @@ ReadLimits limitsFrom(const nlohmann::json& j) {
   ReadLimits limits;
   for (const auto& [key, value] : j.items()) {
     const auto v = value.get<std::uint64_t>();
-    if (key == "max_stack_values") limits.max_stack_values = v;
-    else if (key == "max_marks") limits.max_marks = v;
-    else if (key == "max_memo_entries") limits.max_memo_entries = v;
-    else if (key == "max_memo_gap") limits.max_memo_gap = v;
-    else if (key == "max_string_bytes") limits.max_string_bytes = v;
-    else if (key == "max_container_items") limits.max_container_items = v;
-    else ADD_FAILURE() << "expected.json: unknown limit " << key;
+    if (key == "max_stack_values")
+      limits.max_stack_values = v;
+    else if (key == "max_marks")
+      limits.max_marks = v;
+    else if (key == "max_memo_entries")
+      limits.max_memo_entries = v;
+    else if (key == "max_memo_gap")
+      limits.max_memo_gap = v;
+    else if (key == "max_string_bytes")
+      limits.max_string_bytes = v;
+    else if (key == "max_container_items")
+      limits.max_container_items = v;
+    else
+      ADD_FAILURE() << "expected.json: unknown limit " << key;
   }
   return limits;
 }

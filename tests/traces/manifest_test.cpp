@@ -20,10 +20,22 @@ namespace {
 
 using Json = nlohmann::json;
 
-const std::set<std::string> kChecked = {
-    "pickle_protocol", "events_per_device", "actions", "segments", "blocks", "block_states", "distinct_frames",
-    "events_with_frames", "expandable_segments", "external_annotations", "final_reserved_bytes",
-    "final_allocated_bytes", "final_active_bytes", "final_requested_bytes", "allocator_conf", "bytes"};
+const std::set<std::string> kChecked = {"pickle_protocol",
+                                        "events_per_device",
+                                        "actions",
+                                        "segments",
+                                        "blocks",
+                                        "block_states",
+                                        "distinct_frames",
+                                        "events_with_frames",
+                                        "expandable_segments",
+                                        "external_annotations",
+                                        "final_reserved_bytes",
+                                        "final_allocated_bytes",
+                                        "final_active_bytes",
+                                        "final_requested_bytes",
+                                        "allocator_conf",
+                                        "bytes"};
 const std::set<std::string> kNotReaderFacts = {"sha256", "torch_memory_stats_at_dump"};
 
 Json manifestEntry(const std::string& label) {

@@ -17,8 +17,8 @@ std::filesystem::path freshTempDir(const std::string& name);
 }  // namespace reservoir::test
 
 // Skips the current test when python3 is missing.
-#define RESERVOIR_REQUIRE_PYTHON()                                                             \
-  do {                                                                                        \
-    if (!::reservoir::test::pythonAvailable())                                                \
+#define RESERVOIR_REQUIRE_PYTHON()                                                                \
+  do {                                                                                            \
+    if (!::reservoir::test::pythonAvailable())                                                    \
       GTEST_SKIP() << "python3 is not available: the comparison with Python's pickle is skipped"; \
   } while (0)

@@ -70,8 +70,11 @@ Snapshot smallSnapshot() {
   s.settings.garbage_collection_threshold = 0.25;
   s.settings.pinned_num_register_threads = 4;
   s.settings.roundup_power2_divisions[3] = 8;
-  s.settings.other = {{"future_flag", "True"}, {"future_name", "'abc'"}, {"future_count", "-7"},
-                      {"future_none", "None"}, {"future_ratio", "0.5"}};
+  s.settings.other = {{"future_flag", "True"},
+                      {"future_name", "'abc'"},
+                      {"future_count", "-7"},
+                      {"future_none", "None"},
+                      {"future_ratio", "0.5"}};
   s.annotations.push_back({"START", "optimizer.step", 0, 99});
   return s;
 }

@@ -6,8 +6,8 @@
 #include <span>
 #include <string>
 
-#include "reservoir/traces/snapshot.h"
 #include "reservoir/core/status.h"
+#include "reservoir/traces/snapshot.h"
 
 namespace reservoir::traces::detail {
 

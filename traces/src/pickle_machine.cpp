@@ -90,7 +90,8 @@ Status PickleMachine::truncated(std::uint8_t op, std::size_t need) {
 
 Status PickleMachine::push(const Value& v) {
   if (stack_.size() >= options_.limits.max_stack_values)
-    return fail(fmt::format("pickle stack exceeds {} values (hostile or not a snapshot)", options_.limits.max_stack_values));
+    return fail(
+        fmt::format("pickle stack exceeds {} values (hostile or not a snapshot)", options_.limits.max_stack_values));
   stack_.push_back(v);
   return {};
 }
@@ -115,7 +116,8 @@ Status PickleMachine::pushString(std::uint8_t op, std::size_t len_bytes, bool is
     return fail(fmt::format("{} declares {} bytes, more than the input can hold", opcodeName(op), len));
   const std::size_t need = len_bytes + static_cast<std::size_t>(len);
   if (!fill(need)) return truncated(op, need);
-  const std::string_view text(reinterpret_cast<const char*>(buf_.data() + pos_ + len_bytes), static_cast<std::size_t>(len));
+  const std::string_view text(reinterpret_cast<const char*>(buf_.data() + pos_ + len_bytes),
+                              static_cast<std::size_t>(len));
   pos_ += need;
   const StringId id = assembler_.intern(text);
   return push(is_bytes ? Value::bytes(id) : Value::str(id));
@@ -186,12 +188,14 @@ Status PickleMachine::memoPut(std::uint64_t index) {
 }
 
 Status PickleMachine::memoGet(std::uint64_t index) {
-  if (index >= memo_.size() || memo_[index].tag == VTag::kUnset) return fail(fmt::format("memo reference {} is not defined", index));
+  if (index >= memo_.size() || memo_[index].tag == VTag::kUnset)
+    return fail(fmt::format("memo reference {} is not defined", index));
   const Value v = pool_.resolve(memo_[index]);
   if (v.tag == VTag::kConsumed)
-    return fail(fmt::format("memo reference {} points to a trace entry, segment or annotation that is shared; "
-                            "a snapshot never shares them",
-                            index));
+    return fail(
+        fmt::format("memo reference {} points to a trace entry, segment or annotation that is shared; "
+                    "a snapshot never shares them",
+                    index));
   if (v.tag == VTag::kContainer) {
     Container* c = pool_.get(v);
     if (!c) return fail(fmt::format("memo reference {} is stale", index));
@@ -214,7 +218,8 @@ Status PickleMachine::applyConversion(const Value& original, const Conversion& c
 
 Status PickleMachine::insertIntoList(std::uint32_t list_handle, const Value& raw_item) {
   const Value item = pool_.resolve(raw_item);
-  if (item.tag == VTag::kConsumed) return fail("a trace entry, segment or annotation is inserted twice (shared objects are not supported)");
+  if (item.tag == VTag::kConsumed)
+    return fail("a trace entry, segment or annotation is inserted twice (shared objects are not supported)");
   auto conv = assembler_.onListInsert(*pool_.get(pool_.ref(list_handle)), item);
   if (!conv) return fail(conv.message());
   Value stored = item;
@@ -294,28 +299,49 @@ Status PickleMachine::step(std::uint8_t op) {
       if (marks_.size() >= options_.limits.max_marks) return fail("MARKs nested too deeply");
       marks_.push_back(stack_.size());
       return {};
-    case kNone: return push(Value::none());
-    case kNewTrue: return push(Value::boolean(true));
-    case kNewFalse: return push(Value::boolean(false));
-    case kBinInt: return pushInt(op, 4);
-    case kBinInt1: return pushInt(op, 1);
-    case kBinInt2: return pushInt(op, 2);
-    case kLong1: return pushLong(op, 1);
-    case kLong4: return pushLong(op, 4);
-    case kBinFloat: return pushBinFloat();
-    case kShortBinUnicode: return pushString(op, 1, false);
-    case kBinUnicode: return pushString(op, 4, false);
-    case kBinUnicode8: return pushString(op, 8, false);
-    case kShortBinString: return pushString(op, 1, false);
-    case kBinString: return pushString(op, 4, false);
-    case kShortBinBytes: return pushString(op, 1, true);
-    case kBinBytes: return pushString(op, 4, true);
+    case kNone:
+      return push(Value::none());
+    case kNewTrue:
+      return push(Value::boolean(true));
+    case kNewFalse:
+      return push(Value::boolean(false));
+    case kBinInt:
+      return pushInt(op, 4);
+    case kBinInt1:
+      return pushInt(op, 1);
+    case kBinInt2:
+      return pushInt(op, 2);
+    case kLong1:
+      return pushLong(op, 1);
+    case kLong4:
+      return pushLong(op, 4);
+    case kBinFloat:
+      return pushBinFloat();
+    case kShortBinUnicode:
+      return pushString(op, 1, false);
+    case kBinUnicode:
+      return pushString(op, 4, false);
+    case kBinUnicode8:
+      return pushString(op, 8, false);
+    case kShortBinString:
+      return pushString(op, 1, false);
+    case kBinString:
+      return pushString(op, 4, false);
+    case kShortBinBytes:
+      return pushString(op, 1, true);
+    case kBinBytes:
+      return pushString(op, 4, true);
     case kBinBytes8:
-    case kByteArray8: return pushString(op, 8, true);
-    case kEmptyDict: return makeContainer(CKind::kDict, stack_.size());
-    case kEmptyList: return makeContainer(CKind::kList, stack_.size());
-    case kEmptyTuple: return makeContainer(CKind::kTuple, stack_.size());
-    case kEmptySet: return makeContainer(CKind::kSet, stack_.size());
+    case kByteArray8:
+      return pushString(op, 8, true);
+    case kEmptyDict:
+      return makeContainer(CKind::kDict, stack_.size());
+    case kEmptyList:
+      return makeContainer(CKind::kList, stack_.size());
+    case kEmptyTuple:
+      return makeContainer(CKind::kTuple, stack_.size());
+    case kEmptySet:
+      return makeContainer(CKind::kSet, stack_.size());
     case kTuple1:
     case kTuple2:
     case kTuple3: {
@@ -364,7 +390,8 @@ Status PickleMachine::step(std::uint8_t op) {
       stack_.pop_back();
       return insertIntoList(target.handle(), item);
     }
-    case kMemoize: return memoPut(memo_.size());
+    case kMemoize:
+      return memoPut(memo_.size());
     case kBinPut:
     case kLongBinPut: {
       const std::size_t w = op == kBinPut ? 1 : 4;
@@ -408,12 +435,14 @@ Status PickleMachine::step(std::uint8_t op) {
       protocol_ = p;
       return {};
     }
-    default: break;
+    default:
+      break;
   }
   if (isCodeOpcode(op))
-    return fail(fmt::format("refusing opcode {} (0x{:02x}): a memory snapshot holds only plain data, and this pickle "
-                            "asks to import or call code, which Reservoir never does",
-                            opcodeName(op), op));
+    return fail(
+        fmt::format("refusing opcode {} (0x{:02x}): a memory snapshot holds only plain data, and this pickle "
+                    "asks to import or call code, which Reservoir never does",
+                    opcodeName(op), op));
   if (op == kNextBuffer || op == kReadonlyBuffer)
     return fail(fmt::format("{}: out-of-band buffers are not supported in a snapshot", opcodeName(op)));
   if (isTextOpcode(op))
@@ -429,9 +458,10 @@ Expected<Snapshot> PickleMachine::run() {
     return fail(end_ == 0 ? "empty input: expected a pickle (PROTO opcode 0x80)" : "input too short for a pickle");
   }
   if (buf_[0] != kProto)
-    return fail(fmt::format("not a pickle snapshot: first byte 0x{:02x}, expected PROTO (0x80) of protocol 2-5, or "
-                            "gzip/zstd magic",
-                            buf_[0]));
+    return fail(
+        fmt::format("not a pickle snapshot: first byte 0x{:02x}, expected PROTO (0x80) of protocol 2-5, or "
+                    "gzip/zstd magic",
+                    buf_[0]));
   if (buf_[1] < 2 || buf_[1] > 5)
     return fail(fmt::format("unsupported pickle protocol {} (this reader knows 2-5)", buf_[1]));
   const StringId frames_key = assembler_.framesKey();
@@ -698,8 +728,8 @@ std::size_t PickleMachine::eventCapacityHint() const {
   const double ratio = static_cast<double>(decoded) / static_cast<double>(stored);
   const double remaining = static_cast<double>(stored_size_ - stored) * ratio + static_cast<double>(end_ - pos_);
   const double hint = remaining / 20.0;
-  return static_cast<std::size_t>(std::min(hint, static_cast<double>(std::min<std::uint64_t>(
-                                                     options_.limits.max_container_items, 1ull << 24))));
+  return static_cast<std::size_t>(
+      std::min(hint, static_cast<double>(std::min<std::uint64_t>(options_.limits.max_container_items, 1ull << 24))));
 }
 
 }  // namespace reservoir::traces::detail

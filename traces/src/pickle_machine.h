@@ -85,7 +85,7 @@ class PickleMachine {
   Value lane_list_ = Value::none();  // the list the last directly converted entry went into
   std::array<Value, 48> lane_pairs_{};
   std::array<FrameId, 512> lane_frames_{};
-  StringId lane_last_str_;             // the last string the lane interned, and its stored text
+  StringId lane_last_str_;  // the last string the lane interned, and its stored text
   std::string_view lane_last_view_;
 };
 

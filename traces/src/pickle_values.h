@@ -15,17 +15,17 @@ namespace reservoir::traces::detail {
 enum class VTag : std::uint8_t {
   kNone,
   kBool,
-  kInt,       // fits int64
-  kUInt64,    // in [2^63, 2^64)
-  kBigInt,    // outside the 64-bit range: kept only as "an integer"
+  kInt,     // fits int64
+  kUInt64,  // in [2^63, 2^64)
+  kBigInt,  // outside the 64-bit range: kept only as "an integer"
   kFloat,
-  kStr,       // StringId in bits
-  kBytes,     // StringId in bits (bytes are interned like strings)
-  kContainer, // handle in bits, generation in aux
-  kFrame,     // FrameId in bits (a converted {filename, line, name} dict)
-  kStack,     // StackId in bits (a converted list of frames)
-  kConsumed,  // a converted object that can no longer be referenced
-  kUnset,     // an empty memo slot
+  kStr,        // StringId in bits
+  kBytes,      // StringId in bits (bytes are interned like strings)
+  kContainer,  // handle in bits, generation in aux
+  kFrame,      // FrameId in bits (a converted {filename, line, name} dict)
+  kStack,      // StackId in bits (a converted list of frames)
+  kConsumed,   // a converted object that can no longer be referenced
+  kUnset,      // an empty memo slot
 };
 
 struct Value {
@@ -73,11 +73,11 @@ struct Container {
   std::vector<Value> items;               // dict: key0, value0, key1, value1, ...
   // Typed payloads of lists whose items were converted on insertion.
   std::vector<TraceEvent> events;
-  std::vector<std::uint32_t> staged;      // indices of staged segments / annotations
-  std::uint32_t frame_items = 0;          // items that are converted frames
+  std::vector<std::uint32_t> staged;  // indices of staged segments / annotations
+  std::uint32_t frame_items = 0;      // items that are converted frames
   std::uint32_t segment_items = 0;
   std::uint32_t annotation_items = 0;
-  std::uint64_t unknown_items = 0;        // anything else inserted
+  std::uint64_t unknown_items = 0;  // anything else inserted
   // References handed out besides the one the container was created with (BINGET, DUP):
   // only a container with extra references can be referred to after it is converted.
   std::uint32_t extra_refs = 0;

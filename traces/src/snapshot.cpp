@@ -6,8 +6,9 @@ namespace reservoir::traces {
 namespace {
 
 constexpr std::array<std::string_view, kActionCount> kActionNames = {
-    "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map",
-    "segment_unmap", "snapshot", "oom", "user_defined", "unknown"};
+    "alloc",        "free_requested", "free_completed", "segment_alloc",
+    "segment_free", "segment_map",    "segment_unmap",  "snapshot",
+    "oom",          "user_defined",   "unknown"};
 
 }  // namespace
 
@@ -21,10 +22,14 @@ std::optional<Action> parseAction(std::string_view name) {
 
 std::string_view blockStateName(BlockState state) {
   switch (state) {
-    case BlockState::kActiveAllocated: return "active_allocated";
-    case BlockState::kActivePendingFree: return "active_pending_free";
-    case BlockState::kInactive: return "inactive";
-    case BlockState::kUnknown: break;
+    case BlockState::kActiveAllocated:
+      return "active_allocated";
+    case BlockState::kActivePendingFree:
+      return "active_pending_free";
+    case BlockState::kInactive:
+      return "inactive";
+    case BlockState::kUnknown:
+      break;
   }
   return "unknown";
 }
@@ -38,9 +43,12 @@ std::optional<BlockState> parseBlockState(std::string_view name) {
 
 std::string_view compressionName(Compression compression) {
   switch (compression) {
-    case Compression::kNone: return "none";
-    case Compression::kGzip: return "gzip";
-    case Compression::kZstd: return "zstd";
+    case Compression::kNone:
+      return "none";
+    case Compression::kGzip:
+      return "gzip";
+    case Compression::kZstd:
+      return "zstd";
   }
   return "?";
 }

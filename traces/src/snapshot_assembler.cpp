@@ -9,27 +9,48 @@ namespace reservoir::traces::detail {
 
 struct SnapshotAssembler::Keys {
   explicit Keys(StringTable& t)
-      : action(t.intern("action")), addr(t.intern("addr")), size(t.intern("size")), stream(t.intern("stream")),
-        time_us(t.intern("time_us")), frames(t.intern("frames")), compile_context(t.intern("compile_context")),
-        user_metadata(t.intern("user_metadata")), device_free(t.intern("device_free")),
-        filename(t.intern("filename")), line(t.intern("line")), name(t.intern("name")),
-        device(t.intern("device")), address(t.intern("address")), total_size(t.intern("total_size")),
-        allocated_size(t.intern("allocated_size")), active_size(t.intern("active_size")),
-        requested_size(t.intern("requested_size")), segment_type(t.intern("segment_type")),
-        segment_pool_id(t.intern("segment_pool_id")), is_expandable(t.intern("is_expandable")),
-        blocks(t.intern("blocks")), state(t.intern("state")), stage(t.intern("stage")),
-        segments(t.intern("segments")), device_traces(t.intern("device_traces")),
-        allocator_settings(t.intern("allocator_settings")), external_annotations(t.intern("external_annotations")) {
+      : action(t.intern("action")),
+        addr(t.intern("addr")),
+        size(t.intern("size")),
+        stream(t.intern("stream")),
+        time_us(t.intern("time_us")),
+        frames(t.intern("frames")),
+        compile_context(t.intern("compile_context")),
+        user_metadata(t.intern("user_metadata")),
+        device_free(t.intern("device_free")),
+        filename(t.intern("filename")),
+        line(t.intern("line")),
+        name(t.intern("name")),
+        device(t.intern("device")),
+        address(t.intern("address")),
+        total_size(t.intern("total_size")),
+        allocated_size(t.intern("allocated_size")),
+        active_size(t.intern("active_size")),
+        requested_size(t.intern("requested_size")),
+        segment_type(t.intern("segment_type")),
+        segment_pool_id(t.intern("segment_pool_id")),
+        is_expandable(t.intern("is_expandable")),
+        blocks(t.intern("blocks")),
+        state(t.intern("state")),
+        stage(t.intern("stage")),
+        segments(t.intern("segments")),
+        device_traces(t.intern("device_traces")),
+        allocator_settings(t.intern("allocator_settings")),
+        external_annotations(t.intern("external_annotations")) {
     for (std::size_t i = 0; i < kActionCount; ++i) {
       const auto a = static_cast<Action>(i);
       if (a != Action::kUnknown) action_names[i] = t.intern(actionName(a));
     }
     // The keys and action names are the table's first strings: direct lookup by id.
-    const std::pair<StringId, EventField> fields[] = {
-        {action, EventField::kAction},     {addr, EventField::kAddr},       {device_free, EventField::kAddr},
-        {size, EventField::kSize},         {stream, EventField::kStream},   {time_us, EventField::kTime},
-        {frames, EventField::kFrames},     {compile_context, EventField::kCompileContext},
-        {user_metadata, EventField::kUserMetadata}};
+    const std::pair<StringId, EventField> fields[] = {{action, EventField::kAction},
+                                                      {addr, EventField::kAddr},
+                                                      {device_free, EventField::kAddr},
+                                                      {size, EventField::kSize},
+                                                      {stream, EventField::kStream},
+                                                      {time_us, EventField::kTime},
+                                                      {frames, EventField::kFrames},
+                                                      {compile_context, EventField::kCompileContext},
+                                                      {user_metadata, EventField::kUserMetadata}};
     for (const auto& [id, field] : fields)
       if (id.value() < kDirect) event_field[id.value()] = field;
     action_by_id.fill(Action::kUnknown);
@@ -38,7 +59,15 @@ struct SnapshotAssembler::Keys {
         action_by_id[action_names[i].value()] = static_cast<Action>(i);
   }
   enum class EventField : std::uint8_t {
-    kUnknown, kAction, kAddr, kSize, kStream, kTime, kFrames, kCompileContext, kUserMetadata
+    kUnknown,
+    kAction,
+    kAddr,
+    kSize,
+    kStream,
+    kTime,
+    kFrames,
+    kCompileContext,
+    kUserMetadata
   };
   static constexpr std::size_t kDirect = 128;
   std::array<EventField, kDirect> event_field{};
@@ -61,8 +90,8 @@ struct SnapshotAssembler::Keys {
   }
   StringId action, addr, size, stream, time_us, frames, compile_context, user_metadata, device_free;
   StringId filename, line, name;
-  StringId device, address, total_size, allocated_size, active_size, requested_size, segment_type,
-      segment_pool_id, is_expandable, blocks, state, stage;
+  StringId device, address, total_size, allocated_size, active_size, requested_size, segment_type, segment_pool_id,
+      is_expandable, blocks, state, stage;
   StringId segments, device_traces, allocator_settings, external_annotations;
   std::array<StringId, kActionCount> action_names{};
 
@@ -101,26 +130,40 @@ StringId SnapshotAssembler::framesKey() const { return keys_->frames; }
 
 std::string SnapshotAssembler::typeName(const Value& v) {
   switch (v.tag) {
-    case VTag::kNone: return "None";
-    case VTag::kBool: return "bool";
+    case VTag::kNone:
+      return "None";
+    case VTag::kBool:
+      return "bool";
     case VTag::kInt:
     case VTag::kUInt64:
-    case VTag::kBigInt: return "int";
-    case VTag::kFloat: return "float";
-    case VTag::kStr: return "str";
-    case VTag::kBytes: return "bytes";
-    case VTag::kFrame: return "frame dict";
-    case VTag::kStack: return "list of frames";
-    case VTag::kConsumed: return "already-converted object";
-    case VTag::kUnset: return "undefined";
+    case VTag::kBigInt:
+      return "int";
+    case VTag::kFloat:
+      return "float";
+    case VTag::kStr:
+      return "str";
+    case VTag::kBytes:
+      return "bytes";
+    case VTag::kFrame:
+      return "frame dict";
+    case VTag::kStack:
+      return "list of frames";
+    case VTag::kConsumed:
+      return "already-converted object";
+    case VTag::kUnset:
+      return "undefined";
     case VTag::kContainer: {
       const Container* c = pool_.get(v);
       if (!c) return "stale object reference";
       switch (c->kind) {
-        case CKind::kDict: return "dict";
-        case CKind::kList: return "list";
-        case CKind::kTuple: return "tuple";
-        case CKind::kSet: return "set";
+        case CKind::kDict:
+          return "dict";
+        case CKind::kList:
+          return "list";
+        case CKind::kTuple:
+          return "tuple";
+        case CKind::kSet:
+          return "set";
       }
     }
   }
@@ -129,13 +172,20 @@ std::string SnapshotAssembler::typeName(const Value& v) {
 
 std::string SnapshotAssembler::repr(const Value& v) {
   switch (v.tag) {
-    case VTag::kNone: return "None";
-    case VTag::kBool: return v.bits ? "True" : "False";
-    case VTag::kInt: return std::to_string(v.asInt());
-    case VTag::kUInt64: return std::to_string(v.asUInt());
-    case VTag::kFloat: return fmt::format("{}", v.asFloat());
-    case VTag::kStr: return fmt::format("'{}'", text(v.strId()));
-    default: return "<" + typeName(v) + ">";
+    case VTag::kNone:
+      return "None";
+    case VTag::kBool:
+      return v.bits ? "True" : "False";
+    case VTag::kInt:
+      return std::to_string(v.asInt());
+    case VTag::kUInt64:
+      return std::to_string(v.asUInt());
+    case VTag::kFloat:
+      return fmt::format("{}", v.asFloat());
+    case VTag::kStr:
+      return fmt::format("'{}'", text(v.strId()));
+    default:
+      return "<" + typeName(v) + ">";
   }
 }
 
@@ -357,17 +407,22 @@ Expected<BlockInfo> SnapshotAssembler::convertBlock(Container& dict) {
       return {};
     };
     Status st;
-    if (id == k.address) st = need_int(&b.address);
-    else if (id == k.size) st = need_int(&b.size);
-    else if (id == k.requested_size) st = need_int(&b.requested_size);
+    if (id == k.address)
+      st = need_int(&b.address);
+    else if (id == k.size)
+      st = need_int(&b.size);
+    else if (id == k.requested_size)
+      st = need_int(&b.requested_size);
     else if (id == k.state) {
       if (!v.isStr()) return fieldType("block", "state", "str", typeName(v));
       auto s = parseBlockState(text(v.strId()));
       if (!s) snap_.anomalies.add(Anomaly::unknown_block_state, text(v.strId()));
       b.state = s.value_or(BlockState::kUnknown);
     } else if (id == k.frames) {
-      if (v.tag == VTag::kStack) b.stack = StackId(static_cast<std::uint32_t>(v.bits));
-      else return fieldType("block", "frames", "a list of frame dicts", typeName(v));
+      if (v.tag == VTag::kStack)
+        b.stack = StackId(static_cast<std::uint32_t>(v.bits));
+      else
+        return fieldType("block", "frames", "a list of frame dicts", typeName(v));
     } else {
       noteUnknownKey(Anomaly::unknown_block_key, id);
     }
@@ -398,12 +453,18 @@ Expected<Conversion> SnapshotAssembler::convertSegment(Container& list, Containe
     if (id == k.device) {
       st = need_int(&tmp);
       s.device = static_cast<std::int64_t>(tmp);
-    } else if (id == k.address) st = need_int(&s.address);
-    else if (id == k.total_size) st = need_int(&s.total_size);
-    else if (id == k.allocated_size) st = need_int(&s.allocated_size);
-    else if (id == k.active_size) st = need_int(&s.active_size);
-    else if (id == k.requested_size) st = need_int(&s.requested_size);
-    else if (id == k.stream) st = need_int(&s.stream);
+    } else if (id == k.address)
+      st = need_int(&s.address);
+    else if (id == k.total_size)
+      st = need_int(&s.total_size);
+    else if (id == k.allocated_size)
+      st = need_int(&s.allocated_size);
+    else if (id == k.active_size)
+      st = need_int(&s.active_size);
+    else if (id == k.requested_size)
+      st = need_int(&s.requested_size);
+    else if (id == k.stream)
+      st = need_int(&s.stream);
     else if (id == k.segment_type) {
       if (!v.isStr()) return fieldType("segment", "segment_type", "str", typeName(v));
       s.is_large = text(v.strId()) != "small";
@@ -425,7 +486,8 @@ Expected<Conversion> SnapshotAssembler::convertSegment(Container& list, Containe
       if (!bl || bl->kind != CKind::kList) return fieldType("segment", "blocks", "list", typeName(v));
       for (const Value& bv : bl->items) {
         Container* bd = pool_.get(bv);
-        if (!bd || bd->kind != CKind::kDict) return Status::error("segment 'blocks' holds a " + typeName(bv) + ", expected dict");
+        if (!bd || bd->kind != CKind::kDict)
+          return Status::error("segment 'blocks' holds a " + typeName(bv) + ", expected dict");
         auto b = convertBlock(*bd);
         if (!b) return b.status();
         blocks.push_back(*b);
@@ -450,10 +512,14 @@ Expected<Conversion> SnapshotAssembler::convertAnnotation(Container& list, Conta
     const Value& v = items[i + 1];
     if (key.tag != VTag::kStr) continue;
     const std::string_view name = text(key.strId());
-    if (name == "stage" && v.isStr()) a.stage = text(v.strId());
-    else if (name == "name" && v.isStr()) a.name = text(v.strId());
-    else if (name == "device" && v.isInt()) a.device = v.asInt();
-    else if (name == "time_us" && v.isInt()) a.time_us = v.asInt();
+    if (name == "stage" && v.isStr())
+      a.stage = text(v.strId());
+    else if (name == "name" && v.isStr())
+      a.name = text(v.strId());
+    else if (name == "device" && v.isInt())
+      a.device = v.asInt();
+    else if (name == "time_us" && v.isInt())
+      a.time_us = v.asInt();
   }
   list.staged.push_back(static_cast<std::uint32_t>(staged_annotations_.size()));
   ++list.annotation_items;
@@ -470,8 +536,8 @@ Status SnapshotAssembler::assembleDeviceTraces(const Value& value) {
   for (std::size_t d = 0; d < outer->items.size(); ++d) {
     Container* inner = pool_.get(outer->items[d]);
     if (!inner || inner->kind != CKind::kList)
-      return Status::error(fmt::format("not a memory snapshot: device_traces[{}] is {}, expected a list", d,
-                                       typeName(outer->items[d])));
+      return Status::error(
+          fmt::format("not a memory snapshot: device_traces[{}] is {}, expected a list", d, typeName(outer->items[d])));
     if (inner->unknown_items || inner->frame_items || inner->segment_items || inner->annotation_items)
       return Status::error(fmt::format(
           "not a memory snapshot: device_traces[{}] holds {} item(s) that are not trace entries (dicts with an "
@@ -523,15 +589,22 @@ Status SnapshotAssembler::assembleSettings(const Value& value) {
     auto as_bool = [&](std::optional<bool>* out) {
       if (v.tag == VTag::kBool) *out = v.bits != 0;
     };
-    if (key == "PYTORCH_CUDA_ALLOC_CONF" && v.isStr()) s.alloc_conf = text(v.strId());
-    else if (key == "max_split_size" && v.isInt()) s.max_split_size = v.asInt();
+    if (key == "PYTORCH_CUDA_ALLOC_CONF" && v.isStr())
+      s.alloc_conf = text(v.strId());
+    else if (key == "max_split_size" && v.isInt())
+      s.max_split_size = v.asInt();
     else if (key == "garbage_collection_threshold" && (v.tag == VTag::kFloat || v.isInt()))
       s.garbage_collection_threshold = v.tag == VTag::kFloat ? v.asFloat() : static_cast<double>(v.asInt());
-    else if (key == "expandable_segments" && v.tag == VTag::kBool) s.expandable_segments = v.bits != 0;
-    else if (key == "release_lock_on_cudamalloc") as_bool(&s.release_lock_on_cudamalloc);
-    else if (key == "graph_capture_record_stream_reuse") as_bool(&s.graph_capture_record_stream_reuse);
-    else if (key == "pinned_use_cuda_host_register") as_bool(&s.pinned_use_cuda_host_register);
-    else if (key == "pinned_num_register_threads" && v.isInt()) s.pinned_num_register_threads = v.asInt();
+    else if (key == "expandable_segments" && v.tag == VTag::kBool)
+      s.expandable_segments = v.bits != 0;
+    else if (key == "release_lock_on_cudamalloc")
+      as_bool(&s.release_lock_on_cudamalloc);
+    else if (key == "graph_capture_record_stream_reuse")
+      as_bool(&s.graph_capture_record_stream_reuse);
+    else if (key == "pinned_use_cuda_host_register")
+      as_bool(&s.pinned_use_cuda_host_register);
+    else if (key == "pinned_num_register_threads" && v.isInt())
+      s.pinned_num_register_threads = v.asInt();
     else if (key == "roundup_power2_divisions") {
       Container* rd = pool_.get(v);
       if (!rd || rd->kind != CKind::kDict) return Status::error("'roundup_power2_divisions' is not a dict");

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "pickle_values.h"
-#include "reservoir/traces/snapshot.h"
 #include "reservoir/core/status.h"
+#include "reservoir/traces/snapshot.h"
 #include "reservoir/traces/stack_interner.h"
 
 namespace reservoir::traces::detail {
@@ -20,8 +20,8 @@ namespace reservoir::traces::detail {
 // What to do with an object that was converted on insertion.
 struct Conversion {
   bool converted = false;
-  Value replacement;   // what memo entries (and the parent, if `store`) now hold
-  bool store = true;   // keep `replacement` in the parent's items
+  Value replacement;  // what memo entries (and the parent, if `store`) now hold
+  bool store = true;  // keep `replacement` in the parent's items
 };
 
 class SnapshotAssembler {

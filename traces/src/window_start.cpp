@@ -48,7 +48,8 @@ struct MappedRuns {
     runs[start] = {total, stream};
   }
   static Status notFound(Addr addr, ByteCount size, std::size_t event) {
-    return Status::error(fmt::format("event {}: segment_map at {:#x} ({} bytes) is not mapped later", event, addr, size));
+    return Status::error(
+        fmt::format("event {}: segment_map at {:#x} ({} bytes) is not mapped later", event, addr, size));
   }
 };
 
@@ -64,8 +65,8 @@ Status undoSegmentEvents(const DeviceTrace& trace, SegmentMap& segs, MappedRuns&
     } else if (e.action == Action::kSegmentAlloc) {
       auto it = segs.find(e.addr);
       if (it == segs.end() || it->second.size != e.size)
-        return Status::error(fmt::format("event {}: segment_alloc at {:#x} ({} bytes) matches no later segment", i,
-                                         e.addr, e.size));
+        return Status::error(
+            fmt::format("event {}: segment_alloc at {:#x} ({} bytes) matches no later segment", i, e.addr, e.size));
       segs.erase(it);
     } else if (e.action == Action::kSegmentFree) {
       if (segs.count(e.addr))
@@ -134,7 +135,8 @@ Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t d
   for (auto& [addr, block] : occupied) {
     StartSegment* seg = containing(segs, addr);
     if (!seg)
-      return Status::error(fmt::format("a block live at the first event ({:#x}) lies in no segment of that time", addr));
+      return Status::error(
+          fmt::format("a block live at the first event ({:#x}) lies in no segment of that time", addr));
     seg->blocks.push_back(block);
   }
   for (auto& [addr, seg] : segs) {

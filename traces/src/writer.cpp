@@ -112,7 +112,7 @@ void SnapshotPickler::frame(FrameId id) {
 void SnapshotPickler::frames(StackId id) {
   p_.boundary();
   const std::span<const FrameId> stack = snap_.stack(id);
-  if (stack.empty()) return p_.emptyList();  // torch makes a new [] each time: nothing to share
+  if (stack.empty()) return p_.emptyList();                 // torch makes a new [] each time: nothing to share
   const std::uint32_t index = id.valid() ? id.value() : 0;  // Snapshot::stack() reads invalid as stack 0
   if (stack_slots_[index] != kNoSlot) return p_.get(stack_slots_[index]);
   p_.emptyList();

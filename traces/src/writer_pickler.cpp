@@ -10,12 +10,12 @@ namespace reservoir::traces::detail {
 namespace {
 
 constexpr std::size_t kNoFrame = std::numeric_limits<std::size_t>::max();
-constexpr std::size_t kFrameHeader = 9;   // FRAME + 8-byte length
-constexpr std::size_t kFrameMin = 4;      // Python's _FRAME_SIZE_MIN: smaller frames are not framed
-constexpr std::uint8_t kProto = 0x80, kStop = 0x2e, kFrame = 0x95, kMemoize = 0x94, kBinPut = 0x71,
-                       kLongBinPut = 0x72, kBinGet = 0x68, kLongBinGet = 0x6a, kNewTrue = 0x88, kNewFalse = 0x89,
-                       kBinInt1 = 0x4b, kBinInt2 = 0x4d, kBinInt = 0x4a, kLong1 = 0x8a, kBinFloat = 0x47,
-                       kShortBinUnicode = 0x8c, kBinUnicode = 0x58, kBinUnicode8 = 0x8d;
+constexpr std::size_t kFrameHeader = 9;  // FRAME + 8-byte length
+constexpr std::size_t kFrameMin = 4;     // Python's _FRAME_SIZE_MIN: smaller frames are not framed
+constexpr std::uint8_t kProto = 0x80, kStop = 0x2e, kFrame = 0x95, kMemoize = 0x94, kBinPut = 0x71, kLongBinPut = 0x72,
+                       kBinGet = 0x68, kLongBinGet = 0x6a, kNewTrue = 0x88, kNewFalse = 0x89, kBinInt1 = 0x4b,
+                       kBinInt2 = 0x4d, kBinInt = 0x4a, kLong1 = 0x8a, kBinFloat = 0x47, kShortBinUnicode = 0x8c,
+                       kBinUnicode = 0x58, kBinUnicode8 = 0x8d;
 
 }  // namespace
 

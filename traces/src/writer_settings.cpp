@@ -11,9 +11,8 @@
 namespace reservoir::traces::detail {
 namespace {
 
-constexpr std::array<std::string_view, 16> kRoundupKeys = {"1",   "2",   "4",    "8",    "16",   "32",
-                                                           "64",  "128", "256",  "512",  "1024", "2048",
-                                                           "4096", "8192", "16384", "32768"};
+constexpr std::array<std::string_view, 16> kRoundupKeys = {
+    "1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024", "2048", "4096", "8192", "16384", "32768"};
 
 struct Roundup {
   const std::array<std::uint64_t, 16>* divisions;
@@ -27,9 +26,11 @@ struct SettingItem {
 
 bool knownKey(std::string_view key) {
   static constexpr std::array<std::string_view, 9> kKnown = {
-      "PYTORCH_CUDA_ALLOC_CONF",      "max_split_size",          "garbage_collection_threshold",
-      "expandable_segments",          "pinned_num_register_threads", "release_lock_on_cudamalloc",
-      "pinned_use_cuda_host_register", "graph_capture_record_stream_reuse", "roundup_power2_divisions"};
+      "PYTORCH_CUDA_ALLOC_CONF",       "max_split_size",
+      "garbage_collection_threshold",  "expandable_segments",
+      "pinned_num_register_threads",   "release_lock_on_cudamalloc",
+      "pinned_use_cuda_host_register", "graph_capture_record_stream_reuse",
+      "roundup_power2_divisions"};
   for (std::string_view k : kKnown)
     if (k == key) return true;
   return false;
@@ -84,12 +85,18 @@ void writeRoundup(Pickler& p, const std::array<std::uint64_t, 16>& divisions) {
 
 void writeValue(Pickler& p, const SettingValue& value) {
   p.boundary();
-  if (std::holds_alternative<std::monostate>(value)) p.none();
-  else if (const bool* b = std::get_if<bool>(&value)) p.boolean(*b);
-  else if (const std::int64_t* i = std::get_if<std::int64_t>(&value)) p.integer(*i);
-  else if (const double* d = std::get_if<double>(&value)) p.real(*d);
-  else if (const std::string_view* s = std::get_if<std::string_view>(&value)) p.str(*s);
-  else writeRoundup(p, *std::get<Roundup>(value).divisions);
+  if (std::holds_alternative<std::monostate>(value))
+    p.none();
+  else if (const bool* b = std::get_if<bool>(&value))
+    p.boolean(*b);
+  else if (const std::int64_t* i = std::get_if<std::int64_t>(&value))
+    p.integer(*i);
+  else if (const double* d = std::get_if<double>(&value))
+    p.real(*d);
+  else if (const std::string_view* s = std::get_if<std::string_view>(&value))
+    p.str(*s);
+  else
+    writeRoundup(p, *std::get<Roundup>(value).divisions);
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ class GzipSink final : public ByteSink {
   GzipSink(ByteSink* inner, int level) : inner_(inner), out_(kOutChunk) {
     std::memset(&zs_, 0, sizeof(zs_));
     // 15 window bits + 16: a gzip header (mtime 0), as `gzip -n` writes.
-    ok_ = deflateInit2(&zs_, level == 0 ? Z_DEFAULT_COMPRESSION : level, Z_DEFLATED, 15 + 16, 8,
-                       Z_DEFAULT_STRATEGY) == Z_OK;
+    ok_ = deflateInit2(&zs_, level == 0 ? Z_DEFAULT_COMPRESSION : level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) ==
+          Z_OK;
   }
   ~GzipSink() override { deflateEnd(&zs_); }
   GzipSink(const GzipSink&) = delete;
@@ -126,9 +126,12 @@ Expected<std::unique_ptr<ByteSink>> fileSink(const std::string& path) {
 
 std::unique_ptr<ByteSink> compressingSink(ByteSink* inner, Compression compression, int level) {
   switch (compression) {
-    case Compression::kGzip: return std::make_unique<GzipSink>(inner, level);
-    case Compression::kZstd: return std::make_unique<ZstdSink>(inner, level);
-    case Compression::kNone: break;
+    case Compression::kGzip:
+      return std::make_unique<GzipSink>(inner, level);
+    case Compression::kZstd:
+      return std::make_unique<ZstdSink>(inner, level);
+    case Compression::kNone:
+      break;
   }
   return nullptr;
 }

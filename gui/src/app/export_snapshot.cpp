@@ -8,7 +8,8 @@
 
 namespace reservoir::gui {
 
-Status exportWhatIfSnapshot(const ModelPlot& model, const QStringList& edits, const QString& settings, const QString& path) {
+Status exportWhatIfSnapshot(const ModelPlot& model, const QStringList& edits, const QString& settings,
+                            const QString& path) {
   auto options = makeWhatIfOptions(edits, settings);
   if (!options) return options.status();
   const auto& stage = *model.model;

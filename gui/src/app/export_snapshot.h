@@ -11,6 +11,7 @@
 namespace reservoir::gui {
 
 // `edits`/`settings` as a Variant holds them; empty edits and settings export the baseline.
-Status exportWhatIfSnapshot(const ModelPlot& model, const QStringList& edits, const QString& settings, const QString& path);
+Status exportWhatIfSnapshot(const ModelPlot& model, const QStringList& edits, const QString& settings,
+                            const QString& path);
 
 }  // namespace reservoir::gui

@@ -53,8 +53,10 @@ QString stackText(const traces::Snapshot& snap, StackId stack, int max_frames) {
   const auto frames = snap.stack(stack);
   if (frames.empty()) return QStringLiteral("(no frames recorded)");
   QStringList lines;
-  for (std::size_t i = 0; i < frames.size() && static_cast<int>(i) < max_frames; ++i) lines << shortFrameText(snap, frames[i]);
-  if (static_cast<int>(frames.size()) > max_frames) lines << QStringLiteral("... %1 more").arg(frames.size() - static_cast<std::size_t>(max_frames));
+  for (std::size_t i = 0; i < frames.size() && static_cast<int>(i) < max_frames; ++i)
+    lines << shortFrameText(snap, frames[i]);
+  if (static_cast<int>(frames.size()) > max_frames)
+    lines << QStringLiteral("... %1 more").arg(frames.size() - static_cast<std::size_t>(max_frames));
   return lines.join(QLatin1Char('\n'));
 }
 
@@ -70,7 +72,8 @@ QString stackHtml(const traces::Snapshot& snap, StackId stack, int max_frames) {
                 .arg(f.line);
   }
   if (static_cast<int>(frames.size()) > max_frames)
-    html += QStringLiteral("<tr><td colspan=2><i>... %1 more</i></td></tr>").arg(frames.size() - static_cast<std::size_t>(max_frames));
+    html += QStringLiteral("<tr><td colspan=2><i>... %1 more</i></td></tr>")
+                .arg(frames.size() - static_cast<std::size_t>(max_frames));
   return html + QStringLiteral("</table>");
 }
 
@@ -87,7 +90,8 @@ QString topUserFrame(const traces::Snapshot& snap, StackId stack) {
 
 QString pointForFrame(const traces::Snapshot& snap, FrameId id, bool after) {
   const auto& f = snap.frames[id.value()];
-  return QStringLiteral("%1:%2:%3").arg(after ? QStringLiteral("after") : QStringLiteral("before"), fileOf(snap, f, true), nameOf(snap, f));
+  return QStringLiteral("%1:%2:%3")
+      .arg(after ? QStringLiteral("after") : QStringLiteral("before"), fileOf(snap, f, true), nameOf(snap, f));
 }
 
 }  // namespace reservoir::gui

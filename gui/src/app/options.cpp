@@ -6,26 +6,48 @@ namespace reservoir::gui {
 
 std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString* error) {
   QCommandLineParser p;
-  p.setApplicationDescription(QStringLiteral("Reservoir: PyTorch CUDA caching-allocator snapshots, simulated exactly."));
+  p.setApplicationDescription(
+      QStringLiteral("Reservoir: PyTorch CUDA caching-allocator snapshots, simulated exactly."));
   p.addHelpOption();
-  p.addPositionalArgument(QStringLiteral("traces"), QStringLiteral("snapshot pickles (several ranks open side by side)"));
-  const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("write the window to FILE.png and exit"), QStringLiteral("FILE"));
-  const QCommandLineOption plot(QStringLiteral("export-plot"), QStringLiteral("write the current plot to FILE (.png/.svg) and exit"), QStringLiteral("FILE"));
-  const QCommandLineOption view(QStringLiteral("view"), QStringLiteral("timeline|state|events|callsites|whatif|compare"), QStringLiteral("VIEW"), QStringLiteral("timeline"));
-  const QCommandLineOption cleanup(QStringLiteral("cleanup"), QStringLiteral("what-if: empty_cache at POINT"), QStringLiteral("POINT"));
-  const QCommandLineOption release(QStringLiteral("release"), QStringLiteral("what-if: free SEL's tensors at POINT (SEL@POINT)"), QStringLiteral("SEL@POINT"));
-  const QCommandLineOption probe(QStringLiteral("probe"), QStringLiteral("what-if: report memory at POINT"), QStringLiteral("POINT"));
-  const QCommandLineOption demand(QStringLiteral("demand"), QStringLiteral("what-if: would BYTES fit at POINT (BYTES@POINT)"), QStringLiteral("BYTES@POINT"));
-  const QCommandLineOption reset(QStringLiteral("reset-peaks"), QStringLiteral("what-if: reset peak statistics at POINT"), QStringLiteral("POINT"));
-  const QCommandLineOption set(QStringLiteral("set"), QStringLiteral("what-if: allocator settings for the edited run"), QStringLiteral("CONF"));
-  const QCommandLineOption cursor(QStringLiteral("cursor"), QStringLiteral("move the cursor to an event, 'peak' or 'end'"), QStringLiteral("EVENT"));
-  const QCommandLineOption search(QStringLiteral("search"), QStringLiteral("search the events view"), QStringLiteral("QUERY"));
-  const QCommandLineOption zoom(QStringLiteral("zoom"), QStringLiteral("zoom the timeline to events A:B"), QStringLiteral("A:B"));
+  p.addPositionalArgument(QStringLiteral("traces"),
+                          QStringLiteral("snapshot pickles (several ranks open side by side)"));
+  const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("write the window to FILE.png and exit"),
+                                QStringLiteral("FILE"));
+  const QCommandLineOption plot(QStringLiteral("export-plot"),
+                                QStringLiteral("write the current plot to FILE (.png/.svg) and exit"),
+                                QStringLiteral("FILE"));
+  const QCommandLineOption view(QStringLiteral("view"),
+                                QStringLiteral("timeline|state|events|callsites|whatif|compare"),
+                                QStringLiteral("VIEW"), QStringLiteral("timeline"));
+  const QCommandLineOption cleanup(QStringLiteral("cleanup"), QStringLiteral("what-if: empty_cache at POINT"),
+                                   QStringLiteral("POINT"));
+  const QCommandLineOption release(QStringLiteral("release"),
+                                   QStringLiteral("what-if: free SEL's tensors at POINT (SEL@POINT)"),
+                                   QStringLiteral("SEL@POINT"));
+  const QCommandLineOption probe(QStringLiteral("probe"), QStringLiteral("what-if: report memory at POINT"),
+                                 QStringLiteral("POINT"));
+  const QCommandLineOption demand(QStringLiteral("demand"),
+                                  QStringLiteral("what-if: would BYTES fit at POINT (BYTES@POINT)"),
+                                  QStringLiteral("BYTES@POINT"));
+  const QCommandLineOption reset(QStringLiteral("reset-peaks"),
+                                 QStringLiteral("what-if: reset peak statistics at POINT"), QStringLiteral("POINT"));
+  const QCommandLineOption set(QStringLiteral("set"), QStringLiteral("what-if: allocator settings for the edited run"),
+                               QStringLiteral("CONF"));
+  const QCommandLineOption cursor(QStringLiteral("cursor"),
+                                  QStringLiteral("move the cursor to an event, 'peak' or 'end'"),
+                                  QStringLiteral("EVENT"));
+  const QCommandLineOption search(QStringLiteral("search"), QStringLiteral("search the events view"),
+                                  QStringLiteral("QUERY"));
+  const QCommandLineOption zoom(QStringLiteral("zoom"), QStringLiteral("zoom the timeline to events A:B"),
+                                QStringLiteral("A:B"));
   const QCommandLineOption time(QStringLiteral("time-axis"), QStringLiteral("plot over time instead of events"));
   const QCommandLineOption bottom(QStringLiteral("bottom-up"), QStringLiteral("call sites bottom-up"));
-  const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size for --screenshot, WxH"), QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-  const QCommandLineOption tab(QStringLiteral("trace-tab"), QStringLiteral("which trace's page to show (0-based)"), QStringLiteral("N"), QStringLiteral("0"));
-  p.addOptions({shot, plot, view, cleanup, release, probe, demand, reset, set, cursor, search, zoom, time, bottom, size, tab});
+  const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size for --screenshot, WxH"),
+                                QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+  const QCommandLineOption tab(QStringLiteral("trace-tab"), QStringLiteral("which trace's page to show (0-based)"),
+                               QStringLiteral("N"), QStringLiteral("0"));
+  p.addOptions(
+      {shot, plot, view, cleanup, release, probe, demand, reset, set, cursor, search, zoom, time, bottom, size, tab});
   if (!p.parse(arguments)) {
     *error = p.errorText();
     return std::nullopt;
@@ -39,13 +61,17 @@ std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString*
   o.screenshot = p.value(shot);
   o.export_plot = p.value(plot);
   o.view = p.value(view);
-  static const QStringList views{QStringLiteral("timeline"), QStringLiteral("state"), QStringLiteral("events"),
+  static const QStringList views{QStringLiteral("timeline"),  QStringLiteral("state"),  QStringLiteral("events"),
                                  QStringLiteral("callsites"), QStringLiteral("whatif"), QStringLiteral("compare")};
   if (!views.contains(o.view)) {
     *error = QStringLiteral("--view: one of %1").arg(views.join(QLatin1Char('|')));
     return std::nullopt;
   }
-  for (const auto& [opt, kind] : {std::pair{&cleanup, "cleanup"}, {&release, "release"}, {&probe, "probe"}, {&demand, "demand"}, {&reset, "reset-peaks"}})
+  for (const auto& [opt, kind] : {std::pair{&cleanup, "cleanup"},
+                                  {&release, "release"},
+                                  {&probe, "probe"},
+                                  {&demand, "demand"},
+                                  {&reset, "reset-peaks"}})
     for (const QString& v : p.values(*opt)) o.edits << QString::fromLatin1(kind) + QLatin1Char(' ') + v;
   o.settings = p.value(set);
   o.cursor = p.value(cursor);

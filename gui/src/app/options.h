@@ -11,18 +11,18 @@ namespace reservoir::gui {
 
 struct AppOptions {
   QStringList traces;
-  QString screenshot;              // write the window as PNG and exit
-  QString export_plot;             // write the current plot (PNG/SVG) and exit
+  QString screenshot;                         // write the window as PNG and exit
+  QString export_plot;                        // write the current plot (PNG/SVG) and exit
   QString view = QStringLiteral("timeline");  // timeline|state|events|callsites|whatif|compare
-  QStringList edits;               // "cleanup POINT", "release SEL@POINT", ...
-  QString settings;                // --set
-  QString cursor;                  // an event index, "peak" or "end"
-  QString search;                  // the events view's query
-  QString zoom;                    // "A:B" events
+  QStringList edits;                          // "cleanup POINT", "release SEL@POINT", ...
+  QString settings;                           // --set
+  QString cursor;                             // an event index, "peak" or "end"
+  QString search;                             // the events view's query
+  QString zoom;                               // "A:B" events
   bool time_axis = false;
   bool bottom_up = false;
   QSize size{1600, 1000};
-  int trace_index = 0;             // which trace's page (--trace-tab)
+  int trace_index = 0;  // which trace's page (--trace-tab)
 };
 
 // Parses `arguments` (argv as Qt gives it); an error text when they are wrong.

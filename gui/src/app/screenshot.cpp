@@ -35,9 +35,12 @@ namespace {
 
 void moveCursor(TraceDocument& doc, const QString& cursor) {
   if (cursor.isEmpty()) return;
-  if (cursor == QLatin1String("peak")) doc.jumpToPeak();
-  else if (cursor == QLatin1String("end")) doc.setCursor(0xfffffffeu);
-  else doc.setCursor(cursor.toUInt());
+  if (cursor == QLatin1String("peak"))
+    doc.jumpToPeak();
+  else if (cursor == QLatin1String("end"))
+    doc.setCursor(0xfffffffeu);
+  else
+    doc.setCursor(cursor.toUInt());
 }
 
 }  // namespace
@@ -48,7 +51,9 @@ void arrangeView(MainWindow& window, const AppOptions& o) {
     TraceDocument& doc = *window.documents()[i];
     page->timeline()->setTimeAxis(o.time_axis);
     // The state and call-site views default to the peak, the most telling moment.
-    moveCursor(doc, o.cursor.isEmpty() && (o.view == QLatin1String("state") || o.view == QLatin1String("callsites")) ? QStringLiteral("peak") : o.cursor);
+    moveCursor(doc, o.cursor.isEmpty() && (o.view == QLatin1String("state") || o.view == QLatin1String("callsites"))
+                        ? QStringLiteral("peak")
+                        : o.cursor);
     const QStringList z = o.zoom.split(QLatin1Char(':'));
     if (z.size() == 2) page->timeline()->zoomToEvents(z[0].toUInt(), z[1].toUInt());
     if (!o.search.isEmpty()) page->events()->setQuery(o.search);

@@ -5,7 +5,6 @@
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
-
 #include "reservoir/replay/report_text.h"
 
 namespace reservoir::gui {
@@ -21,26 +20,38 @@ void TraceDocument::start() {
   replay::SessionCallbacks cb;
   cb.progress = [self](replay::SessionStage stage, std::uint64_t done, std::uint64_t total) {
     const double f = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
-    QMetaObject::invokeMethod(self, [self, stage, f] {
-      if (self) emit self->progress(static_cast<int>(stage), f);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self,
+        [self, stage, f] {
+          if (self) emit self->progress(static_cast<int>(stage), f);
+        },
+        Qt::QueuedConnection);
   };
   cb.loaded = [self](std::shared_ptr<const replay::LoadedTrace> t) {
     auto plot = makeRecordedPlot(std::move(t));  // on the worker thread
-    QMetaObject::invokeMethod(self, [self, plot] {
-      if (self) self->onLoaded(plot);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self,
+        [self, plot] {
+          if (self) self->onLoaded(plot);
+        },
+        Qt::QueuedConnection);
   };
   cb.modelled = [self](std::shared_ptr<const replay::ModelStage> m) {
     auto plot = makeModelPlot(std::move(m));
-    QMetaObject::invokeMethod(self, [self, plot] {
-      if (self) self->onModelled(plot);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self,
+        [self, plot] {
+          if (self) self->onModelled(plot);
+        },
+        Qt::QueuedConnection);
   };
   cb.failed = [self](std::string message) {
-    QMetaObject::invokeMethod(self, [self, m = QString::fromStdString(message)] {
-      if (self) self->onFailed(m);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self,
+        [self, m = QString::fromStdString(message)] {
+          if (self) self->onFailed(m);
+        },
+        Qt::QueuedConnection);
   };
   session_ = std::make_unique<replay::TraceSession>(path_.toStdString(), std::move(cb));
   session_->start();
@@ -86,7 +97,9 @@ std::uint32_t TraceDocument::peakEvent() const { return recorded_ ? recorded_->t
 
 void TraceDocument::jumpToPeak() { setCursor(peakEvent()); }
 
-bool TraceDocument::busy() const { return running_ > 0 || ((recorded_ == nullptr || model_ == nullptr) && error_.isEmpty()); }
+bool TraceDocument::busy() const {
+  return running_ > 0 || ((recorded_ == nullptr || model_ == nullptr) && error_.isEmpty());
+}
 
 int TraceDocument::addVariant(const QStringList& edits, const QString& settings) {
   Variant v;
@@ -163,7 +176,8 @@ void TraceDocument::runVariant(int index) {
   const Variant& v = variants_[static_cast<std::size_t>(index)];
   QPointer<TraceDocument> self(this);
   auto model = model_;
-  auto future = QtConcurrent::run([model, edits = v.edits, settings = v.settings] { return computeVariant(model, edits, settings); });
+  auto future = QtConcurrent::run(
+      [model, edits = v.edits, settings = v.settings] { return computeVariant(model, edits, settings); });
   auto* watcher = new QFutureWatcher<VariantOutcome>(this);
   connect(watcher, &QFutureWatcher<VariantOutcome>::finished, this, [this, watcher, id = v.id] {
     const VariantOutcome o = watcher->result();

@@ -16,12 +16,12 @@ namespace reservoir::gui {
 
 struct Variant {
   int id = 0;
-  QString name;                   // what the user asked for ("cleanup after:...")
-  QStringList edits;              // the edit texts, e.g. "cleanup after:x.py:load"
-  QString settings;               // PYTORCH_CUDA_ALLOC_CONF for the edited run ("" = recorded)
+  QString name;       // what the user asked for ("cleanup after:...")
+  QStringList edits;  // the edit texts, e.g. "cleanup after:x.py:load"
+  QString settings;   // PYTORCH_CUDA_ALLOC_CONF for the edited run ("" = recorded)
   std::shared_ptr<const replay::WhatIfReport> report;
   std::shared_ptr<const OpCurve> curve;  // predicted reserved per op
-  QString report_text;            // the CLI's report
+  QString report_text;                   // the CLI's report
   QString error;
   bool running = true;
 };

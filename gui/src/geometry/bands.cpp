@@ -12,7 +12,8 @@ namespace {
 std::vector<std::uint32_t> liveAt(const LifetimeView& lt, std::uint32_t event, std::int64_t threshold) {
   std::vector<std::uint32_t> out;
   for (std::uint32_t a = 0; a < lt.size.size(); ++a)
-    if (lt.begin[a] <= event && event < lt.end[a] && static_cast<std::int64_t>(lt.size[a]) >= threshold) out.push_back(a);
+    if (lt.begin[a] <= event && event < lt.end[a] && static_cast<std::int64_t>(lt.size[a]) >= threshold)
+      out.push_back(a);
   return out;
 }
 
@@ -77,7 +78,8 @@ BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> 
   return out;
 }
 
-std::vector<std::uint8_t> eventSizeClasses(std::span<const std::uint32_t> event_allocation, std::span<const std::uint64_t> size) {
+std::vector<std::uint8_t> eventSizeClasses(std::span<const std::uint32_t> event_allocation,
+                                           std::span<const std::uint64_t> size) {
   std::vector<std::uint8_t> out(event_allocation.size(), 0);
   for (std::size_t e = 0; e < out.size(); ++e) {
     const auto a = event_allocation[e];
@@ -86,7 +88,8 @@ std::vector<std::uint8_t> eventSizeClasses(std::span<const std::uint32_t> event_
   return out;
 }
 
-std::vector<std::uint32_t> representativeEvents(std::span<const ColumnEnvelope> env, std::span<const ColumnRange> columns) {
+std::vector<std::uint32_t> representativeEvents(std::span<const ColumnEnvelope> env,
+                                                std::span<const ColumnRange> columns) {
   std::vector<std::uint32_t> out(columns.size(), ColumnRange::kNone);
   for (std::size_t c = 0; c < columns.size() && c < env.size(); ++c) {
     if (!env[c].valid) continue;
@@ -101,14 +104,16 @@ std::vector<std::uint32_t> representativeEvents(std::span<const ColumnEnvelope> 
 const BandSpan* hitBand(const BandColumns& bands, std::size_t c, std::int64_t bytes) {
   if (c + 1 >= bands.offsets.size()) return nullptr;
   const auto col = bands.column(c);
-  const auto it = std::upper_bound(col.begin(), col.end(), bytes, [](std::int64_t b, const BandSpan& s) { return b < s.hi; });
+  const auto it =
+      std::upper_bound(col.begin(), col.end(), bytes, [](std::int64_t b, const BandSpan& s) { return b < s.hi; });
   if (it == col.end() || bytes < it->lo) return nullptr;
   return &*it;
 }
 
 void rasterizeBands(const BandColumns& bands, const Axis& y, std::uint32_t* pixels, int width, int height, int stride,
                     BandColour colour, const void* context) {
-  const std::size_t cols = std::min<std::size_t>(static_cast<std::size_t>(std::max(width, 0)), bands.offsets.size() - 1);
+  const std::size_t cols =
+      std::min<std::size_t>(static_cast<std::size_t>(std::max(width, 0)), bands.offsets.size() - 1);
   for (std::size_t c = 0; c < cols; ++c) {
     for (const BandSpan& s : bands.column(c)) {
       const int top = std::clamp(static_cast<int>(y.toPixel(static_cast<double>(s.hi)) + 0.5), 0, height);
@@ -132,11 +137,29 @@ std::uint32_t paletteColour(std::uint64_t key) {
   std::uint64_t h = key * 0x9E3779B97F4A7C15ull;
   h ^= h >> 29;
   const double hue = static_cast<double>(h % 3600) / 10.0;
-  const double s = 0.45 + static_cast<double>((h >> 12) % 25) / 100.0, v = 0.80 + static_cast<double>((h >> 20) % 15) / 100.0;
+  const double s = 0.45 + static_cast<double>((h >> 12) % 25) / 100.0,
+               v = 0.80 + static_cast<double>((h >> 20) % 15) / 100.0;
   const double c = v * s, hp = hue / 60.0, x = c * (1.0 - std::abs(std::fmod(hp, 2.0) - 1.0)), m = v - c;
   double r = 0, g = 0, b = 0;
-  if (hp < 1) { r = c; g = x; } else if (hp < 2) { r = x; g = c; } else if (hp < 3) { g = c; b = x; }
-  else if (hp < 4) { g = x; b = c; } else if (hp < 5) { r = x; b = c; } else { r = c; b = x; }
+  if (hp < 1) {
+    r = c;
+    g = x;
+  } else if (hp < 2) {
+    r = x;
+    g = c;
+  } else if (hp < 3) {
+    g = c;
+    b = x;
+  } else if (hp < 4) {
+    g = x;
+    b = c;
+  } else if (hp < 5) {
+    r = x;
+    b = c;
+  } else {
+    r = c;
+    b = x;
+  }
   auto byte = [](double f) { return static_cast<std::uint32_t>(std::lround(std::clamp(f, 0.0, 1.0) * 255.0)); };
   return 0xff000000u | (byte(r + m) << 16) | (byte(g + m) << 8) | byte(b + m);
 }

@@ -18,12 +18,13 @@ struct LifetimeView {
   std::span<const std::uint32_t> begin, end;
   std::span<const std::uint64_t> size;
   std::span<const std::uint32_t> event_allocation;  // per event; kNoAllocation for others
-  std::span<const std::int64_t> live;                // sum of live sizes after each event
+  std::span<const std::int64_t> live;               // sum of live sizes after each event
   // Optional, per event: 1 + floor(log2(size)) of its allocation (0 for none), so the sweep
   // skips events of small blocks without touching the allocation arrays.
   std::span<const std::uint8_t> event_size_class = {};
 };
-std::vector<std::uint8_t> eventSizeClasses(std::span<const std::uint32_t> event_allocation, std::span<const std::uint64_t> size);
+std::vector<std::uint8_t> eventSizeClasses(std::span<const std::uint32_t> event_allocation,
+                                           std::span<const std::uint64_t> size);
 inline constexpr std::uint32_t kNoAllocation = 0xffffffffu;
 inline constexpr std::uint32_t kMergedBand = 0xfffffffeu;
 
@@ -35,8 +36,8 @@ struct BandSpan {
 struct BandColumns {
   std::vector<std::uint32_t> offsets;  // column c's spans: spans[offsets[c] .. offsets[c+1])
   std::vector<BandSpan> spans;
-  std::vector<std::uint32_t> event;    // the event each column shows (ColumnRange::kNone: none)
-  std::int64_t threshold = 0;          // blocks smaller than this are merged
+  std::vector<std::uint32_t> event;  // the event each column shows (ColumnRange::kNone: none)
+  std::int64_t threshold = 0;        // blocks smaller than this are merged
   [[nodiscard]] std::span<const BandSpan> column(std::size_t c) const {
     return {spans.data() + offsets[c], spans.data() + offsets[c + 1]};
   }

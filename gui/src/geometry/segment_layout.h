@@ -16,8 +16,8 @@ struct RibbonPiece {
 
 struct SegmentLayout {
   double bytes_per_px = 1.0;
-  double width = 1.0;        // ribbon row width in pixels
-  double gap = 3.0;          // pixels between segments
+  double width = 1.0;         // ribbon row width in pixels
+  double gap = 3.0;           // pixels between segments
   std::vector<double> start;  // ribbon position of each segment (pixels)
   std::vector<std::uint64_t> size;
   int rows = 0;
@@ -40,6 +40,7 @@ SegmentLayout layoutSegments(std::span<const std::uint64_t> sizes, double width,
                              double gap = 3.0);
 
 // Index of the block containing `offset`, given block start offsets (sorted); -1 if none.
-int blockAt(std::span<const std::uint64_t> block_offsets, std::span<const std::uint64_t> block_sizes, std::uint64_t offset);
+int blockAt(std::span<const std::uint64_t> block_offsets, std::span<const std::uint64_t> block_sizes,
+            std::uint64_t offset);
 
 }  // namespace reservoir::gui

@@ -6,11 +6,16 @@ namespace reservoir::gui {
 
 const char* blockKindName(BlockKind kind) {
   switch (kind) {
-    case BlockKind::kAllocated: return "allocated";
-    case BlockKind::kPendingFree: return "pending free";
-    case BlockKind::kCachedFree: return "cached free";
-    case BlockKind::kInactiveSplit: return "inactive split";
-    case BlockKind::kUnmapped: return "unmapped pages";
+    case BlockKind::kAllocated:
+      return "allocated";
+    case BlockKind::kPendingFree:
+      return "pending free";
+    case BlockKind::kCachedFree:
+      return "cached free";
+    case BlockKind::kInactiveSplit:
+      return "inactive split";
+    case BlockKind::kUnmapped:
+      return "unmapped pages";
   }
   return "?";
 }
@@ -38,9 +43,12 @@ void addSegment(const sim::SegmentView& sv, AllocatorState& st) {
     out.size = b.size;
     out.requested = b.requested_size;
     out.allocation = b.tag > 0 ? static_cast<std::uint32_t>(b.tag - 1) : StateBlock::kNoAllocationId;
-    if (b.state == traces::BlockState::kActiveAllocated) out.kind = BlockKind::kAllocated;
-    else if (b.state == traces::BlockState::kActivePendingFree) out.kind = BlockKind::kPendingFree;
-    else out.kind = BlockKind::kCachedFree;
+    if (b.state == traces::BlockState::kActiveAllocated)
+      out.kind = BlockKind::kAllocated;
+    else if (b.state == traces::BlockState::kActivePendingFree)
+      out.kind = BlockKind::kPendingFree;
+    else
+      out.kind = BlockKind::kCachedFree;
     if (out.kind != BlockKind::kCachedFree) live += b.size;
     st.blocks.push_back(out);
   }
@@ -55,8 +63,10 @@ void addSegment(const sim::SegmentView& sv, AllocatorState& st) {
   } else if (live > 0 && s.free_bytes > 0) {
     s.pinned = s.free_bytes >= live;
     for (auto& b : std::span(st.blocks).subspan(s.first_block, s.block_count)) {
-      if (b.kind == BlockKind::kCachedFree) b.kind = BlockKind::kInactiveSplit;
-      else b.pinning = s.pinned;
+      if (b.kind == BlockKind::kCachedFree)
+        b.kind = BlockKind::kInactiveSplit;
+      else
+        b.pinning = s.pinned;
     }
     st.pinned_free += static_cast<std::int64_t>(s.free_bytes);
   } else if (live == 0) {

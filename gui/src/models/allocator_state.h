@@ -25,7 +25,7 @@ struct StateBlock {
   std::uint64_t address = 0, size = 0, requested = 0;
   BlockKind kind = BlockKind::kAllocated;
   std::uint32_t allocation = kNoAllocationId;  // the allocation (tag - 1) that last used it
-  bool pinning = false;  // live, in a segment that is mostly free
+  bool pinning = false;                        // live, in a segment that is mostly free
   static constexpr std::uint32_t kNoAllocationId = 0xffffffffu;
 };
 

@@ -16,7 +16,8 @@ std::string lower(std::string_view s) {
 }
 
 bool isHex(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 Status addTerm(std::string_view term, EventQuery& q) {
@@ -38,9 +39,13 @@ Status addTerm(std::string_view term, EventQuery& q) {
   std::string_view rest = t;
   if (rest.rfind("size", 0) == 0) rest.remove_prefix(4);
   char op = '=';
-  if (rest.rfind(">=", 0) == 0) { op = 'g'; rest.remove_prefix(2); }
-  else if (rest.rfind("<=", 0) == 0) { op = 'l'; rest.remove_prefix(2); }
-  else if (!rest.empty() && (rest[0] == '>' || rest[0] == '<' || rest[0] == '=' || rest[0] == ':')) {
+  if (rest.rfind(">=", 0) == 0) {
+    op = 'g';
+    rest.remove_prefix(2);
+  } else if (rest.rfind("<=", 0) == 0) {
+    op = 'l';
+    rest.remove_prefix(2);
+  } else if (!rest.empty() && (rest[0] == '>' || rest[0] == '<' || rest[0] == '=' || rest[0] == ':')) {
     op = rest[0] == ':' ? '=' : rest[0];
     rest.remove_prefix(1);
   }
@@ -57,11 +62,16 @@ Status addTerm(std::string_view term, EventQuery& q) {
 
 bool sizeMatches(const EventQuery::SizeTerm& s, std::uint64_t v) {
   switch (s.op) {
-    case '<': return v < s.bytes;
-    case '>': return v > s.bytes;
-    case 'l': return v <= s.bytes;
-    case 'g': return v >= s.bytes;
-    default: return v == s.bytes;
+    case '<':
+      return v < s.bytes;
+    case '>':
+      return v > s.bytes;
+    case 'l':
+      return v <= s.bytes;
+    case 'g':
+      return v >= s.bytes;
+    default:
+      return v == s.bytes;
   }
 }
 
@@ -86,7 +96,9 @@ class FrameFilter {
     if (c < 0) {
       const auto& fr = snap_.frames[f.value()];
       c = (lower(snap_.str(fr.name)).find(terms_[t]) != std::string::npos ||
-           lower(snap_.str(fr.filename)).find(terms_[t]) != std::string::npos) ? 1 : 0;
+           lower(snap_.str(fr.filename)).find(terms_[t]) != std::string::npos)
+              ? 1
+              : 0;
     }
     return c == 1;
   }
@@ -119,7 +131,8 @@ Expected<EventQuery> parseEventQuery(std::string_view text) {
   return q;
 }
 
-std::vector<std::uint32_t> matchEvents(const traces::Snapshot& snap, const traces::DeviceTrace& trace, const EventQuery& q) {
+std::vector<std::uint32_t> matchEvents(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+                                       const EventQuery& q) {
   std::vector<std::uint32_t> out;
   FrameFilter frames(snap, q.frames);
   char buf[24];

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "reservoir/traces/snapshot.h"
 #include "reservoir/core/status.h"
+#include "reservoir/traces/snapshot.h"
 
 namespace reservoir::gui {
 
@@ -36,6 +36,7 @@ struct EventQuery {
 Expected<EventQuery> parseEventQuery(std::string_view text);
 
 // The events of `trace` matching `query`, in order.
-std::vector<std::uint32_t> matchEvents(const traces::Snapshot& snap, const traces::DeviceTrace& trace, const EventQuery& query);
+std::vector<std::uint32_t> matchEvents(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+                                       const EventQuery& query);
 
 }  // namespace reservoir::gui

@@ -37,8 +37,10 @@ void settingsRows(const traces::RecordedSettings& s, std::vector<std::pair<QStri
   out.emplace_back(QStringLiteral("garbage_collection_threshold"), QString::number(s.garbage_collection_threshold));
   QStringList div;
   for (std::size_t i = 0; i < s.roundup_power2_divisions.size(); ++i)
-    if (s.roundup_power2_divisions[i]) div << QStringLiteral("%1MiB:%2").arg(1u << i).arg(s.roundup_power2_divisions[i]);
-  out.emplace_back(QStringLiteral("roundup_power2_divisions"), div.isEmpty() ? QStringLiteral("none") : div.join(QLatin1Char(' ')));
+    if (s.roundup_power2_divisions[i])
+      div << QStringLiteral("%1MiB:%2").arg(1u << i).arg(s.roundup_power2_divisions[i]);
+  out.emplace_back(QStringLiteral("roundup_power2_divisions"),
+                   div.isEmpty() ? QStringLiteral("none") : div.join(QLatin1Char(' ')));
   for (const auto& [k, v] : s.other) out.emplace_back(QString::fromStdString(k), QString::fromStdString(v));
 }
 
@@ -59,10 +61,13 @@ void FactsModel::rebuild() {
     add(t, QStringLiteral("events"), QString::number(f.events));
     add(t, QStringLiteral("allocations"), QString::number(f.allocations));
     add(t, QStringLiteral("time span"), timeText(f.last_time_us - f.first_time_us));
-    add(t, QStringLiteral("window"), f.complete ? QStringLiteral("complete (starts empty)")
-                                                : QStringLiteral("truncated (starts with %1 reserved)").arg(sizeText(f.start_reserved)));
-    add(t, QStringLiteral("peak reserved"), QStringLiteral("%1 at event %2").arg(sizeText(s.peak_reserved)).arg(s.peak_reserved_event));
-    add(t, QStringLiteral("peak live (requested)"), QStringLiteral("%1 at event %2").arg(sizeText(s.peak_live)).arg(s.peak_live_event));
+    add(t, QStringLiteral("window"),
+        f.complete ? QStringLiteral("complete (starts empty)")
+                   : QStringLiteral("truncated (starts with %1 reserved)").arg(sizeText(f.start_reserved)));
+    add(t, QStringLiteral("peak reserved"),
+        QStringLiteral("%1 at event %2").arg(sizeText(s.peak_reserved)).arg(s.peak_reserved_event));
+    add(t, QStringLiteral("peak live (requested)"),
+        QStringLiteral("%1 at event %2").arg(sizeText(s.peak_live)).arg(s.peak_live_event));
     add(t, QStringLiteral("out-of-memory events"), QString::number(s.ooms.size()));
     add(t, QStringLiteral("annotations"), QString::number(rec->trace->annotations.size()));
     add(t, QStringLiteral("frames / stacks"), QStringLiteral("%1 / %2").arg(f.frames).arg(f.stacks));
@@ -75,9 +80,14 @@ void FactsModel::rebuild() {
       const QString g = QStringLiteral("model");
       add(g, QStringLiteral("replays the recording"),
           c.first_divergence ? QStringLiteral("diverges (see 'reservoir check')")
-                             : QStringLiteral("every event%1").arg(c.exact() ? QString() : QStringLiteral(" (%1 final-state mismatches)").arg(c.layout_mismatches.size() + c.stats_mismatches.size())));
-      if (c.first_divergence) add(g, QStringLiteral("first divergence"), QStringLiteral("event %1").arg(c.first_divergence->event_index));
-      add(g, QStringLiteral("peak allocated (model)"), QStringLiteral("%1 at event %2").arg(sizeText(m->peak_allocated)).arg(m->peak_allocated_event));
+                             : QStringLiteral("every event%1")
+                                   .arg(c.exact() ? QString()
+                                                  : QStringLiteral(" (%1 final-state mismatches)")
+                                                        .arg(c.layout_mismatches.size() + c.stats_mismatches.size())));
+      if (c.first_divergence)
+        add(g, QStringLiteral("first divergence"), QStringLiteral("event %1").arg(c.first_divergence->event_index));
+      add(g, QStringLiteral("peak allocated (model)"),
+          QStringLiteral("%1 at event %2").arg(sizeText(m->peak_allocated)).arg(m->peak_allocated_event));
       add(g, QStringLiteral("memory fraction"), QString::number(c.fraction));
       add(g, QStringLiteral("empty_cache calls (inferred)"), QString::number(c.empty_cache_calls));
       add(g, QStringLiteral("ops"), QString::number(m->model->prepared.program.ops.size()));
@@ -89,7 +99,9 @@ void FactsModel::rebuild() {
   endResetModel();
 }
 
-int FactsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
+int FactsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
 int FactsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 2; }
 
 QVariant FactsModel::data(const QModelIndex& index, int role) const {

@@ -41,24 +41,31 @@ QVariant VariantModel::data(const QModelIndex& index, int role) const {
   if (v.running) return index.column() == kPeakReserved ? QStringLiteral("running...") : QString();
   if (!v.error.isEmpty()) return index.column() == kPeakReserved ? QStringLiteral("error") : QString();
   switch (index.column()) {
-    case kPeakReserved: return sizeText(r->whatif.peak_reserved.bytes);
-    case kPeakAllocated: return sizeText(r->whatif.peak_allocated.bytes);
-    case kSaving: return saving == 0 ? QStringLiteral("=") : sizeText(saving);
-    case kFinalReserved: return sizeText(r->whatif.final_reserved);
+    case kPeakReserved:
+      return sizeText(r->whatif.peak_reserved.bytes);
+    case kPeakAllocated:
+      return sizeText(r->whatif.peak_allocated.bytes);
+    case kSaving:
+      return saving == 0 ? QStringLiteral("=") : sizeText(saving);
+    case kFinalReserved:
+      return sizeText(r->whatif.final_reserved);
     case kAtProbe: {
       if (r->whatif.probes.empty() || r->baseline.probes.empty()) return QStringLiteral("-");
       const auto& b = r->baseline.probes.front();
       const auto& w = r->whatif.probes.front();
       return QStringLiteral("%1 -> %2").arg(sizeText(b.reserved), sizeText(w.reserved));
     }
-    case kOom: return r->whatif.oom ? QStringLiteral("OOM at event %1").arg(r->whatif.oom->event) : QStringLiteral("no");
-    default: return {};
+    case kOom:
+      return r->whatif.oom ? QStringLiteral("OOM at event %1").arg(r->whatif.oom->event) : QStringLiteral("no");
+    default:
+      return {};
   }
 }
 
 QVariant VariantModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"variant", "peak reserved", "peak allocated", "saving (peak)", "reserved at 1st probe", "final reserved", "OOM"};
+  static const char* names[] = {
+      "variant", "peak reserved", "peak allocated", "saving (peak)", "reserved at 1st probe", "final reserved", "OOM"};
   return section >= 0 && section < kColumnCount ? QString::fromLatin1(names[section]) : QVariant();
 }
 

@@ -8,14 +8,16 @@ std::uint32_t TimelineFrame::eventAtColumn(int column) const {
   if (column < 0 || column >= static_cast<int>(columns.size())) return ColumnRange::kNone;
   const auto& c = columns[static_cast<std::size_t>(column)];
   return representative.empty() || representative[static_cast<std::size_t>(column)] == ColumnRange::kNone
-             ? c.last() : representative[static_cast<std::size_t>(column)];
+             ? c.last()
+             : representative[static_cast<std::size_t>(column)];
 }
 
 std::uint32_t bandColour(std::uint32_t allocation, const void* context) {
   if (allocation == kMergedBand) return 0xffd5d8dcu;
   const auto* plot = static_cast<const RecordedPlot*>(context);
   const auto stack = plot->trace->lifetimes.stack[allocation];
-  return stack.valid() && stack.value() < plot->stack_colour.size() ? plot->stack_colour[stack.value()] : paletteColour(allocation);
+  return stack.valid() && stack.value() < plot->stack_colour.size() ? plot->stack_colour[stack.value()]
+                                                                    : paletteColour(allocation);
 }
 
 Axis fullXAxis(const RecordedPlot& rec, bool time_axis, int width) {
@@ -55,9 +57,11 @@ void rasterizeCurves(TimelineFrame& f) {
   const int w = f.raster.width(), h = f.raster.height();
   auto* px = reinterpret_cast<std::uint32_t*>(f.raster.bits());
   const int stride = static_cast<int>(f.raster.bytesPerLine() / 4);
-  const std::pair<const std::vector<ColumnEnvelope>*, CurveKind> curves[] = {
-      {&f.reserved, CurveKind::kReserved}, {&f.allocated, CurveKind::kAllocated}, {&f.active, CurveKind::kActive},
-      {&f.mapped, CurveKind::kMapped},     {&f.variant, CurveKind::kVariant}};
+  const std::pair<const std::vector<ColumnEnvelope>*, CurveKind> curves[] = {{&f.reserved, CurveKind::kReserved},
+                                                                             {&f.allocated, CurveKind::kAllocated},
+                                                                             {&f.active, CurveKind::kActive},
+                                                                             {&f.mapped, CurveKind::kMapped},
+                                                                             {&f.variant, CurveKind::kVariant}};
   for (const auto& [env, kind] : curves)
     if (!env->empty()) rasterizeCurve(*env, f.y, px, w, h, stride, curveStyle(kind));
   f.curves_rastered = true;
@@ -67,11 +71,16 @@ void rasterizeCurves(TimelineFrame& f) {
 
 CurveStyle curveStyle(CurveKind kind) {
   switch (kind) {
-    case CurveKind::kReserved: return {0xff1e1e1eu, 2, 0, 0};
-    case CurveKind::kAllocated: return {0xff1964d2u, 1, 0, 0};
-    case CurveKind::kActive: return {0xff00966eu, 1, 4, 3};
-    case CurveKind::kMapped: return {0xff823cb4u, 1, 2, 2};
-    case CurveKind::kVariant: return {0xfff06e00u, 2, 7, 4};
+    case CurveKind::kReserved:
+      return {0xff1e1e1eu, 2, 0, 0};
+    case CurveKind::kAllocated:
+      return {0xff1964d2u, 1, 0, 0};
+    case CurveKind::kActive:
+      return {0xff00966eu, 1, 4, 3};
+    case CurveKind::kMapped:
+      return {0xff823cb4u, 1, 2, 2};
+    case CurveKind::kVariant:
+      return {0xfff06e00u, 2, 7, 4};
   }
   return {};
 }
@@ -97,8 +106,8 @@ TimelineFrame buildTimelineFrame(const TimelineRequest& req, const RecordedPlot&
     f.active = opEnvelope(model->active_lod, ev, ranges);
     if (variant) f.variant = opEnvelope(variant->lod, ev, ranges, before);
   }
-  const std::int64_t top = req.y_max ? *req.y_max
-                                     : std::max({maxOf(f.reserved), maxOf(f.variant), maxOf(f.live), std::int64_t{1}});
+  const std::int64_t top =
+      req.y_max ? *req.y_max : std::max({maxOf(f.reserved), maxOf(f.variant), maxOf(f.live), std::int64_t{1}});
   f.y = Axis{0, static_cast<double>(top) * (req.y_max ? 1.0 : 1.08), static_cast<double>(h), 0};
   f.representative = representativeEvents(f.live, f.columns);
   if (req.bands) {

@@ -18,11 +18,11 @@
 namespace reservoir::gui {
 
 struct TimelineRequest {
-  Axis x;                 // domain: events, or microseconds when time_axis; pixels 0..width
+  Axis x;  // domain: events, or microseconds when time_axis; pixels 0..width
   bool time_axis = false;
   int width = 800, height = 400;  // the plot area
   bool bands = true;
-  double min_band_px = 2.0;  // thinner blocks are merged
+  double min_band_px = 2.0;           // thinner blocks are merged
   std::optional<std::int64_t> y_max;  // default: from the curves in view
   // Draw the curves into `raster` (a screen); off for vector output, which strokes them.
   bool raster_curves = true;
@@ -36,9 +36,9 @@ struct TimelineFrame {
   TimelineRequest request;
   Axis y;  // bytes -> pixels (0 at the bottom)
   std::vector<ColumnRange> columns;
-  std::vector<ColumnEnvelope> reserved, live, mapped;           // recorded
-  std::vector<ColumnEnvelope> allocated, active;                  // modelled (when available)
-  std::vector<ColumnEnvelope> variant;                          // the selected what-if (when any)
+  std::vector<ColumnEnvelope> reserved, live, mapped;  // recorded
+  std::vector<ColumnEnvelope> allocated, active;       // modelled (when available)
+  std::vector<ColumnEnvelope> variant;                 // the selected what-if (when any)
   std::vector<std::uint32_t> representative;
   BandColumns bands;
   QImage raster;  // width x height: the bands, and the curves when curves_rastered

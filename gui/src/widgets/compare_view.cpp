@@ -46,7 +46,8 @@ struct Series {
 
 double spanOf(const RecordedPlot& r, bool time_axis) {
   const auto& t = r.trace->series.time_us;
-  return time_axis ? (t.empty() ? 1.0 : static_cast<double>(t.back() - t.front() + 1)) : static_cast<double>(r.events());
+  return time_axis ? (t.empty() ? 1.0 : static_cast<double>(t.back() - t.front() + 1))
+                   : static_cast<double>(r.events());
 }
 
 Series seriesOf(const TraceDocument& d, bool time_axis, double span, int width) {
@@ -85,14 +86,16 @@ Series seriesOf(const TraceDocument& d, bool time_axis, double span, int width) 
 void ComparePlot::render(QPainter& p, QSize size) {
   p.fillRect(QRect(QPoint(0, 0), size), palette().window());
   if (!a_ || !b_ || !a_->recorded() || !b_->recorded()) {
-    p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter, tr("Open two traces to compare them (File > Open, or several files on the command line)."));
+    p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter,
+               tr("Open two traces to compare them (File > Open, or several files on the command line)."));
     return;
   }
   const QRect plot(QPoint(78, 40), QPoint(size.width() - 12, size.height() - 40));
   const double span = std::max(spanOf(*a_->recorded(), time_axis_), spanOf(*b_->recorded(), time_axis_));
   const Series sa = seriesOf(*a_, time_axis_, span, plot.width());
   const Series sb = seriesOf(*b_, time_axis_, span, plot.width());
-  const Axis y{0, static_cast<double>(std::max({sa.peak, sb.peak, std::int64_t{1}})) * 1.08, static_cast<double>(plot.height()), 0};
+  const Axis y{0, static_cast<double>(std::max({sa.peak, sb.peak, std::int64_t{1}})) * 1.08,
+               static_cast<double>(plot.height()), 0};
   p.fillRect(plot, QColor(252, 252, 253));
   paintYAxis(p, plot, y);
   paintXAxis(p, plot, Axis{0, span, 0, static_cast<double>(plot.width())}, time_axis_, 0);
@@ -104,7 +107,8 @@ void ComparePlot::render(QPainter& p, QSize size) {
   p.setRenderHint(QPainter::Antialiasing);
   for (const auto* s : {&sa, &sb}) {
     const QColor c = s == &sa ? ca : cb;
-    const QPointF at(plot.left() + static_cast<double>(s->peak_column) + 0.5, plot.top() + y.toPixel(static_cast<double>(s->peak)));
+    const QPointF at(plot.left() + static_cast<double>(s->peak_column) + 0.5,
+                     plot.top() + y.toPixel(static_cast<double>(s->peak)));
     p.setPen(QPen(c, 2));
     p.setBrush(Qt::white);
     p.drawEllipse(at, 5, 5);
@@ -115,7 +119,8 @@ void ComparePlot::render(QPainter& p, QSize size) {
   }
   p.setRenderHint(QPainter::Antialiasing, false);
   paintLegend(p, plot.topLeft() + QPoint(8, 8),
-              {{tr("reserved: ") + a_->title(), QPen(ca, 2)}, {tr("reserved: ") + b_->title(), QPen(cb, 2)},
+              {{tr("reserved: ") + a_->title(), QPen(ca, 2)},
+               {tr("reserved: ") + b_->title(), QPen(cb, 2)},
                {tr("allocated (model): ") + a_->title(), QPen(ca.lighter(130), 1, Qt::DashLine)},
                {tr("allocated (model): ") + b_->title(), QPen(cb.lighter(130), 1, Qt::DashLine)}});
   p.setPen(QColor(0, 0, 0, 70));
@@ -125,8 +130,10 @@ void ComparePlot::render(QPainter& p, QSize size) {
   bold.setBold(true);
   p.setFont(bold);
   p.setPen(QColor(40, 40, 40));
-  p.drawText(QRect(plot.left(), 8, plot.width(), 20), Qt::AlignLeft, tr("%1 vs %2 — %3").arg(a_->title(), b_->title(),
-             time_axis_ ? tr("aligned on time since the first event") : tr("aligned on event index")));
+  p.drawText(QRect(plot.left(), 8, plot.width(), 20), Qt::AlignLeft,
+             tr("%1 vs %2 — %3")
+                 .arg(a_->title(), b_->title(),
+                      time_axis_ ? tr("aligned on time since the first event") : tr("aligned on event index")));
 }
 
 void ComparePlot::paintEvent(QPaintEvent*) {
@@ -135,7 +142,11 @@ void ComparePlot::paintEvent(QPaintEvent*) {
 }
 
 CompareView::CompareView(QWidget* parent)
-    : QWidget(parent), a_(new QComboBox(this)), b_(new QComboBox(this)), axis_(new QComboBox(this)), plot_(new ComparePlot(this)),
+    : QWidget(parent),
+      a_(new QComboBox(this)),
+      b_(new QComboBox(this)),
+      axis_(new QComboBox(this)),
+      plot_(new ComparePlot(this)),
       table_(new QTableWidget(this)) {
   axis_->addItems({tr("align on events"), tr("align on time")});
   auto* bar = new QHBoxLayout;
@@ -208,9 +219,12 @@ void CompareView::refresh() {
   row(tr("events"), static_cast<std::int64_t>(fa.size()), static_cast<std::int64_t>(fb.size()), false);
   row(tr("peak reserved"), fa.peak_reserved, fb.peak_reserved, true);
   row(tr("peak live (requested)"), fa.peak_live, fb.peak_live, true);
-  if (a->model() && b->model()) row(tr("peak allocated (model)"), a->model()->peak_allocated, b->model()->peak_allocated, true);
-  row(tr("final reserved"), fa.reserved.empty() ? 0 : fa.reserved.back(), fb.reserved.empty() ? 0 : fb.reserved.back(), true);
-  row(tr("out-of-memory events"), static_cast<std::int64_t>(fa.ooms.size()), static_cast<std::int64_t>(fb.ooms.size()), false);
+  if (a->model() && b->model())
+    row(tr("peak allocated (model)"), a->model()->peak_allocated, b->model()->peak_allocated, true);
+  row(tr("final reserved"), fa.reserved.empty() ? 0 : fa.reserved.back(), fb.reserved.empty() ? 0 : fb.reserved.back(),
+      true);
+  row(tr("out-of-memory events"), static_cast<std::int64_t>(fa.ooms.size()), static_cast<std::int64_t>(fb.ooms.size()),
+      false);
   row(tr("allocations"), static_cast<std::int64_t>(a->recorded()->trace->lifetimes.count()),
       static_cast<std::int64_t>(b->recorded()->trace->lifetimes.count()), false);
 }

@@ -17,9 +17,15 @@
 namespace reservoir::gui {
 
 EventsView::EventsView(TraceDocument* doc, QWidget* parent)
-    : QWidget(parent), doc_(doc), search_(new QLineEdit(this)), status_(new QLabel(this)), table_(new QTableView(this)),
-      model_(new EventTableModel(this)), proxy_(new EventFilterProxy(this)) {
-  search_->setPlaceholderText(tr("Search: 0x7f12... (address)  size>1MiB  action:segment_alloc  frame:optimizer  (Enter)"));
+    : QWidget(parent),
+      doc_(doc),
+      search_(new QLineEdit(this)),
+      status_(new QLabel(this)),
+      table_(new QTableView(this)),
+      model_(new EventTableModel(this)),
+      proxy_(new EventFilterProxy(this)) {
+  search_->setPlaceholderText(
+      tr("Search: 0x7f12... (address)  size>1MiB  action:segment_alloc  frame:optimizer  (Enter)"));
   search_->setClearButtonEnabled(true);
   auto* prev = new QPushButton(tr("Previous"), this);
   auto* next = new QPushButton(tr("Next"), this);
@@ -60,7 +66,8 @@ EventsView::EventsView(TraceDocument* doc, QWidget* parent)
     if (!i.isValid()) return;
     const auto e = i.data(EventTableModel::EventRole).toUInt();
     QMenu menu;
-    menu.addAction(tr("What-if: cleanup after event %1").arg(e), this, [this, e] { emit pointPicked(QStringLiteral("event:%1").arg(e + 1)); });
+    menu.addAction(tr("What-if: cleanup after event %1").arg(e), this,
+                   [this, e] { emit pointPicked(QStringLiteral("event:%1").arg(e + 1)); });
     menu.exec(table_->viewport()->mapToGlobal(pos));
   });
   connect(doc_, &TraceDocument::loaded, this, [this] { model_->setTrace(doc_->recorded()); });

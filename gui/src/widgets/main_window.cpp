@@ -21,8 +21,13 @@
 namespace reservoir::gui {
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), tabs_(new QTabWidget(this)), compare_(new CompareView(this)), facts_(new FactsModel(this)),
-      facts_view_(new QTableView(this)), progress_(new QProgressBar(this)), cancel_(new QPushButton(tr("Cancel"), this)),
+    : QMainWindow(parent),
+      tabs_(new QTabWidget(this)),
+      compare_(new CompareView(this)),
+      facts_(new FactsModel(this)),
+      facts_view_(new QTableView(this)),
+      progress_(new QProgressBar(this)),
+      cancel_(new QPushButton(tr("Cancel"), this)),
       status_(new QLabel(this)) {
   setWindowTitle(tr("Reservoir — CUDA caching allocator traces"));
   setAcceptDrops(true);
@@ -70,7 +75,8 @@ void MainWindow::openFiles(const QStringList& paths) {
     tabs_->insertTab(static_cast<int>(pages_.size()) - 1, page, QFileInfo(path).fileName());
     connect(doc, &TraceDocument::progress, this, [this, doc](int stage, double f) { onProgress(doc, stage, f); });
     connect(doc, &TraceDocument::failedToLoad, this, [this, doc](const QString& m) { onFailed(doc, m); });
-    connect(doc, &TraceDocument::loaded, this, [this, doc] { status_->setText(tr("%1: first view ready, modelling...").arg(doc->title())); });
+    connect(doc, &TraceDocument::loaded, this,
+            [this, doc] { status_->setText(tr("%1: first view ready, modelling...").arg(doc->title())); });
     connect(doc, &TraceDocument::cursorChanged, this, [this, doc](std::uint32_t e) {
       if (doc == currentDocument()) status_->setText(tr("%1: event %2").arg(doc->title()).arg(e));
     });
@@ -78,7 +84,8 @@ void MainWindow::openFiles(const QStringList& paths) {
   }
   if (docs_.size() >= 2 && tabs_->indexOf(compare_) < 0) tabs_->addTab(compare_, tr("Compare"));
   compare_->setDocuments(docs_);
-  if (!paths.isEmpty()) tabs_->setCurrentIndex(static_cast<int>(pages_.size() - static_cast<std::size_t>(paths.size())));
+  if (!paths.isEmpty())
+    tabs_->setCurrentIndex(static_cast<int>(pages_.size() - static_cast<std::size_t>(paths.size())));
   onCurrentTabChanged();
 }
 
@@ -127,8 +134,8 @@ void MainWindow::onFailed(TraceDocument* doc, const QString& message) {
     qWarning("%s", qPrintable(message));
     return;
   }
-  QMessageBox box(QMessageBox::Critical, tr("Cannot open the trace"), tr("Reservoir could not read %1.").arg(doc->path()),
-                  QMessageBox::Ok, this);
+  QMessageBox box(QMessageBox::Critical, tr("Cannot open the trace"),
+                  tr("Reservoir could not read %1.").arg(doc->path()), QMessageBox::Ok, this);
   box.setInformativeText(message);
   box.exec();
 }

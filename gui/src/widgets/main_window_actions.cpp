@@ -1,13 +1,13 @@
 // MainWindow's menus, keyboard navigation and export.
 #include <QAction>
 #include <QApplication>
-#include <QLabel>
-#include <QMessageBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QImage>
 #include <QKeySequence>
+#include <QLabel>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPainter>
 
 #ifdef RESERVOIR_GUI_HAVE_SVG
@@ -28,7 +28,8 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Open snapshots..."), QKeySequence::Open, this, &MainWindow::openDialog);
   file->addAction(tr("&Export plot (PNG/SVG)..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
   QAction* snap = file->addAction(tr("Export what-if as &snapshot..."), this, &MainWindow::exportSnapshotDialog);
-  snap->setToolTip(tr("The selected what-if variant's modelled run (or the baseline) as a snapshot pickle for memory_viz"));
+  snap->setToolTip(
+      tr("The selected what-if variant's modelled run (or the baseline) as a snapshot pickle for memory_viz"));
   snap->setStatusTip(snap->toolTip());
   file->setToolTipsVisible(true);
   file->addSeparator();
@@ -90,28 +91,32 @@ void MainWindow::exportSnapshotDialog() {
     QMessageBox::information(this, tr("Export what-if as snapshot"), tr("The trace's model is not ready yet."));
     return;
   }
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export the what-if run as a snapshot"), QStringLiteral("whatif.pickle"),
-                                                    tr("Snapshots (*.pickle)"));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export the what-if run as a snapshot"),
+                                                    QStringLiteral("whatif.pickle"), tr("Snapshots (*.pickle)"));
   if (path.isEmpty()) return;
   QApplication::setOverrideCursor(Qt::WaitCursor);
   const Status s = exportSnapshot(path);
   QApplication::restoreOverrideCursor();
-  if (!s.ok()) QMessageBox::critical(this, tr("Export failed"), QString::fromStdString(s.message()));
-  else status_->setText(tr("wrote %1").arg(path));
+  if (!s.ok())
+    QMessageBox::critical(this, tr("Export failed"), QString::fromStdString(s.message()));
+  else
+    status_->setText(tr("wrote %1").arg(path));
 }
 
 Status MainWindow::exportSnapshot(const QString& path) const {
   auto* doc = currentDocument();
   if (!doc || !doc->isModelled()) return Status::error("the trace's model is not ready");
   const int sel = doc->selectedVariant();
-  if (sel < 0 || sel >= static_cast<int>(doc->variants().size())) return exportWhatIfSnapshot(*doc->model(), {}, {}, path);
+  if (sel < 0 || sel >= static_cast<int>(doc->variants().size()))
+    return exportWhatIfSnapshot(*doc->model(), {}, {}, path);
   const Variant& v = doc->variants()[static_cast<std::size_t>(sel)];
   return exportWhatIfSnapshot(*doc->model(), v.edits, v.settings, path);
 }
 
 void MainWindow::openDialog() {
-  const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open memory snapshots"), QString(),
-                                                          tr("Snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst);;All files (*)"));
+  const QStringList paths =
+      QFileDialog::getOpenFileNames(this, tr("Open memory snapshots"), QString(),
+                                    tr("Snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst);;All files (*)"));
   if (!paths.isEmpty()) openFiles(paths);
 }
 
@@ -121,7 +126,8 @@ void MainWindow::exportDialog() {
 #else
   const QString filter = tr("PNG image (*.png)");
 #endif
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QStringLiteral("reservoir-plot.png"), filter);
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export plot"), QStringLiteral("reservoir-plot.png"), filter);
   if (!path.isEmpty()) exportPlot(path);
 }
 
@@ -130,8 +136,10 @@ bool MainWindow::exportPlot(const QString& path, QSize size) {
   QWidget* source = page ? static_cast<QWidget*>(page->timeline()) : static_cast<QWidget*>(compare_->plot());
   if (!size.isValid()) size = source->size().expandedTo(QSize(600, 300));
   auto draw = [&](QPainter& p) {
-    if (page) page->timeline()->render(p, size);
-    else compare_->plot()->render(p, size);
+    if (page)
+      page->timeline()->render(p, size);
+    else
+      compare_->plot()->render(p, size);
   };
   if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
 #ifdef RESERVOIR_GUI_HAVE_SVG

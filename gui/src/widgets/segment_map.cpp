@@ -53,11 +53,13 @@ void SegmentMap::paintLegend(QPainter& p) const {
   p.setPen(QColor(50, 50, 50));
   p.drawText(QPoint(x + 18, 8 + fm.ascent()), tr("pins a mostly free segment"));
   if (state_) {
-    const QString sum = tr("Event %1: %2 reserved in %3 segments, %4 allocated. empty_cache here would return %5; %6 stays cached, pinned by live blocks.")
-                            .arg(state_->event)
-                            .arg(sizeText(state_->reserved))
-                            .arg(state_->segments.size())
-                            .arg(sizeText(state_->allocated), sizeText(state_->releasable), sizeText(state_->pinned_free));
+    const QString sum =
+        tr("Event %1: %2 reserved in %3 segments, %4 allocated. empty_cache here would return %5; %6 stays cached, "
+           "pinned by live blocks.")
+            .arg(state_->event)
+            .arg(sizeText(state_->reserved))
+            .arg(state_->segments.size())
+            .arg(sizeText(state_->allocated), sizeText(state_->releasable), sizeText(state_->pinned_free));
     QFont bold = p.font();
     bold.setBold(true);
     p.setFont(bold);
@@ -76,7 +78,8 @@ void SegmentMap::paintEvent(QPaintEvent*) {
   const QRect r = ribbonRect();
   const SegmentLayout l = layout();
   auto rectOf = [&](const RibbonPiece& piece) {
-    return QRectF(r.left() + piece.x0, r.top() + piece.row * rowPitch(), std::max(piece.x1 - piece.x0, 0.6), rowHeight());
+    return QRectF(r.left() + piece.x0, r.top() + piece.row * rowPitch(), std::max(piece.x1 - piece.x0, 0.6),
+                  rowHeight());
   };
   QRectF selected_rect;
   for (std::size_t s = 0; s < state_->segments.size(); ++s) {
@@ -104,7 +107,8 @@ void SegmentMap::paintEvent(QPaintEvent*) {
       p.setPen(QColor(120, 120, 120));
       const auto pieces = l.pieces(l.start[s], l.start[s] + static_cast<double>(seg.size) / l.bytes_per_px);
       if (!pieces.empty() && pieces.front().x1 - pieces.front().x0 > 60)
-        p.drawText(rectOf(pieces.front()), Qt::AlignCenter, tr("unmapped %1").arg(sizeText(static_cast<std::int64_t>(blocks[0].size))));
+        p.drawText(rectOf(pieces.front()), Qt::AlignCenter,
+                   tr("unmapped %1").arg(sizeText(static_cast<std::int64_t>(blocks[0].size))));
     }
   }
   if (!selected_rect.isNull()) {
@@ -150,11 +154,12 @@ bool SegmentMap::event(QEvent* event) {
       return true;
     }
     const auto& blk = state_->blocks[static_cast<std::size_t>(b)];
-    QToolTip::showText(help->globalPos(), tr("<b>%1</b> %2 at %3%4")
-                                              .arg(QString::fromLatin1(blockKindName(blk.kind)), sizeText(static_cast<std::int64_t>(blk.size)),
-                                                   addressText(blk.address),
-                                                   blk.pinning ? tr("<br>pins its segment") : QString()),
-                       this);
+    QToolTip::showText(
+        help->globalPos(),
+        tr("<b>%1</b> %2 at %3%4")
+            .arg(QString::fromLatin1(blockKindName(blk.kind)), sizeText(static_cast<std::int64_t>(blk.size)),
+                 addressText(blk.address), blk.pinning ? tr("<br>pins its segment") : QString()),
+        this);
     return true;
   }
   return QWidget::event(event);

@@ -15,8 +15,13 @@
 namespace reservoir::gui {
 
 StateView::StateView(TraceDocument* doc, QWidget* parent)
-    : QWidget(parent), doc_(doc), map_(new SegmentMap(this)), tree_(new QTreeView(this)), model_(new SegmentModel(this)),
-      details_(new QTextBrowser(this)), timer_(new QTimer(this)) {
+    : QWidget(parent),
+      doc_(doc),
+      map_(new SegmentMap(this)),
+      tree_(new QTreeView(this)),
+      model_(new SegmentModel(this)),
+      details_(new QTextBrowser(this)),
+      timer_(new QTimer(this)) {
   tree_->setModel(model_);
   tree_->setUniformRowHeights(true);
   tree_->setAlternatingRowColors(true);
@@ -57,9 +62,9 @@ void StateView::rebuild() {
   const auto rec = doc_->recorded();
   if (!model || !rec) return;
   const auto& prepared = model->model->prepared;
-  auto st = std::make_shared<AllocatorState>(classifyState(model->model->stateAtEvent(doc_->cursor()), doc_->cursor(),
-                                                           prepared.program.reservation_bases,
-                                                           static_cast<std::uint64_t>(rec->trace->series.peak_reserved / 4)));
+  auto st = std::make_shared<AllocatorState>(
+      classifyState(model->model->stateAtEvent(doc_->cursor()), doc_->cursor(), prepared.program.reservation_bases,
+                    static_cast<std::uint64_t>(rec->trace->series.peak_reserved / 4)));
   state_ = st;
   const double scale = static_cast<double>(std::max(rec->trace->series.peak_reserved, st->reserved)) * 1.05;
   map_->setState(state_, scale);
@@ -80,10 +85,15 @@ QString allocationHtml(const TraceDocument& doc, std::uint32_t a) {
   const auto& l = rec->trace->lifetimes;
   if (a >= l.count()) return {};
   auto ev = [](std::uint32_t e) { return QStringLiteral("<a href=\"event:%1\">event %1</a>").arg(e); };
-  QString h = QStringLiteral("<h3>allocation #%1: %2 requested</h3><p>").arg(a).arg(sizeText(static_cast<std::int64_t>(l.size[a])));
-  h += l.before_window[a] ? QStringLiteral("allocated before the trace window<br>") : QStringLiteral("allocated at %1<br>").arg(ev(l.begin[a]));
-  if (l.free_requested[a] != replay::AllocationLifetimes::kNone) h += QStringLiteral("freed at %1").arg(ev(l.free_requested[a]));
-  else h += QStringLiteral("still alive at the end of the trace");
+  QString h = QStringLiteral("<h3>allocation #%1: %2 requested</h3><p>")
+                  .arg(a)
+                  .arg(sizeText(static_cast<std::int64_t>(l.size[a])));
+  h += l.before_window[a] ? QStringLiteral("allocated before the trace window<br>")
+                          : QStringLiteral("allocated at %1<br>").arg(ev(l.begin[a]));
+  if (l.free_requested[a] != replay::AllocationLifetimes::kNone)
+    h += QStringLiteral("freed at %1").arg(ev(l.free_requested[a]));
+  else
+    h += QStringLiteral("still alive at the end of the trace");
   if (l.end[a] < rec->events() && l.end[a] != l.free_requested[a] + 1)
     h += QStringLiteral(", completed at %1 (record_stream)").arg(ev(l.end[a]));
   h += QStringLiteral("</p><p><b>allocated at</b> (click a frame to use it as a what-if point):</p>");
@@ -97,8 +107,11 @@ void StateView::showDetails(int block) {
   }
   const auto& b = state_->blocks[static_cast<std::size_t>(block)];
   QString h = QStringLiteral("<p><b>%1</b> block of %2 at %3</p>")
-                  .arg(QString::fromLatin1(blockKindName(b.kind)), sizeText(static_cast<std::int64_t>(b.size)), addressText(b.address));
-  if (b.pinning) h += tr("<p style='color:#b00'>This live block keeps a mostly free segment from being released by empty_cache.</p>");
+                  .arg(QString::fromLatin1(blockKindName(b.kind)), sizeText(static_cast<std::int64_t>(b.size)),
+                       addressText(b.address));
+  if (b.pinning)
+    h +=
+        tr("<p style='color:#b00'>This live block keeps a mostly free segment from being released by empty_cache.</p>");
   if (b.allocation != StateBlock::kNoAllocationId) {
     if (b.kind == BlockKind::kCachedFree || b.kind == BlockKind::kInactiveSplit) h += tr("<p>Last used by:</p>");
     h += allocationHtml(*doc_, b.allocation);

@@ -19,19 +19,26 @@ void candidateToEdits(const std::vector<std::string>& flags, QStringList* edits,
   for (std::size_t i = 0; i + 1 < flags.size(); i += 2) {
     const QString flag = QString::fromStdString(flags[i]);
     const QString value = QString::fromStdString(flags[i + 1]);
-    if (flag == QLatin1String("--set") || flag == QLatin1String("--settings")) *settings = value;
-    else if (flag.startsWith(QLatin1String("--"))) *edits << flag.mid(2) + QLatin1Char(' ') + value;
+    if (flag == QLatin1String("--set") || flag == QLatin1String("--settings"))
+      *settings = value;
+    else if (flag.startsWith(QLatin1String("--")))
+      *edits << flag.mid(2) + QLatin1Char(' ') + value;
   }
 }
 
 SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
-    : QDialog(parent), doc_(doc), progress_(new QProgressBar(this)), status_(new QLabel(this)), table_(new QTableWidget(this)),
+    : QDialog(parent),
+      doc_(doc),
+      progress_(new QProgressBar(this)),
+      status_(new QLabel(this)),
+      table_(new QTableWidget(this)),
       use_(new QPushButton(tr("Run as a variant"), this)) {
   setWindowTitle(tr("Sweep: where should cleanup go?"));
   resize(900, 500);
   progress_->setRange(0, 1000);
   table_->setColumnCount(5);
-  table_->setHorizontalHeaderLabels({tr("candidate"), tr("peak reserved"), tr("saving"), tr("empty_cache calls"), tr("OOM")});
+  table_->setHorizontalHeaderLabels(
+      {tr("candidate"), tr("peak reserved"), tr("saving"), tr("empty_cache calls"), tr("OOM")});
   table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -51,7 +58,8 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
     if (!running_) reject();
   });
   connect(use_, &QPushButton::clicked, this, &SweepDialog::useSelected);
-  connect(table_, &QTableWidget::itemSelectionChanged, this, [this] { use_->setEnabled(report_ && !table_->selectedItems().isEmpty()); });
+  connect(table_, &QTableWidget::itemSelectionChanged, this,
+          [this] { use_->setEnabled(report_ && !table_->selectedItems().isEmpty()); });
 }
 
 SweepDialog::~SweepDialog() { cancel_->store(true); }
@@ -68,9 +76,12 @@ void SweepDialog::start() {
   o.cancel = cancel.get();
   o.progress = [self](std::size_t done, std::size_t total) {
     const int v = total ? static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(total)) : 0;
-    QMetaObject::invokeMethod(self, [self, v] {
-      if (self) self->progress_->setValue(v);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self,
+        [self, v] {
+          if (self) self->progress_->setValue(v);
+        },
+        Qt::QueuedConnection);
   };
   auto future = QtConcurrent::run([model, o, cancel] { return replay::runSweep(model->model->prepared, o); });
   auto* watcher = new QFutureWatcher<Expected<replay::SweepReport>>(this);

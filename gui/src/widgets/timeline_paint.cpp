@@ -35,7 +35,8 @@ const QStaticText& staticText(const QFont& font, const QString& text) {
 }  // namespace
 
 int labelWidth(const QPainter& p, const QString& text) {
-  if (p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster) return QFontMetrics(p.font()).horizontalAdvance(text);
+  if (p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster)
+    return QFontMetrics(p.font()).horizontalAdvance(text);
   return static_cast<int>(std::ceil(staticText(p.font(), text).size().width()));
 }
 
@@ -47,10 +48,14 @@ void drawLabel(QPainter& p, const QRectF& r, Qt::Alignment align, const QString&
   const QStaticText& st = staticText(p.font(), text);
   const QSizeF s = st.size();
   double x = r.left(), y = r.top();
-  if (align & Qt::AlignRight) x = r.right() - s.width();
-  else if (align & Qt::AlignHCenter) x = r.left() + (r.width() - s.width()) / 2;
-  if (align & Qt::AlignBottom) y = r.bottom() - s.height();
-  else if (align & Qt::AlignVCenter) y = r.top() + (r.height() - s.height()) / 2;
+  if (align & Qt::AlignRight)
+    x = r.right() - s.width();
+  else if (align & Qt::AlignHCenter)
+    x = r.left() + (r.width() - s.width()) / 2;
+  if (align & Qt::AlignBottom)
+    y = r.bottom() - s.height();
+  else if (align & Qt::AlignVCenter)
+    y = r.top() + (r.height() - s.height()) / 2;
   p.drawStaticText(QPointF(x, y), st);
 }
 
@@ -63,7 +68,8 @@ void paintYAxis(QPainter& p, const QRect& plot, const Axis& y) {
     p.drawLine(plot.left(), py, plot.right(), py);
     p.setPen(QColor(90, 90, 90));
     const QString label = sizeText(static_cast<std::int64_t>(v));
-    drawLabel(p, QRect(0, py - fm.height() / 2, plot.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter, label);
+    drawLabel(p, QRect(0, py - fm.height() / 2, plot.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+              label);
   }
   p.restore();
 }
@@ -79,7 +85,8 @@ void paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, s
     p.setPen(QPen(QColor(0, 0, 0, 20), 1));
     p.drawLine(px, plot.top(), px, plot.bottom());
     p.setPen(QColor(90, 90, 90));
-    const QString label = time_axis ? timeText(static_cast<std::int64_t>(v)) : QString::number(static_cast<qlonglong>(v));
+    const QString label =
+        time_axis ? timeText(static_cast<std::int64_t>(v)) : QString::number(static_cast<qlonglong>(v));
     drawLabel(p, QRect(px - 60, plot.bottom() + 4, 120, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
   }
   drawLabel(p, QRect(plot.left(), plot.bottom() + 4 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter,
@@ -87,7 +94,8 @@ void paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, s
   p.restore();
 }
 
-void paintCurve(QPainter& p, const QRect& plot, const std::vector<ColumnEnvelope>& env, const Axis& y, const QPen& pen) {
+void paintCurve(QPainter& p, const QRect& plot, const std::vector<ColumnEnvelope>& env, const Axis& y,
+                const QPen& pen) {
   if (env.empty()) return;
   const auto pts = envelopePolyline(env, y, plot.left());
   if (pts.empty()) return;
@@ -149,7 +157,8 @@ void paintAnnotations(QPainter& p, const QRect& plot, const TimelineFrame& f, co
   int free_from = plot.left();
   QVector<QLine> ticks;
   ticks.reserve(static_cast<qsizetype>(f.annotations.size()));
-  for (const auto& m : f.annotations) ticks.append(QLine(plot.left() + m.column, plot.top() - 8, plot.left() + m.column, plot.top()));
+  for (const auto& m : f.annotations)
+    ticks.append(QLine(plot.left() + m.column, plot.top() - 8, plot.left() + m.column, plot.top()));
   p.setPen(QPen(QColor(120, 120, 160, 170), 1));
   p.drawLines(ticks);
   for (const auto& m : f.annotations) {
@@ -161,7 +170,8 @@ void paintAnnotations(QPainter& p, const QRect& plot, const TimelineFrame& f, co
     const int w = labelWidth(p, label);
     if (x >= free_from && x + w < plot.right()) {
       p.setPen(QColor(80, 80, 130));
-      drawLabel(p, QRectF(x + 2, plot.top() - 10 - fm.ascent(), w + 4, fm.height()), Qt::AlignLeft | Qt::AlignTop, label);
+      drawLabel(p, QRectF(x + 2, plot.top() - 10 - fm.ascent(), w + 4, fm.height()), Qt::AlignLeft | Qt::AlignTop,
+                label);
       free_from = x + w + 12;
     }
   }
@@ -219,11 +229,15 @@ void paintPeak(QPainter& p, const QRect& plot, const TimelineFrame& f, const Tim
 
 }  // namespace
 
-void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec, const TimelineDecor& d) {
-  if (!f.raster.isNull()) p.drawImage(plot.topLeft(), f.raster);
-  else p.fillRect(plot, QColor(252, 252, 253));
+void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec,
+                   const TimelineDecor& d) {
+  if (!f.raster.isNull())
+    p.drawImage(plot.topLeft(), f.raster);
+  else
+    p.fillRect(plot, QColor(252, 252, 253));
   paintYAxis(p, plot, f.y);
-  paintXAxis(p, plot, f.request.x, f.request.time_axis, rec.trace->series.time_us.empty() ? 0 : rec.trace->series.time_us.front());
+  paintXAxis(p, plot, f.request.x, f.request.time_axis,
+             rec.trace->series.time_us.empty() ? 0 : rec.trace->series.time_us.front());
   std::vector<std::pair<QString, QPen>> legend;
   const auto curve = [&](const std::vector<ColumnEnvelope>& env, CurveKind kind, const QString& label) {
     const QPen pen = curvePen(curveStyle(kind));
@@ -240,7 +254,8 @@ void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const
   if (!f.raster.isNull()) {
     QPen band(Qt::NoPen);
     band.setBrush(QColor(200, 170, 230));
-    legend.emplace_back(QStringLiteral("live blocks (bands; < %1 merged, grey)").arg(sizeText(f.bands.threshold)), band);
+    legend.emplace_back(QStringLiteral("live blocks (bands; < %1 merged, grey)").arg(sizeText(f.bands.threshold)),
+                        band);
   }
   paintAnnotations(p, plot, f, rec);
   paintOoms(p, plot, f);
@@ -253,7 +268,8 @@ void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const
     }
   }
   if (d.selection) {
-    const int a = std::min(d.selection->first, d.selection->second), b = std::max(d.selection->first, d.selection->second);
+    const int a = std::min(d.selection->first, d.selection->second),
+              b = std::max(d.selection->first, d.selection->second);
     p.fillRect(QRect(plot.left() + a, plot.top(), b - a, plot.height()), QColor(0, 120, 215, 50));
   }
   paintLegend(p, plot.topLeft() + QPoint(8, 8), legend);

@@ -18,7 +18,8 @@ struct TimelineDecor {
   QString title;
 };
 
-void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec, const TimelineDecor& decor);
+void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec,
+                   const TimelineDecor& decor);
 
 // Helpers shared with the comparison plot.
 void paintYAxis(QPainter& p, const QRect& plot, const Axis& y);

@@ -3,8 +3,8 @@
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
-#include <QPainter>
 #include <QPaintEngine>
+#include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -120,7 +120,8 @@ TimelineFrame TimelineView::makeFrame(QSize size, bool raster_curves) const {
   const auto model = doc_->model();
   const int sel = doc_->selectedVariant();
   const OpCurve* variant = nullptr;
-  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size())) variant = doc_->variants()[static_cast<std::size_t>(sel)].curve.get();
+  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size()))
+    variant = doc_->variants()[static_cast<std::size_t>(sel)].curve.get();
   return buildTimelineFrame(req, *doc_->recorded(), model.get(), variant);
 }
 
@@ -144,7 +145,8 @@ void TimelineView::render(QPainter& p, QSize size) {
   d.peak_event = rec.trace->series.peak_reserved_event;
   d.peak_bytes = rec.trace->series.peak_reserved;
   const int sel = doc_->selectedVariant();
-  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size())) d.variant_name = doc_->variants()[static_cast<std::size_t>(sel)].name;
+  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size()))
+    d.variant_name = doc_->variants()[static_cast<std::size_t>(sel)].name;
   if (selecting_) d.selection = std::make_pair(select_from_, select_to_);
   d.title = QStringLiteral("%1 — device %2, %3 events%4")
                 .arg(doc_->title())
@@ -153,8 +155,10 @@ void TimelineView::render(QPainter& p, QSize size) {
                 .arg(doc_->isModelled() ? QString() : tr("  (modelling allocator state...)"));
   // A vector device (SVG export) gets the curves as strokes, not as pixels of the raster.
   const bool vector = p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster;
-  if (vector) paintTimeline(p, plotRect(size), makeFrame(size, false), rec, d);
-  else paintTimeline(p, plotRect(size), *frame_, rec, d);
+  if (vector)
+    paintTimeline(p, plotRect(size), makeFrame(size, false), rec, d);
+  else
+    paintTimeline(p, plotRect(size), *frame_, rec, d);
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {
@@ -173,7 +177,8 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
   const Axis a = viewAxis(pr.width());
   const double steps = event->angleDelta().y() / 120.0;
   const Axis full = fullXAxis(*doc_->recorded(), time_axis_, pr.width());
-  x_ = zoomAround(a, event->position().x() - pr.left(), std::pow(0.8, steps), full.d0, full.d1, time_axis_ ? 10.0 : 8.0);
+  x_ =
+      zoomAround(a, event->position().x() - pr.left(), std::pow(0.8, steps), full.d0, full.d1, time_axis_ ? 10.0 : 8.0);
   zoomed_ = true;
   invalidate();
   event->accept();
@@ -240,18 +245,40 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
   if (!doc_) return QWidget::keyPressEvent(event);
   const std::int64_t step = (event->modifiers() & Qt::ShiftModifier) ? 100 : 1;
   switch (event->key()) {
-    case Qt::Key_Right: doc_->moveCursor(step); break;
-    case Qt::Key_Left: doc_->moveCursor(-step); break;
-    case Qt::Key_PageDown: doc_->moveCursor(10000); break;
-    case Qt::Key_PageUp: doc_->moveCursor(-10000); break;
-    case Qt::Key_Home: doc_->setCursor(0); break;
-    case Qt::Key_End: doc_->setCursor(0xfffffffeu); break;
-    case Qt::Key_P: doc_->jumpToPeak(); break;
+    case Qt::Key_Right:
+      doc_->moveCursor(step);
+      break;
+    case Qt::Key_Left:
+      doc_->moveCursor(-step);
+      break;
+    case Qt::Key_PageDown:
+      doc_->moveCursor(10000);
+      break;
+    case Qt::Key_PageUp:
+      doc_->moveCursor(-10000);
+      break;
+    case Qt::Key_Home:
+      doc_->setCursor(0);
+      break;
+    case Qt::Key_End:
+      doc_->setCursor(0xfffffffeu);
+      break;
+    case Qt::Key_P:
+      doc_->jumpToPeak();
+      break;
     case Qt::Key_Plus:
-    case Qt::Key_Equal: zoomBy(0.5); break;
-    case Qt::Key_Minus: zoomBy(2.0); break;
-    case Qt::Key_0: resetZoom(); break;
-    default: QWidget::keyPressEvent(event); return;
+    case Qt::Key_Equal:
+      zoomBy(0.5);
+      break;
+    case Qt::Key_Minus:
+      zoomBy(2.0);
+      break;
+    case Qt::Key_0:
+      resetZoom();
+      break;
+    default:
+      QWidget::keyPressEvent(event);
+      return;
   }
   event->accept();
 }
@@ -273,11 +300,13 @@ QString TimelineView::hoverText(int column, double y_px) const {
   const auto& c = f.columns[static_cast<std::size_t>(column)];
   QString text = QStringLiteral("<b>event %1</b>").arg(e);
   if (c.end > c.first + 1) text += QStringLiteral(" (column: events %1-%2)").arg(c.first).arg(c.end - 1);
-  text += QStringLiteral("<br>reserved %1, live %2").arg(sizeText(rec.trace->series.reserved[e]), sizeText(rec.trace->series.live[e]));
+  text += QStringLiteral("<br>reserved %1, live %2")
+              .arg(sizeText(rec.trace->series.reserved[e]), sizeText(rec.trace->series.live[e]));
   const auto bytes = static_cast<std::int64_t>(f.y.toDomain(y_px));
   const BandSpan* s = f.bands.offsets.empty() ? nullptr : hitBand(f.bands, static_cast<std::size_t>(column), bytes);
   if (s && s->allocation == kMergedBand) {
-    text += QStringLiteral("<hr>%1 in blocks smaller than %2 (merged at this zoom)").arg(sizeText(s->hi - s->lo), sizeText(f.bands.threshold));
+    text += QStringLiteral("<hr>%1 in blocks smaller than %2 (merged at this zoom)")
+                .arg(sizeText(s->hi - s->lo), sizeText(f.bands.threshold));
   } else if (s) {
     const auto& l = rec.trace->lifetimes;
     const auto a = s->allocation;
@@ -299,8 +328,10 @@ void TimelineView::showHover(QPoint pos, QPoint global) {
     return;
   }
   const QString text = hoverText(pos.x() - pr.left(), pos.y() - pr.top());
-  if (text.isEmpty()) QToolTip::hideText();
-  else QToolTip::showText(global, text, this);
+  if (text.isEmpty())
+    QToolTip::hideText();
+  else
+    QToolTip::showText(global, text, this);
 }
 
 }  // namespace reservoir::gui

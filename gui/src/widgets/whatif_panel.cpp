@@ -20,20 +20,31 @@
 namespace reservoir::gui {
 
 WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
-    : QWidget(parent), doc_(doc), kind_(new QComboBox(this)), point_(new QLineEdit(this)), edits_(new QPlainTextEdit(this)),
-      settings_(new QLineEdit(this)), sweep_(new QPushButton(tr("Sweep..."), this)), table_(new QTableView(this)),
-      model_(new VariantModel(doc, this)), report_(new QPlainTextEdit(this)) {
-  kind_->addItems({QStringLiteral("cleanup"), QStringLiteral("release"), QStringLiteral("probe"), QStringLiteral("demand"),
-                   QStringLiteral("reset-peaks")});
-  point_->setPlaceholderText(tr("after:state_dict_loader.py:load, event:1234, annotation:step:end, SEL@POINT for release"));
-  edits_->setPlaceholderText(tr("One edit per line, e.g.\ncleanup after:state_dict_loader.py:load\nprobe after:state_dict_loader.py:load"));
+    : QWidget(parent),
+      doc_(doc),
+      kind_(new QComboBox(this)),
+      point_(new QLineEdit(this)),
+      edits_(new QPlainTextEdit(this)),
+      settings_(new QLineEdit(this)),
+      sweep_(new QPushButton(tr("Sweep..."), this)),
+      table_(new QTableView(this)),
+      model_(new VariantModel(doc, this)),
+      report_(new QPlainTextEdit(this)) {
+  kind_->addItems({QStringLiteral("cleanup"), QStringLiteral("release"), QStringLiteral("probe"),
+                   QStringLiteral("demand"), QStringLiteral("reset-peaks")});
+  point_->setPlaceholderText(
+      tr("after:state_dict_loader.py:load, event:1234, annotation:step:end, SEL@POINT for release"));
+  edits_->setPlaceholderText(
+      tr("One edit per line, e.g.\ncleanup after:state_dict_loader.py:load\nprobe after:state_dict_loader.py:load"));
   edits_->setMaximumHeight(80);
-  settings_->setPlaceholderText(tr("allocator settings for the edited run, e.g. expandable_segments:True (empty: recorded)"));
+  settings_->setPlaceholderText(
+      tr("allocator settings for the edited run, e.g. expandable_segments:True (empty: recorded)"));
   auto* add = new QPushButton(tr("Add edit"), this);
   auto* run = new QPushButton(tr("Run variant"), this);
   run->setDefault(true);
-  sweep_->setToolTip(tr("Replay candidate cleanups (call-region entries and exits, annotations) and settings, ranked by the "
-                        "predicted peak reserved, as 'reservoir sweep' does"));
+  sweep_->setToolTip(
+      tr("Replay candidate cleanups (call-region entries and exits, annotations) and settings, ranked by the "
+         "predicted peak reserved, as 'reservoir sweep' does"));
   sweep_->setEnabled(doc_->isModelled());
   auto* pointRow = new QHBoxLayout;
   pointRow->addWidget(kind_);
@@ -88,7 +99,8 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
     for (std::size_t v = 0; v < doc_->model()->model->graph->size(); ++v) {
       const auto& f = doc_->model()->model->graph->function(v);
       if (f.allocations == 0 && f.events == 0) continue;
-      names << QStringLiteral("after:") + QString::fromStdString(f.point_name) << QStringLiteral("before:") + QString::fromStdString(f.point_name);
+      names << QStringLiteral("after:") + QString::fromStdString(f.point_name)
+            << QStringLiteral("before:") + QString::fromStdString(f.point_name);
     }
     auto* c = new QCompleter(names, point_);
     c->setCaseSensitivity(Qt::CaseInsensitive);
@@ -142,7 +154,9 @@ void WhatIfPanel::showSelected() {
   }
   const Variant& v = doc_->variants()[static_cast<std::size_t>(sel)];
   if (table_->currentIndex().row() != sel) table_->selectRow(sel);
-  report_->setPlainText(v.running ? tr("running %1 ...").arg(v.name) : v.error.isEmpty() ? v.report_text : tr("error: %1").arg(v.error));
+  report_->setPlainText(v.running           ? tr("running %1 ...").arg(v.name)
+                        : v.error.isEmpty() ? v.report_text
+                                            : tr("error: %1").arg(v.error));
 }
 
 }  // namespace reservoir::gui

@@ -1,8 +1,8 @@
 #include "reservoir/replay/callgraph.h"
 
+#include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>

@@ -40,13 +40,15 @@ traces::RecordedSettings settingsOf(const sim::AllocatorConfig& c) {
   s.max_split_size = c.maxSplitSet() ? static_cast<std::int64_t>(c.max_split_size) : -1;
   s.garbage_collection_threshold = c.garbage_collection_threshold;
   s.expandable_segments = c.expandable_segments;
-  for (std::size_t i = 0; i < s.roundup_power2_divisions.size(); ++i) s.roundup_power2_divisions[i] = c.roundup_power2_divisions[i];
+  for (std::size_t i = 0; i < s.roundup_power2_divisions.size(); ++i)
+    s.roundup_power2_divisions[i] = c.roundup_power2_divisions[i];
   return s;
 }
 
 }  // namespace
 
-Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, RunSettings settings) {
+Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits,
+                                     RunSettings settings) {
   std::vector<EmittedEvent> events;
   settings.record_events = &events;
   settings.analyze_peak = false;
@@ -74,7 +76,8 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
     e.size = em.event.size;
     e.stream = em.event.stream;
     const Op* op = em.op < ops.size() ? &ops[em.op] : nullptr;
-    const std::uint32_t ev = op ? op->first_event : (src_trace.events.empty() ? 0 : static_cast<std::uint32_t>(src_trace.events.size() - 1));
+    const std::uint32_t ev =
+        op ? op->first_event : (src_trace.events.empty() ? 0 : static_cast<std::uint32_t>(src_trace.events.size() - 1));
     e.time_us = ev < src_trace.events.size() ? src_trace.events[ev].time_us : 0;
     const bool per_alloc = e.action == traces::Action::kAlloc || e.action == traces::Action::kFreeRequested ||
                            e.action == traces::Action::kFreeCompleted;
@@ -88,7 +91,8 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
   RunSettings end = settings;
   end.record_events = nullptr;
   StateIndex index(p, edits, end, 1u << 30);
-  const auto segs = index.segmentsAfterOp(p.program.ops.empty() ? kNoOp : static_cast<std::uint32_t>(p.program.ops.size() - 1));
+  const auto segs =
+      index.segmentsAfterOp(p.program.ops.empty() ? kNoOp : static_cast<std::uint32_t>(p.program.ops.size() - 1));
   for (const auto& s : segs) {
     traces::SegmentInfo si;
     si.device = src_trace.device;
@@ -105,9 +109,9 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
     si.first_block = static_cast<std::uint32_t>(out.blocks.size());
     si.block_count = static_cast<std::uint32_t>(s.blocks.size());
     for (const auto& b : s.blocks)
-      out.blocks.push_back(traces::BlockInfo{b.address, b.size, b.requested_size,
-                                             stacks.copy(b.state == traces::BlockState::kInactive ? StackId(0) : stackOfTag(b.tag)),
-                                             b.state});
+      out.blocks.push_back(traces::BlockInfo{
+          b.address, b.size, b.requested_size,
+          stacks.copy(b.state == traces::BlockState::kInactive ? StackId(0) : stackOfTag(b.tag)), b.state});
     out.segments.push_back(si);
   }
   out.settings = settingsOf(settings.config);

@@ -9,7 +9,8 @@ namespace reservoir::replay {
 namespace {
 
 std::string mib(std::int64_t bytes) {
-  return bytes < 0 ? "-" + sim::formatSize(static_cast<std::uint64_t>(-bytes)) : sim::formatSize(static_cast<std::uint64_t>(bytes));
+  return bytes < 0 ? "-" + sim::formatSize(static_cast<std::uint64_t>(-bytes))
+                   : sim::formatSize(static_cast<std::uint64_t>(bytes));
 }
 
 void table(std::string& out, const WhatIfReport& rep) {
@@ -32,14 +33,17 @@ void table(std::string& out, const WhatIfReport& rep) {
 void peakAnalysis(std::string& out, const traces::Snapshot& snap, const RunResult& w) {
   if (!w.at_peak) return;
   const auto& a = *w.at_peak;
-  out += fmt::format("  at the what-if peak: {} cached (reserved - allocated); an empty_cache there would return {}; "
-                     "{} stays pinned by live blocks; fragmentation (peak allocated / peak reserved) {:.3f}\n",
-                     mib(a.cached), mib(a.releasable), mib(a.cached - a.releasable),
-                     w.peak_reserved.bytes ? static_cast<double>(w.peak_allocated.bytes) / static_cast<double>(w.peak_reserved.bytes) : 1.0);
+  out += fmt::format(
+      "  at the what-if peak: {} cached (reserved - allocated); an empty_cache there would return {}; "
+      "{} stays pinned by live blocks; fragmentation (peak allocated / peak reserved) {:.3f}\n",
+      mib(a.cached), mib(a.releasable), mib(a.cached - a.releasable),
+      w.peak_reserved.bytes ? static_cast<double>(w.peak_allocated.bytes) / static_cast<double>(w.peak_reserved.bytes)
+                            : 1.0);
   for (std::size_t i = 0; i < a.pinned.size() && i < 3; ++i) {
     const auto& ps = a.pinned[i];
     out += fmt::format("    segment {:#x} ({}) keeps {} free, pinned by {} live block(s)", ps.address,
-                       mib(static_cast<std::int64_t>(ps.size)), mib(static_cast<std::int64_t>(ps.free_bytes)), ps.live_blocks.size());
+                       mib(static_cast<std::int64_t>(ps.size)), mib(static_cast<std::int64_t>(ps.free_bytes)),
+                       ps.live_blocks.size());
     if (!ps.live_blocks.empty()) out += ", e.g. " + describeStack(snap, ps.live_blocks.front().second, 3);
     out += "\n";
   }
@@ -49,9 +53,9 @@ void failures(std::string& out, const traces::Snapshot& snap, const WhatIfReport
   for (const auto* run : {&rep.baseline, &rep.whatif}) {
     const char* name = run == &rep.baseline ? "baseline" : "what-if";
     if (run->oom)
-      out += fmt::format("  {}: OUT OF MEMORY at event {}: malloc({}) on stream {} ({} failed mallocs)\n    stack: {}\n", name,
-                         run->oom->event, run->oom->size, run->oom->stream, run->oom->count,
-                         describeStack(snap, run->oom->stack, 6));
+      out += fmt::format(
+          "  {}: OUT OF MEMORY at event {}: malloc({}) on stream {} ({} failed mallocs)\n    stack: {}\n", name,
+          run->oom->event, run->oom->size, run->oom->stream, run->oom->count, describeStack(snap, run->oom->stack, 6));
     for (const auto& d : run->demands)
       out += fmt::format("  {}: demand {}: {}\n", name, d.text,
                          !d.capacity_known ? "capacity unknown (give --capacity)"
@@ -73,9 +77,12 @@ std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& r
                      describeStack(snap, w.peak_reserved.stack, 4));
   peakAnalysis(out, snap, w);
   failures(out, snap, rep);
-  out += fmt::format("  capacity: {}\n", rep.capacity ? fmt::format("{} ({})", mib(static_cast<std::int64_t>(*rep.capacity)), rep.capacity_source)
-                                                      : rep.capacity_source);
-  out += fmt::format("  baseline vs recording: peak reserved {} vs recorded {}{}\n", b.peak_reserved.bytes, rep.recorded_peak_reserved,
+  out += fmt::format("  capacity: {}\n",
+                     rep.capacity
+                         ? fmt::format("{} ({})", mib(static_cast<std::int64_t>(*rep.capacity)), rep.capacity_source)
+                         : rep.capacity_source);
+  out += fmt::format("  baseline vs recording: peak reserved {} vs recorded {}{}\n", b.peak_reserved.bytes,
+                     rep.recorded_peak_reserved,
                      rep.baseline_matches_recording ? " (the baseline reproduces the recording)" : " (DIFFERS)");
   for (const auto& n : rep.notes) out += "  note: " + n + "\n";
   return out;

@@ -34,13 +34,18 @@ void recordedReservedPeak(const traces::DeviceTrace& trace, DeviceSummary& s) {
   s.peak_reserved = PeakPoint{reserved, 0, trace.events.empty() ? 0 : trace.events[0].time_us, StackId(0), true};
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     const auto& e = trace.events[i];
-    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap) reserved += static_cast<std::int64_t>(e.size);
-    else if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap) reserved -= static_cast<std::int64_t>(e.size);
-    else continue;
+    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap)
+      reserved += static_cast<std::int64_t>(e.size);
+    else if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap)
+      reserved -= static_cast<std::int64_t>(e.size);
+    else
+      continue;
     if (reserved > s.peak_reserved.bytes) {
       // The segment event is part of a malloc: its stack is the request's.
       std::size_t k = i;
-      while (k < trace.events.size() && trace.events[k].action != Action::kAlloc && trace.events[k].action != Action::kOom) ++k;
+      while (k < trace.events.size() && trace.events[k].action != Action::kAlloc &&
+             trace.events[k].action != Action::kOom)
+        ++k;
       const auto& at = k < trace.events.size() ? trace.events[k] : e;
       s.peak_reserved = PeakPoint{reserved, i, e.time_us, at.stack, true};
     }

@@ -24,7 +24,8 @@ struct Candidate {
   std::size_t cleanups = 0;
 };
 
-std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const std::string& point_text, std::string description) {
+std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const std::string& point_text,
+                                          std::string description) {
   auto point = parsePoint(point_text);
   if (!point) return std::nullopt;
   auto gaps = resolvePoint(*point, *p.snapshot, p.device_index);
@@ -68,12 +69,14 @@ void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vec
   }
 }
 
-void addAnnotationCandidates(const PreparedTrace& p, std::vector<Candidate>& out, std::set<std::vector<std::uint32_t>>& seen) {
+void addAnnotationCandidates(const PreparedTrace& p, std::vector<Candidate>& out,
+                             std::set<std::vector<std::uint32_t>>& seen) {
   std::set<std::string> names;
   for (const auto& a : p.snapshot->annotations) names.insert(a.name);
   for (const auto& n : names)
     for (const char* stage : {"start", "end"}) {
-      auto c = cleanupCandidate(p, fmt::format("annotation:{}:{}", n, stage), fmt::format("empty_cache at each {} of {}", stage, n));
+      auto c = cleanupCandidate(p, fmt::format("annotation:{}:{}", n, stage),
+                                fmt::format("empty_cache at each {} of {}", stage, n));
       if (!c) continue;
       std::vector<std::uint32_t> key;
       for (const auto& g : c->edits[0].gaps) key.push_back(g.boundary * 2 + static_cast<std::uint32_t>(g.phase));
@@ -88,7 +91,8 @@ void addSettingsCandidates(const PreparedTrace& p, std::vector<Candidate>& out) 
   for (int mb : {64, 128, 256, 512})
     options.emplace_back(fmt::format("max_split_size_mb:{}", mb), fmt::format("no splitting of blocks >= {} MiB", mb));
   options.emplace_back("roundup_power2_divisions:4", "power-of-two rounding (4 divisions)");
-  if (p.fraction < 1.0) options.emplace_back("garbage_collection_threshold:0.8", "garbage collection at 80% of the fraction");
+  if (p.fraction < 1.0)
+    options.emplace_back("garbage_collection_threshold:0.8", "garbage collection at 80% of the fraction");
   for (auto& [conf, why] : options) {
     std::string full = cfg.toConfString();
     full = full.empty() ? conf : full + "," + conf;
@@ -118,8 +122,10 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   RunSettings base;
   base.config = p.recorded_config;
   base.fraction = p.fraction;
-  if (o.capacity) base.usable = *o.capacity > o.overhead ? *o.capacity - o.overhead : 0;
-  else if (p.derived_capacity) base.usable = *p.derived_capacity;
+  if (o.capacity)
+    base.usable = *o.capacity > o.overhead ? *o.capacity - o.overhead : 0;
+  else if (p.derived_capacity)
+    base.usable = *p.derived_capacity;
   std::vector<ResolvedEdit> observe;
   if (o.minimize_at) {
     auto gaps = resolvePoint(*o.minimize_at, *p.snapshot, p.device_index);
@@ -178,7 +184,8 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
         s.config = *sim::parseAllocConf(*c.settings);
         ev.run = replayProgram(p, observe, s);
       } else {
-        const std::size_t k = std::min<std::size_t>(c.first_op / every, checkpoints.empty() ? 0 : checkpoints.size() - 1);
+        const std::size_t k =
+            std::min<std::size_t>(c.first_op / every, checkpoints.empty() ? 0 : checkpoints.size() - 1);
         detail::Runner r(checkpoints.empty() ? detail::Runner(p, observe, base) : checkpoints[k]);
         r.addEdits(c.edits);
         while (!r.done()) r.step();

@@ -14,8 +14,7 @@ namespace reservoir::replay {
 using traces::Action;
 
 std::string describeBackendEvent(const BackendEvent& e) {
-  if (e.action == Action::kOom)
-    return fmt::format("oom device_free={} size={} stream={}", e.addr, e.size, e.stream);
+  if (e.action == Action::kOom) return fmt::format("oom device_free={} size={} stream={}", e.addr, e.size, e.stream);
   return fmt::format("{} addr={:#x} size={} stream={}", traces::actionName(e.action), e.addr, e.size, e.stream);
 }
 
@@ -111,8 +110,9 @@ void compareEvents(const BackendResult& want, const BackendResult& got, sim::Byt
   for (std::size_t i = 0; i < want.seed_segments.size() && i < got.seed_segments.size(); ++i)
     pairing.add(want.seed_segments[i].first, want.seed_segments[i].second, got.seed_segments[i].first);
   auto differ = [&](std::size_t i, std::string reason) {
-    c.first_difference = EventDifference{i, i < a.size() ? describeBackendEvent(*a[i]) : "(no more events)",
-                                         i < b.size() ? describeBackendEvent(*b[i]) : "(no more events)", std::move(reason)};
+    c.first_difference =
+        EventDifference{i, i < a.size() ? describeBackendEvent(*a[i]) : "(no more events)",
+                        i < b.size() ? describeBackendEvent(*b[i]) : "(no more events)", std::move(reason)};
   };
   const std::size_t n = std::min(a.size(), b.size());
   for (std::size_t i = 0; i < n; ++i) {
@@ -124,7 +124,9 @@ void compareEvents(const BackendResult& want, const BackendResult& got, sim::Byt
     }
     ++c.events_compared;
     switch (x.action) {
-      case Action::kSegmentAlloc: pairing.add(x.addr, x.size, y.addr); break;
+      case Action::kSegmentAlloc:
+        pairing.add(x.addr, x.size, y.addr);
+        break;
       case Action::kSegmentFree: {
         const auto t = pairing.translate(x.addr);
         if (t && *t != y.addr) {
@@ -159,7 +161,8 @@ void compareEvents(const BackendResult& want, const BackendResult& got, sim::Byt
         }
         break;
       }
-      default: break;  // oom: device_free differs between devices
+      default:
+        break;  // oom: device_free differs between devices
     }
   }
   if (a.size() != b.size()) differ(n, fmt::format("{} events against {}", a.size(), b.size()));
@@ -177,7 +180,8 @@ void compareLayout(const BackendResult& want, const BackendResult& got, BackendC
   std::vector<std::string> only_a, only_b;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(only_a));
   std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(only_b));
-  for (std::size_t i = 0; i < std::max(only_a.size(), only_b.size()) && c.layout_mismatches.size() < kMaxMismatches; ++i)
+  for (std::size_t i = 0; i < std::max(only_a.size(), only_b.size()) && c.layout_mismatches.size() < kMaxMismatches;
+       ++i)
     c.layout_mismatches.push_back(Mismatch{"segment (as offsets)", i < only_a.size() ? only_a[i] : "(none)",
                                            i < only_b.size() ? only_b[i] : "(none)"});
 }
@@ -202,8 +206,10 @@ BackendComparison compareResults(const BackendResult& want, const BackendResult&
   figure(c, "failed mallocs (oom)", static_cast<std::int64_t>(want.ooms), static_cast<std::int64_t>(got.ooms));
   if (want.probes.size() == got.probes.size()) {
     for (std::size_t i = 0; i < want.probes.size(); ++i) {
-      figure(c, fmt::format("probe {} reserved", want.probes[i].point), want.probes[i].reserved, got.probes[i].reserved);
-      figure(c, fmt::format("probe {} allocated", want.probes[i].point), want.probes[i].allocated, got.probes[i].allocated);
+      figure(c, fmt::format("probe {} reserved", want.probes[i].point), want.probes[i].reserved,
+             got.probes[i].reserved);
+      figure(c, fmt::format("probe {} allocated", want.probes[i].point), want.probes[i].allocated,
+             got.probes[i].allocated);
     }
   } else {
     figure(c, "probes", static_cast<std::int64_t>(want.probes.size()), static_cast<std::int64_t>(got.probes.size()));
@@ -218,7 +224,8 @@ BackendComparison compareResults(const BackendResult& want, const BackendResult&
       const bool current = key.size() > 8 && key.compare(key.size() - 8, 8, ".current") == 0;
       if (!all_stats && !current && key != "max_split_size") continue;
       c.stats_compared.push_back(key);
-      if (it->second != value) c.stats_mismatches.push_back(Mismatch{key, std::to_string(value), std::to_string(it->second)});
+      if (it->second != value)
+        c.stats_mismatches.push_back(Mismatch{key, std::to_string(value), std::to_string(it->second)});
     }
   }
   return c;

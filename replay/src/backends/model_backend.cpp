@@ -35,19 +35,23 @@ bool CompletionSchedule::complete(std::uint64_t tag) const {
   return at != kNoOp && at <= current_;
 }
 
-void CompletionSchedule::poll(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& completed) const {
+void CompletionSchedule::poll(std::span<const sim::OutstandingEvent> outstanding,
+                              std::vector<std::size_t>& completed) const {
   // Per stream, in order, until the first event whose work is not done (CUDA events complete
   // in stream order): what WhatIfDevice::pollEvents does.
   std::vector<sim::StreamId> blocked;
   for (std::size_t i = 0; i < outstanding.size(); ++i) {
     const auto& ev = outstanding[i];
     if (std::find(blocked.begin(), blocked.end(), ev.stream) != blocked.end()) continue;
-    if (complete(ev.tag)) completed.push_back(i);
-    else blocked.push_back(ev.stream);
+    if (complete(ev.tag))
+      completed.push_back(i);
+    else
+      blocked.push_back(ev.stream);
   }
 }
 
-void CompletionSchedule::syncOrder(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& order) const {
+void CompletionSchedule::syncOrder(std::span<const sim::OutstandingEvent> outstanding,
+                                   std::vector<std::size_t>& order) const {
   for (std::size_t i = 0; i < outstanding.size(); ++i) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return completionOf(outstanding[a].tag) < completionOf(outstanding[b].tag);
@@ -137,7 +141,9 @@ BackendResult runModel(const ReplayJob& job, sim::DeviceModel& device, Completio
         handles.erase(it);
         break;
       }
-      case BackendOpKind::kEmptyCache: model.emptyCache(); break;
+      case BackendOpKind::kEmptyCache:
+        model.emptyCache();
+        break;
       case BackendOpKind::kProbe:
         r.probes.push_back(Probe{op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)] : std::string(),
                                  reserved(), allocated(), model.stats().active_bytes[sim::kAggregate].current,
@@ -163,7 +169,8 @@ BackendResult runModel(const ReplayJob& job, sim::DeviceModel& device, Completio
     if (hooks.after) hooks.after(i, op, model);
     if (op.op != kNoOp) {
       // Peaks after the program's own ops, as the what-if runner tracks them.
-      if (reserved() > r.peak_reserved.bytes || r.peak_reserved.op == kNoOp) r.peak_reserved = PeakInfo{reserved(), op.op, 0, 0, {}};
+      if (reserved() > r.peak_reserved.bytes || r.peak_reserved.op == kNoOp)
+        r.peak_reserved = PeakInfo{reserved(), op.op, 0, 0, {}};
       if (allocated() > r.peak_allocated.bytes || r.peak_allocated.op == kNoOp)
         r.peak_allocated = PeakInfo{allocated(), op.op, 0, 0, {}};
     }
@@ -228,8 +235,9 @@ Expected<std::unique_ptr<ReplayBackend>> makeBackend(std::string_view name) {
   const auto it = registry().find(std::string(name));
   if (it != registry().end()) return it->second();
   if (name == "torch")
-    return Status::error("this build has no torch backend (LibTorch with CUDA was not found when it was configured; "
-                         "configure with CMAKE_PREFIX_PATH=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'))");
+    return Status::error(
+        "this build has no torch backend (LibTorch with CUDA was not found when it was configured; "
+        "configure with CMAKE_PREFIX_PATH=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'))");
   if (name == "cuda")
     return Status::error("this build has no cuda backend (the CUDA toolkit was not found when it was configured)");
   return Status::error(fmt::format("unknown backend '{}' (model, torch, cuda)", name));

@@ -51,8 +51,10 @@ class SynthDevice final : public sim::DeviceModel {
     for (std::size_t i = 0; i < outstanding.size(); ++i) {
       const auto& ev = outstanding[i];
       if (std::find(blocked.begin(), blocked.end(), ev.stream) != blocked.end()) continue;
-      if (dueOf(ev.tag) <= request_) completed.push_back(i);
-      else blocked.push_back(ev.stream);
+      if (dueOf(ev.tag) <= request_)
+        completed.push_back(i);
+      else
+        blocked.push_back(ev.stream);
     }
   }
   void syncOrder(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& order) override {
@@ -160,7 +162,8 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
       const sim::StreamId stream = unit(rng) < o.side_fraction ? o.side_stream : 0;
       const std::uint64_t tag = next_tag++;
       const auto res = model.malloc(size, stream, tag);
-      if (!res.ok()) return Status::error(fmt::format("synthetic workload: malloc({}) failed at request {}", size, request));
+      if (!res.ok())
+        return Status::error(fmt::format("synthetic workload: malloc({}) failed at request {}", size, request));
       live.push_back(Live{res.block, tag, size, stream});
       live_bytes += size;
     } else if (!live.empty()) {

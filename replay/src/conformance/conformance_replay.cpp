@@ -226,9 +226,10 @@ void Driver::collectPrivatePools() {
     private_ranges_.push_back(PrivateRange{s.address, s.address + s.total_size, from, s.pool});
   }
   if (!seen.empty())
-    report_.notes.push_back(fmt::format("{} private pool(s) in the final segments: allocations inside them are routed "
-                                        "to their pool (the trace does not record pool ids)",
-                                        seen.size()));
+    report_.notes.push_back(
+        fmt::format("{} private pool(s) in the final segments: allocations inside them are routed "
+                    "to their pool (the trace does not record pool ids)",
+                    seen.size()));
 }
 
 void Driver::estimateCapacity(const traces::WindowStart& start) {
@@ -238,21 +239,27 @@ void Driver::estimateCapacity(const traces::WindowStart& start) {
   for (const TraceEvent& e : trace_.events) {
     switch (e.action) {
       case Action::kSegmentAlloc:
-      case Action::kSegmentMap: reserved += static_cast<std::int64_t>(e.size); break;
+      case Action::kSegmentMap:
+        reserved += static_cast<std::int64_t>(e.size);
+        break;
       case Action::kSegmentFree:
-      case Action::kSegmentUnmap: reserved -= static_cast<std::int64_t>(e.size); break;
+      case Action::kSegmentUnmap:
+        reserved -= static_cast<std::int64_t>(e.size);
+        break;
       case Action::kOom: {
         const auto c = e.addr + static_cast<sim::ByteCount>(reserved);
         capacity_ = capacity_ ? std::min(*capacity_, c) : c;
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   if (capacity_)
-    report_.notes.push_back(fmt::format("usable capacity {} bytes, from the recorded oom events (device_free + "
-                                        "reserved): used to tell a failed cudaMalloc from an empty_cache",
-                                        *capacity_));
+    report_.notes.push_back(
+        fmt::format("usable capacity {} bytes, from the recorded oom events (device_free + "
+                    "reserved): used to tell a failed cudaMalloc from an empty_cache",
+                    *capacity_));
 }
 
 void Driver::run() {
@@ -297,14 +304,18 @@ void Driver::noteTimeline(std::size_t from, std::size_t to) {
 void Driver::step() {
   const TraceEvent& e = trace_.events[oracle_.pos];
   switch (e.action) {
-    case Action::kFreeRequested: doFree(oracle_.pos); return;
+    case Action::kFreeRequested:
+      doFree(oracle_.pos);
+      return;
     case Action::kAlloc:
     case Action::kOom:
     case Action::kFreeCompleted:
     case Action::kSegmentAlloc:
     case Action::kSegmentFree:
     case Action::kSegmentMap:
-    case Action::kSegmentUnmap: doGroup(); return;
+    case Action::kSegmentUnmap:
+      doGroup();
+      return;
     default:
       ++oracle_.pos;  // markers (snapshot, user_defined) change nothing
       return;
@@ -370,7 +381,8 @@ void Driver::doGroup() {
     releases = releases || a == Action::kSegmentFree || a == Action::kSegmentUnmap;
     ++k;
   }
-  const bool malloc_follows = k < n && (trace_.events[k].action == Action::kAlloc || trace_.events[k].action == Action::kOom);
+  const bool malloc_follows =
+      k < n && (trace_.events[k].action == Action::kAlloc || trace_.events[k].action == Action::kOom);
   const std::size_t first = oracle_.pos;
   if (!malloc_follows) {
     current_request_ = Request::kEmptyCacheAlone;
@@ -397,12 +409,12 @@ void Driver::doGroup() {
 
 bool Driver::emptyCacheFirst(const TraceEvent& t) {
   if (model_.wouldReuseCachedBlock(t.size, t.stream)) return true;  // the malloc needed no release
-  if (model_.wouldCollectGarbage()) return false;                    // garbage collection releases first
+  if (model_.wouldCollectGarbage()) return false;                   // garbage collection releases first
   if (t.action == Action::kOom) return false;
   const auto& cfg = model_.config();
   const sim::ByteCount alloc_size = cfg.allocationSize(cfg.roundSize(t.size));
   const auto allowed = model_.allowedMemoryMaximum();
-  if (allowed && model_.totalAllocatedMemory() + alloc_size > *allowed) return false;  // the fraction refuses it
+  if (allowed && model_.totalAllocatedMemory() + alloc_size > *allowed) return false;      // the fraction refuses it
   if (capacity_ && model_.totalAllocatedMemory() + alloc_size > *capacity_) return false;  // the driver refuses it
   return true;
 }
@@ -441,11 +453,16 @@ void Driver::doMalloc(std::size_t k, std::size_t first) {
 std::string Driver::describeRequest() const {
   const TraceEvent& e = trace_.events[std::min(current_event_, trace_.events.size() - 1)];
   switch (current_request_) {
-    case Request::kFree: return fmt::format("free of the block at {:#x}", e.addr);
-    case Request::kMalloc: return fmt::format("malloc({} bytes) on stream {}", e.size, e.stream);
-    case Request::kEmptyCacheAlone: return "empty_cache (inferred: cache released outside any allocation)";
-    case Request::kEmptyCacheFirst: return "empty_cache (inferred: releases before an allocation that did not need them)";
-    case Request::kNone: break;
+    case Request::kFree:
+      return fmt::format("free of the block at {:#x}", e.addr);
+    case Request::kMalloc:
+      return fmt::format("malloc({} bytes) on stream {}", e.size, e.stream);
+    case Request::kEmptyCacheAlone:
+      return "empty_cache (inferred: cache released outside any allocation)";
+    case Request::kEmptyCacheFirst:
+      return "empty_cache (inferred: releases before an allocation that did not need them)";
+    case Request::kNone:
+      break;
   }
   return "(start of the trace)";
 }
@@ -490,8 +507,8 @@ Expected<sim::AllocatorConfig> replayConfig(const traces::Snapshot& snapshot, co
 Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std::size_t device_index,
                                            const ConformanceOptions& options) {
   if (device_index >= snapshot.devices.size())
-    return Status::error(fmt::format("device index {} out of range (the snapshot has {})", device_index,
-                                     snapshot.devices.size()));
+    return Status::error(
+        fmt::format("device index {} out of range (the snapshot has {})", device_index, snapshot.devices.size()));
   auto config = replayConfig(snapshot, options.env);
   if (!config) return config.status();
   ConformanceReport report;
@@ -499,8 +516,10 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
   report.device = snapshot.devices[device_index].device;
   report.settings = config->last_settings;
   const CaptureFacts* capture = options.env.capture;
-  report.fraction = options.env.fraction.value_or(capture && capture->fraction && *capture->fraction > 0 ? *capture->fraction : 1.0);
-  report.total_memory = options.env.total_memory.value_or(capture && capture->device_total ? *capture->device_total : kH200TotalMemory);
+  report.fraction =
+      options.env.fraction.value_or(capture && capture->fraction && *capture->fraction > 0 ? *capture->fraction : 1.0);
+  report.total_memory =
+      options.env.total_memory.value_or(capture && capture->device_total ? *capture->device_total : kH200TotalMemory);
   report.events_total = snapshot.devices[device_index].events.size();
   const traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index]);
   auto start = traces::rebuildWindowStart(snapshot, device_index, requests);
@@ -514,19 +533,22 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
     ConformanceReport trial = report;
     if (options.program) *options.program = Program{};
     Driver driver(snapshot, device_index, requests, *config, options, trial);
-    if (Status st = driver.seed(layout); !st.ok()) return Status::error("cannot seed the trace's start state: " + st.message());
+    if (Status st = driver.seed(layout); !st.ok())
+      return Status::error("cannot seed the trace's start state: " + st.message());
     driver.collectPrivatePools();
     driver.estimateCapacity(*start);
     driver.run();
-    const bool refit = driver.diverged() && attempt + 1 < max_attempts && trial.first_divergence &&
-                       driver.lastSimulated() &&
-                       refineLayout(layout, snapshot.devices[device_index].events[trial.first_divergence->event_index],
-                                    *driver.lastSimulated(),
-                                    config->roundSize(snapshot.devices[device_index].events[trial.first_divergence->event_index].size));
+    const bool refit =
+        driver.diverged() && attempt + 1 < max_attempts && trial.first_divergence && driver.lastSimulated() &&
+        refineLayout(
+            layout, snapshot.devices[device_index].events[trial.first_divergence->event_index], *driver.lastSimulated(),
+            config->roundSize(snapshot.devices[device_index].events[trial.first_divergence->event_index].size));
     if (refit) continue;
     driver.finish();
     driver.finishProgram(*start);
-    if (attempt > 0) trial.notes.push_back(fmt::format("{} block boundaries of the rebuilt start state were fitted to the recording", attempt));
+    if (attempt > 0)
+      trial.notes.push_back(
+          fmt::format("{} block boundaries of the rebuilt start state were fitted to the recording", attempt));
     report = std::move(trial);
     break;
   }

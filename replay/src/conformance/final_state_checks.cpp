@@ -35,7 +35,8 @@ void compareBlocks(const traces::Snapshot& snap, const traces::SegmentInfo& want
     if (w.address != g.address || w.size != g.size || w.state != g.state ||
         (req_knowable && w.requested_size != g.requested_size))
       add(r, fmt::format("segment {:#x}: block {}", want.address, i),
-          blockText(w.address, w.size, w.state, w.requested_size), blockText(g.address, g.size, g.state, g.requested_size));
+          blockText(w.address, w.size, w.state, w.requested_size),
+          blockText(g.address, g.size, g.state, g.requested_size));
   }
 }
 
@@ -46,8 +47,7 @@ void compareLayout(const traces::Snapshot& snap, std::int64_t device, const std:
   std::vector<const traces::SegmentInfo*> want;
   for (const auto& s : snap.segments)
     if (s.device == device) want.push_back(&s);
-  if (want.size() != model.size())
-    add(r, "segment count", std::to_string(want.size()), std::to_string(model.size()));
+  if (want.size() != model.size()) add(r, "segment count", std::to_string(want.size()), std::to_string(model.size()));
   for (std::size_t i = 0; i < want.size() && i < model.size(); ++i) {
     const traces::SegmentInfo& w = *want[i];
     const sim::SegmentView& g = model[i];

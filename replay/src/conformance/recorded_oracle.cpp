@@ -76,7 +76,8 @@ void RecordedOracle::recordedCompletions(std::span<const sim::OutstandingEvent> 
   }
 }
 
-void RecordedOracle::pollEvents(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& completed) {
+void RecordedOracle::pollEvents(std::span<const sim::OutstandingEvent> outstanding,
+                                std::vector<std::size_t>& completed) {
   std::vector<bool> taken(outstanding.size(), false);
   recordedCompletions(outstanding, completed, taken);
 }

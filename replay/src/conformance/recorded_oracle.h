@@ -21,9 +21,9 @@ class RecordedOracle final : public sim::DeviceModel, public sim::EventSink {
       : rec_(recorded), total_(total_memory) {}
 
   // --- the comparison
-  std::size_t pos = 0;       // next recorded event to match
+  std::size_t pos = 0;             // next recorded event to match
   std::vector<Addr> reservations;  // bases handed out by reserveAddress, in order
-  std::size_t compared = 0;  // events matched so far
+  std::size_t compared = 0;        // events matched so far
   bool failed = false;
   std::size_t fail_index = 0;
   std::string fail_expected, fail_simulated;

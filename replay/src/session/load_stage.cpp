@@ -29,12 +29,14 @@ AllocationLifetimes makeLifetimes(const traces::RequestStream& rs, std::size_t e
     l.end[i] = a.free_completed_event == traces::kNoEvent ? last : a.free_completed_event;
     l.size[i] = a.size;
     l.stack[i] = a.stack;
-    l.free_requested[i] = a.free_requested_event == traces::kNoEvent ? AllocationLifetimes::kNone : a.free_requested_event;
+    l.free_requested[i] =
+        a.free_requested_event == traces::kNoEvent ? AllocationLifetimes::kNone : a.free_requested_event;
     l.before_window[i] = a.beforeWindow();
   }
   l.event_allocation.resize(rs.event_allocation.size());
   for (std::size_t e = 0; e < rs.event_allocation.size(); ++e)
-    l.event_allocation[e] = rs.event_allocation[e].valid() ? rs.event_allocation[e].value() : AllocationLifetimes::kNone;
+    l.event_allocation[e] =
+        rs.event_allocation[e].valid() ? rs.event_allocation[e].value() : AllocationLifetimes::kNone;
   return l;
 }
 
@@ -52,12 +54,27 @@ void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, 
     const auto& ev = trace.events[e];
     const auto sz = static_cast<std::int64_t>(ev.size);
     switch (ev.action) {
-      case Action::kSegmentAlloc: reserved += sz; break;
-      case Action::kSegmentFree: reserved -= sz; break;
-      case Action::kSegmentMap: reserved += sz; mapped += sz; any_map = true; break;
-      case Action::kSegmentUnmap: reserved -= sz; mapped -= sz; any_map = true; break;
-      case Action::kOom: s.ooms.push_back(static_cast<std::uint32_t>(e)); break;
-      default: break;
+      case Action::kSegmentAlloc:
+        reserved += sz;
+        break;
+      case Action::kSegmentFree:
+        reserved -= sz;
+        break;
+      case Action::kSegmentMap:
+        reserved += sz;
+        mapped += sz;
+        any_map = true;
+        break;
+      case Action::kSegmentUnmap:
+        reserved -= sz;
+        mapped -= sz;
+        any_map = true;
+        break;
+      case Action::kOom:
+        s.ooms.push_back(static_cast<std::uint32_t>(e));
+        break;
+      default:
+        break;
     }
     const auto a = l.event_allocation.empty() ? AllocationLifetimes::kNone : l.event_allocation[e];
     if (a != AllocationLifetimes::kNone) {
@@ -87,8 +104,8 @@ std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const 
   for (const auto& a : snap.annotations) {
     if (a.device >= 0 && a.device != trace.device) continue;
     const auto it = std::lower_bound(s.time_us.begin(), s.time_us.end(), a.time_us);
-    const auto ev = static_cast<std::uint32_t>(std::min<std::ptrdiff_t>(it - s.time_us.begin(),
-                                                                         static_cast<std::ptrdiff_t>(s.size()) - 1));
+    const auto ev = static_cast<std::uint32_t>(
+        std::min<std::ptrdiff_t>(it - s.time_us.begin(), static_cast<std::ptrdiff_t>(s.size()) - 1));
     out.push_back(AnnotationMark{ev, a.time_us, a.stage != "END", a.name});
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.time_us < y.time_us; });

@@ -38,7 +38,8 @@ Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadedTrace& loaded,
   rs.compare_with_recording = true;
   // The per-op timeline comes from a run of its own: a StateIndex keeping it would copy the
   // timeline so far into every checkpoint (quadratic memory on long traces).
-  m->index = std::make_unique<StateIndex>(m->prepared, std::vector<ResolvedEdit>{}, rs, every, cancel, std::move(progress));
+  m->index =
+      std::make_unique<StateIndex>(m->prepared, std::vector<ResolvedEdit>{}, rs, every, cancel, std::move(progress));
   if (m->index->cancelled()) return Status::error("cancelled");
   rs.keep_timeline = true;
   m->run = replayProgram(m->prepared, {}, rs);
@@ -120,7 +121,8 @@ void TraceSession::run() {
   if (callbacks_.loaded) callbacks_.loaded(shared);
   if (cancel_.load()) return fail("cancelled");
   Throttle modelling(callbacks_.progress, SessionStage::kModelling);
-  auto model = buildModelStage(*shared, kDefaultCheckpointEvery, &cancel_, [&](std::size_t d, std::size_t t) { modelling(d, t); });
+  auto model = buildModelStage(*shared, kDefaultCheckpointEvery, &cancel_,
+                               [&](std::size_t d, std::size_t t) { modelling(d, t); });
   if (!model) return fail(shared->path + ": " + model.message());
   (*model)->owner = shared;
   releaseFreedMemory();

@@ -4,7 +4,8 @@
 
 namespace reservoir::replay {
 
-Expected<WhatIfReport> runWhatIfPrepared(const LoadedTrace& loaded, const PreparedTrace& p, const WhatIfOptions& options) {
+Expected<WhatIfReport> runWhatIfPrepared(const LoadedTrace& loaded, const PreparedTrace& p,
+                                         const WhatIfOptions& options) {
   // A capacity changes the environment the trace is prepared in (its total memory).
   if (options.capacity) return runWhatIf(loaded.snapshot, loaded.device_index, loaded.environment(), options);
   return runWhatIfOn(p, options);

@@ -16,8 +16,10 @@ std::optional<sim::ByteCount> capacityFromOoms(const traces::DeviceTrace& trace,
   for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.size);
   std::optional<sim::ByteCount> cap;
   for (const auto& e : trace.events) {
-    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap) reserved += static_cast<std::int64_t>(e.size);
-    if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap) reserved -= static_cast<std::int64_t>(e.size);
+    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap)
+      reserved += static_cast<std::int64_t>(e.size);
+    if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap)
+      reserved -= static_cast<std::int64_t>(e.size);
     if (e.action == Action::kOom) {
       const auto c = e.addr + static_cast<sim::ByteCount>(reserved);
       cap = cap ? std::min(*cap, c) : c;
@@ -31,8 +33,10 @@ std::int64_t recordedPeak(const traces::DeviceTrace& trace, const Program& progr
   for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.size);
   std::int64_t peak = reserved;
   for (const auto& e : trace.events) {
-    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap) reserved += static_cast<std::int64_t>(e.size);
-    if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap) reserved -= static_cast<std::int64_t>(e.size);
+    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap)
+      reserved += static_cast<std::int64_t>(e.size);
+    if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap)
+      reserved -= static_cast<std::int64_t>(e.size);
     peak = std::max(peak, reserved);
   }
   return peak;
@@ -63,7 +67,8 @@ Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size
     if (e.action == Action::kSegmentAlloc) p.recorded_segments_by_size[e.size].push_back(e.addr);
   p.completes_at_by_tag.assign(p.requests.allocations.size() + 1, kNoOp);
   for (const Op& op : p.program.ops)
-    if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid()) p.completes_at_by_tag[op.alloc.value() + 1u] = op.completes_at;
+    if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid())
+      p.completes_at_by_tag[op.alloc.value() + 1u] = op.completes_at;
   return p;
 }
 
@@ -82,15 +87,16 @@ namespace {
 std::vector<ResolvedEdit> observationsOnly(const std::vector<ResolvedEdit>& edits) {
   std::vector<ResolvedEdit> out;
   for (const auto& e : edits)
-    if (e.edit.kind == Edit::Kind::kProbe || e.edit.kind == Edit::Kind::kDemand || e.edit.kind == Edit::Kind::kResetPeaks)
+    if (e.edit.kind == Edit::Kind::kProbe || e.edit.kind == Edit::Kind::kDemand ||
+        e.edit.kind == Edit::Kind::kResetPeaks)
       out.push_back(e);
   return out;
 }
 
 }  // namespace
 
-Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t device_index, const ReplayEnvironment& env,
-                                 const WhatIfOptions& options) {
+Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t device_index,
+                                 const ReplayEnvironment& env, const WhatIfOptions& options) {
   ReplayEnvironment penv = env;
   if (options.capacity && !penv.total_memory) penv.total_memory = options.capacity;
   auto prepared = prepareTrace(snapshot, device_index, penv);
@@ -152,9 +158,10 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
     rep.notes.push_back(fmt::format("the model is not exact on this trace from event {} on (run 'reservoir check')",
                                     p.conformance.first_divergence->event_index));
   if (rep.baseline.decision_change)
-    rep.notes.push_back(fmt::format("the modelled baseline departs from the recording at event {} (addresses, "
-                                    "capacity or completion models)",
-                                    *rep.baseline.decision_change));
+    rep.notes.push_back(
+        fmt::format("the modelled baseline departs from the recording at event {} (addresses, "
+                    "capacity or completion models)",
+                    *rep.baseline.decision_change));
   return rep;
 }
 

@@ -116,15 +116,18 @@ void WhatIfDevice::pollEvents(std::span<const sim::OutstandingEvent> outstanding
     const auto& ev = outstanding[i];
     if (std::find(blocked.begin(), blocked.end(), ev.stream) != blocked.end()) continue;
     const std::uint32_t at = completionOf(ev.tag);
-    if (at != kNoOp && at <= current_op_) completed.push_back(i);
-    else blocked.push_back(ev.stream);
+    if (at != kNoOp && at <= current_op_)
+      completed.push_back(i);
+    else
+      blocked.push_back(ev.stream);
   }
 }
 
 void WhatIfDevice::syncOrder(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& order) {
   for (std::size_t i = 0; i < outstanding.size(); ++i) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return completionOf(outstanding[a].tag) < completionOf(outstanding[b].tag); });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return completionOf(outstanding[a].tag) < completionOf(outstanding[b].tag);
+  });
 }
 
 }  // namespace reservoir::replay::detail

@@ -58,7 +58,6 @@ class WhatIfDevice final : public sim::DeviceModel {
   std::deque<Addr> recorded_reservations_;
   std::map<Addr, ByteCount> live_;  // segments and reservations handed out
   Addr floor_ = 0;                  // driver placement grows down from here
-
 };
 
 }  // namespace reservoir::replay::detail

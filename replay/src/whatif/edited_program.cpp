@@ -9,12 +9,18 @@ namespace reservoir::replay {
 
 std::string_view backendOpName(BackendOpKind kind) {
   switch (kind) {
-    case BackendOpKind::kMalloc: return "malloc";
-    case BackendOpKind::kFree: return "free";
-    case BackendOpKind::kEmptyCache: return "empty_cache";
-    case BackendOpKind::kProbe: return "probe";
-    case BackendOpKind::kResetPeaks: return "reset_peaks";
-    case BackendOpKind::kDemand: return "demand";
+    case BackendOpKind::kMalloc:
+      return "malloc";
+    case BackendOpKind::kFree:
+      return "free";
+    case BackendOpKind::kEmptyCache:
+      return "empty_cache";
+    case BackendOpKind::kProbe:
+      return "probe";
+    case BackendOpKind::kResetPeaks:
+      return "reset_peaks";
+    case BackendOpKind::kDemand:
+      return "demand";
   }
   return "?";
 }
@@ -37,13 +43,15 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
   out.program_ops = program.ops.size();
   out.seed = program.seed;
   out.private_pools = program.private_pools;
-  for (const AllocationId id : program.seed_allocations) out.seed_allocations.push_back(id.valid() ? id.value() : kNoAllocation);
+  for (const AllocationId id : program.seed_allocations)
+    out.seed_allocations.push_back(id.valid() ? id.value() : kNoAllocation);
 
   std::vector<Item> items;
   for (std::size_t e = 0; e < edits.size(); ++e) {
     out.edits.push_back(edits[e].edit.text);
     for (const Gap& g : edits[e].gaps)
-      items.push_back(Item{program.at_boundary.at(g.boundary), g, detail::kindOrder(edits[e].edit.kind), static_cast<std::int32_t>(e)});
+      items.push_back(Item{program.at_boundary.at(g.boundary), g, detail::kindOrder(edits[e].edit.kind),
+                           static_cast<std::int32_t>(e)});
   }
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     if (a.op != b.op) return a.op < b.op;
@@ -75,8 +83,12 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
         ++out.cleanups;
         out.ops.push_back(b);
         return;
-      case Edit::Kind::kProbe: b.kind = BackendOpKind::kProbe; break;
-      case Edit::Kind::kResetPeaks: b.kind = BackendOpKind::kResetPeaks; break;
+      case Edit::Kind::kProbe:
+        b.kind = BackendOpKind::kProbe;
+        break;
+      case Edit::Kind::kResetPeaks:
+        b.kind = BackendOpKind::kResetPeaks;
+        break;
       case Edit::Kind::kDemand:
         b.kind = BackendOpKind::kDemand;
         b.size = e.bytes;

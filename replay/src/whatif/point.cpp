@@ -11,7 +11,8 @@ namespace reservoir::replay {
 namespace {
 
 bool allDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 bool endsWithAtBoundary(std::string_view path, std::string_view suffix) {
@@ -61,8 +62,10 @@ Expected<FrameSpec> parseFrameSpec(std::string_view text) {
   const std::string_view last = text.substr(colon + 1);
   if (spec.file.empty() || last.empty())
     return Status::error(fmt::format("bad frame selector '{}' (use NAME, FILE:NAME or FILE:LINE)", text));
-  if (allDigits(last)) spec.line = toInt(last);
-  else spec.name = std::string(last);
+  if (allDigits(last))
+    spec.line = toInt(last);
+  else
+    spec.name = std::string(last);
   return spec;
 }
 
@@ -126,10 +129,10 @@ Expected<Point> parsePoint(std::string_view text) {
     p.value = *v;
     return p;
   }
-  return Status::error(fmt::format(
-      "bad point '{}': use after:SPEC, before:SPEC (SPEC = NAME, FILE:NAME or FILE:LINE, optionally #k), "
-      "annotation:NAME:start|end, event:N or time:US",
-      text));
+  return Status::error(
+      fmt::format("bad point '{}': use after:SPEC, before:SPEC (SPEC = NAME, FILE:NAME or FILE:LINE, optionally #k), "
+                  "annotation:NAME:start|end, event:N or time:US",
+                  text));
 }
 
 std::vector<std::string> closestFrameNames(const traces::Snapshot& snap, std::string_view query, std::size_t count) {
@@ -166,8 +169,10 @@ std::vector<Gap> frameRuns(const Point& p, const traces::Snapshot& snap, const t
   std::vector<Gap> gaps;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     if (p.occurrence && static_cast<std::size_t>(*p.occurrence) != r + 1) continue;
-    if (p.kind == Point::Kind::kAfter) gaps.push_back(Gap{runs[r].second + 1, Phase::kAfter});
-    else gaps.push_back(Gap{runs[r].first, Phase::kBefore});
+    if (p.kind == Point::Kind::kAfter)
+      gaps.push_back(Gap{runs[r].second + 1, Phase::kAfter});
+    else
+      gaps.push_back(Gap{runs[r].first, Phase::kBefore});
   }
   return gaps;
 }
@@ -191,7 +196,8 @@ Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& 
         std::string near;
         for (const auto& n : closestFrameNames(snap, p.frame.text, 6)) near += (near.empty() ? "" : ", ") + n;
         if (p.occurrence)
-          return Status::error(fmt::format("point '{}' matches no run #{} (closest frames: {})", p.text, *p.occurrence, near));
+          return Status::error(
+              fmt::format("point '{}' matches no run #{} (closest frames: {})", p.text, *p.occurrence, near));
         return Status::error(fmt::format("point '{}' matches no event's stack; closest frames: {}", p.text, near));
       }
       return gaps;

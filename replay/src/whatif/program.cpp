@@ -70,10 +70,12 @@ void appendStructurally(const traces::DeviceTrace& trace, const traces::RequestS
       if ((a == Action::kSegmentAlloc || a == Action::kSegmentMap) && last_release != n) grows_after_release = true;
       ++k;
     }
-    const bool malloc_follows = k < n && (trace.events[k].action == Action::kAlloc || trace.events[k].action == Action::kOom);
+    const bool malloc_follows =
+        k < n && (trace.events[k].action == Action::kAlloc || trace.events[k].action == Action::kOom);
     if (!malloc_follows || (last_release != n && !grows_after_release)) {
       const std::size_t end = malloc_follows ? last_release + 1 : k;
-      program.ops.push_back(makeOp(OpKind::kEmptyCache, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(end)));
+      program.ops.push_back(
+          makeOp(OpKind::kEmptyCache, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(end)));
       note_completions(pos, end, op_index);
       pos = end;
       if (!malloc_follows) continue;

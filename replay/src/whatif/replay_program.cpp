@@ -13,7 +13,8 @@ using traces::Action;
 
 using detail::Runner;
 
-RunResult replayProgram(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits, const RunSettings& settings) {
+RunResult replayProgram(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits,
+                        const RunSettings& settings) {
   Runner runner(prepared, edits, settings);
   RunResult result = runner.run();
   if (settings.analyze_peak && result.peak_reserved.op != kNoOp) {

@@ -4,7 +4,6 @@
 
 namespace reservoir::replay::detail {
 
-
 Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, const RunSettings& s)
     : p_(p),
       s_(s),
@@ -53,12 +52,13 @@ void Runner::addEdits(const std::vector<ResolvedEdit>& edits) {
 }
 
 void Runner::sortItems() {
-  std::stable_sort(items_.begin() + static_cast<std::ptrdiff_t>(next_item_), items_.end(), [](const Item& a, const Item& b) {
-    if (a.op != b.op) return a.op < b.op;
-    if (a.gap.boundary != b.gap.boundary) return a.gap.boundary < b.gap.boundary;
-    if (a.gap.phase != b.gap.phase) return a.gap.phase < b.gap.phase;
-    return a.order < b.order;
-  });
+  std::stable_sort(items_.begin() + static_cast<std::ptrdiff_t>(next_item_), items_.end(),
+                   [](const Item& a, const Item& b) {
+                     if (a.op != b.op) return a.op < b.op;
+                     if (a.gap.boundary != b.gap.boundary) return a.gap.boundary < b.gap.boundary;
+                     if (a.gap.phase != b.gap.phase) return a.gap.phase < b.gap.phase;
+                     return a.order < b.order;
+                   });
 }
 
 void Runner::seed() {
@@ -231,14 +231,13 @@ PeakAnalysis Runner::analyze() const {
     if (pinned == 0) continue;
     PinnedSegment ps{seg.address, seg.total_size, pinned, {}};
     for (const auto& b : seg.blocks)
-      if (b.state != traces::BlockState::kInactive && b.tag > 0) ps.live_blocks.emplace_back(b.size, stackOf(b.tag - 1));
+      if (b.state != traces::BlockState::kInactive && b.tag > 0)
+        ps.live_blocks.emplace_back(b.size, stackOf(b.tag - 1));
     a.pinned.push_back(std::move(ps));
   }
-  std::sort(a.pinned.begin(), a.pinned.end(), [](const PinnedSegment& x, const PinnedSegment& y) {
-    return x.free_bytes > y.free_bytes;
-  });
+  std::sort(a.pinned.begin(), a.pinned.end(),
+            [](const PinnedSegment& x, const PinnedSegment& y) { return x.free_bytes > y.free_bytes; });
   return a;
 }
-
 
 }  // namespace reservoir::replay::detail

@@ -62,17 +62,22 @@ class RunnerSink final : public sim::EventSink {
 struct Item {
   std::uint32_t op;  // applied before this op
   Gap gap;
-  int order;         // within a phase: releases, cleanups, resets, probes and demands
+  int order;  // within a phase: releases, cleanups, resets, probes and demands
   const ResolvedEdit* edit;
 };
 
 inline int kindOrder(Edit::Kind k) {
   switch (k) {
-    case Edit::Kind::kRelease: return 0;
-    case Edit::Kind::kCleanup: return 1;
-    case Edit::Kind::kResetPeaks: return 2;
-    case Edit::Kind::kProbe: return 3;
-    case Edit::Kind::kDemand: return 4;
+    case Edit::Kind::kRelease:
+      return 0;
+    case Edit::Kind::kCleanup:
+      return 1;
+    case Edit::Kind::kResetPeaks:
+      return 2;
+    case Edit::Kind::kProbe:
+      return 3;
+    case Edit::Kind::kDemand:
+      return 4;
   }
   return 5;
 }
@@ -124,6 +129,5 @@ class Runner {
   std::uint32_t next_op_ = 0;
   RunResult r_;
 };
-
 
 }  // namespace reservoir::replay::detail

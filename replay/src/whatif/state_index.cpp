@@ -64,7 +64,8 @@ std::uint32_t StateIndex::opAtEvent(std::uint32_t event) const {
   if (ab.empty()) return 0;
   // The op containing `event` starts at or before it: the last op whose first event <= event.
   const auto& ops = impl_->prepared.program.ops;
-  auto it = std::upper_bound(ops.begin(), ops.end(), event, [](std::uint32_t e, const Op& op) { return e < op.first_event; });
+  auto it =
+      std::upper_bound(ops.begin(), ops.end(), event, [](std::uint32_t e, const Op& op) { return e < op.first_event; });
   if (it == ops.begin()) return 0;
   return static_cast<std::uint32_t>((it - ops.begin()) - 1);
 }

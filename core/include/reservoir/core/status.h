@@ -40,7 +40,7 @@ class Status {
 template <typename T>
 class Expected {
  public:
-  Expected(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Expected(T value) : data_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Expected(Status status) : data_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(data_).ok());
   }

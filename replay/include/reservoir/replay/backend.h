@@ -37,37 +37,37 @@ struct BackendEvent {
 struct ReplayJob {
   const PreparedTrace* prepared = nullptr;
   const EditedProgram* program = nullptr;
-  sim::AllocatorConfig config;                // the settings of this run
-  double fraction = 1.0;                      // set_per_process_memory_fraction
-  std::optional<sim::ByteCount> capacity;     // the device memory the run may use (--capacity)
-  sim::ByteCount overhead = 0;                // memory outside the cache (--overhead)
-  std::optional<sim::ByteCount> usable;       // what the cache may take: capacity - overhead
+  sim::AllocatorConfig config;                           // the settings of this run
+  double fraction = 1.0;                                 // set_per_process_memory_fraction
+  std::optional<sim::ByteCount> capacity;                // the device memory the run may use (--capacity)
+  sim::ByteCount overhead = 0;                           // memory outside the cache (--overhead)
+  std::optional<sim::ByteCount> usable;                  // what the cache may take: capacity - overhead
   AddressModel address_model = AddressModel::kRecorded;  // model backend only
-  bool record_events = true;                  // keep the trace entries (for comparisons)
-  bool track_peaks = true;                    // the op of each peak (the torch backend reads its stats per op)
-  bool touch_memory = true;                   // cuda backend: write every new segment / page
-  std::optional<std::size_t> measure_at;      // cuda backend: index into program->ops of the predicted peak
+  bool record_events = true;                             // keep the trace entries (for comparisons)
+  bool track_peaks = true;                // the op of each peak (the torch backend reads its stats per op)
+  bool touch_memory = true;               // cuda backend: write every new segment / page
+  std::optional<std::size_t> measure_at;  // cuda backend: index into program->ops of the predicted peak
   std::function<void(std::size_t done, std::size_t total)> progress;
   const std::atomic<bool>* cancel = nullptr;  // set (e.g. on SIGINT) to stop between ops
 };
 
 struct CleanupTiming {
-  std::size_t index = 0;        // into EditedProgram::ops
-  std::string what;             // the --cleanup text, or "recorded (op N)"
-  std::int64_t released = 0;    // reserved bytes before minus after
-  std::size_t driver_frees = 0; // cudaFree / unmap calls it made
-  double seconds = 0;           // the whole call
-  double free_seconds = 0;      // in cudaFree / cuMemUnmap+cuMemRelease
-  double sync_seconds = 0;      // in synchronizations
+  std::size_t index = 0;         // into EditedProgram::ops
+  std::string what;              // the --cleanup text, or "recorded (op N)"
+  std::int64_t released = 0;     // reserved bytes before minus after
+  std::size_t driver_frees = 0;  // cudaFree / unmap calls it made
+  double seconds = 0;            // the whole call
+  double free_seconds = 0;       // in cudaFree / cuMemUnmap+cuMemRelease
+  double sync_seconds = 0;       // in synchronizations
 };
 
 struct BackendTiming {
   double wall_seconds = 0;      // executing the ops (setup and teardown excluded)
   double overhead_seconds = 0;  // bookkeeping inside that time that is not the allocator's (stats reads)
   double requests_per_second = 0;
-  std::size_t driver_allocs = 0, driver_frees = 0;  // cudaMalloc/map, cudaFree/unmap calls
+  std::size_t driver_allocs = 0, driver_frees = 0;               // cudaMalloc/map, cudaFree/unmap calls
   double alloc_seconds = 0, free_seconds = 0, sync_seconds = 0;  // cuda backend: time in those calls
-  std::vector<CleanupTiming> cleanups;  // every empty_cache executed (recorded and inserted)
+  std::vector<CleanupTiming> cleanups;                           // every empty_cache executed (recorded and inserted)
 };
 
 // What the device reported (cuda and torch backends).
@@ -99,9 +99,9 @@ struct BackendResult {
   std::vector<Probe> probes;
   std::vector<DemandResult> demands;
   std::size_t ooms = 0;
-  std::optional<std::size_t> first_oom;    // index into the ops
+  std::optional<std::size_t> first_oom;  // index into the ops
   std::size_t ops_executed = 0;
-  bool interrupted = false;                // stopped early (job.cancel)
+  bool interrupted = false;  // stopped early (job.cancel)
   // The seeded segments (ring-buffer traces) where this run put them, in the program's order.
   std::vector<std::pair<sim::Addr, sim::ByteCount>> seed_segments;
   BackendTiming timing;
@@ -197,14 +197,14 @@ std::string describeBackendEvent(const BackendEvent& e);
 // --- synthetic traces
 
 struct SynthOptions {
-  std::size_t events = 1'000'000;    // at least this many trace entries
+  std::size_t events = 1'000'000;  // at least this many trace entries
   std::uint64_t seed = 1;
-  std::string settings;              // PYTORCH_CUDA_ALLOC_CONF the trace is recorded with
-  sim::ByteCount budget = 32ull << 30;  // live bytes stay under this
+  std::string settings;                           // PYTORCH_CUDA_ALLOC_CONF the trace is recorded with
+  sim::ByteCount budget = 32ull << 30;            // live bytes stay under this
   sim::StreamId side_stream = 0x55d0c8a3f2b0ull;  // the second stream (0 is the default stream)
-  double side_fraction = 0.2;        // share of allocations on the side stream
-  double record_stream_fraction = 0.5;  // of those, share freed with a record_stream use
-  std::size_t empty_cache_every = 25'000;  // requests between empty_cache calls (0: never)
+  double side_fraction = 0.2;                     // share of allocations on the side stream
+  double record_stream_fraction = 0.5;            // of those, share freed with a record_stream use
+  std::size_t empty_cache_every = 25'000;         // requests between empty_cache calls (0: never)
   sim::ByteCount total_memory = kH200TotalMemory;
 };
 

@@ -17,12 +17,12 @@ namespace reservoir::replay {
 struct Function {
   StringId file;
   StringId name;
-  std::string point_name;     // "file.py:name", unique in the trace (longer path suffix if needed)
-  std::uint64_t events = 0;   // trace events with this function on the stack
+  std::string point_name;         // "file.py:name", unique in the trace (longer path suffix if needed)
+  std::uint64_t events = 0;       // trace events with this function on the stack
   std::uint64_t alloc_bytes = 0;  // requested bytes of the allocations made under it
   std::uint32_t allocations = 0;
-  std::uint32_t runs = 0;     // maximal runs of consecutive events under it
-  std::uint32_t depth = 0;    // shortest distance from a root (a function that calls nothing seen as a caller)
+  std::uint32_t runs = 0;   // maximal runs of consecutive events under it
+  std::uint32_t depth = 0;  // shortest distance from a root (a function that calls nothing seen as a caller)
 };
 
 class CallGraph {
@@ -49,8 +49,8 @@ class CallGraph {
 // A tree of call sites (frames) weighted by live bytes: top-down (root = outermost frames) or
 // bottom-up (root = the allocating frames).
 struct CallTreeNode {
-  FrameId frame;             // invalid for the root
-  std::int64_t bytes = 0;    // live bytes under this node
+  FrameId frame;           // invalid for the root
+  std::int64_t bytes = 0;  // live bytes under this node
   std::uint32_t blocks = 0;
   std::uint32_t parent = 0;
   std::vector<std::uint32_t> children;  // largest first

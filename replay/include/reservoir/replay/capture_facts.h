@@ -14,7 +14,7 @@ namespace reservoir::replay {
 
 struct CaptureFacts {
   std::string path;
-  std::optional<double> fraction;            // set_per_process_memory_fraction (0 = not set)
+  std::optional<double> fraction;             // set_per_process_memory_fraction (0 = not set)
   std::optional<std::uint64_t> device_total;  // cudaMemGetInfo total
   std::map<std::string, std::int64_t> memory_stats;
   std::map<std::string, std::int64_t> step_figures;  // "step2.peak_reserved", "after_load.reserved", ...

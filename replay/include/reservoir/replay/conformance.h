@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "reservoir/core/status.h"
 #include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/program.h"
 #include "reservoir/simulator/allocator.h"
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/core/status.h"
 #include "reservoir/traces/window_start.h"
 
 namespace reservoir::replay {
@@ -26,10 +26,10 @@ using sim::ByteCount;
 inline constexpr std::uint64_t kH200TotalMemory = 150109880320ull;
 
 struct ReplayEnvironment {
-  std::optional<double> fraction;             // memory fraction (set_per_process_memory_fraction)
-  std::optional<ByteCount> total_memory;      // totalGlobalMem
-  std::optional<std::string> settings;        // PYTORCH_CUDA_ALLOC_CONF to use instead of the recorded one
-  const CaptureFacts* capture = nullptr;      // figures to compare the final statistics with
+  std::optional<double> fraction;         // memory fraction (set_per_process_memory_fraction)
+  std::optional<ByteCount> total_memory;  // totalGlobalMem
+  std::optional<std::string> settings;    // PYTORCH_CUDA_ALLOC_CONF to use instead of the recorded one
+  const CaptureFacts* capture = nullptr;  // figures to compare the final statistics with
 };
 
 struct ConformanceOptions {
@@ -39,19 +39,20 @@ struct ConformanceOptions {
   Program* program = nullptr;
   // Event boundaries where the program called torch.cuda.reset_peak_memory_stats(): peaks in
   // the capture's memory_stats() count from the last one.
-  std::vector<std::uint32_t> reset_peaks_at;  // when set, receives the trace's requests (complete even past a divergence)
+  std::vector<std::uint32_t>
+      reset_peaks_at;  // when set, receives the trace's requests (complete even past a divergence)
   std::function<void(std::size_t done, std::size_t total)> progress;
   const std::atomic<bool>* cancel = nullptr;
 };
 
 struct Divergence {
   std::size_t event_index = 0;
-  std::string expected;   // the recorded event
-  std::string simulated;  // what the model did instead
-  std::string request;    // the request being replayed
-  std::string stack;      // its allocation stack (innermost first)
-  std::string pool_state; // the free blocks of that stream near the size
-  std::string reason;     // short explanation
+  std::string expected;    // the recorded event
+  std::string simulated;   // what the model did instead
+  std::string request;     // the request being replayed
+  std::string stack;       // its allocation stack (innermost first)
+  std::string pool_state;  // the free blocks of that stream near the size
+  std::string reason;      // short explanation
 };
 
 struct Mismatch {
@@ -70,7 +71,7 @@ struct TimelinePoint {
 struct ConformanceReport {
   std::size_t device_index = 0;
   std::int64_t device = 0;
-  std::string settings;           // the allocator settings replayed
+  std::string settings;  // the allocator settings replayed
   double fraction = 1.0;
   ByteCount total_memory = 0;
   bool window_complete = true;
@@ -80,10 +81,10 @@ struct ConformanceReport {
   std::vector<Mismatch> layout_mismatches;  // final segments vs the snapshot's
   std::vector<Mismatch> stats_mismatches;   // final statistics vs the capture's memory_stats
   std::vector<std::string> stats_compared;
-  std::vector<std::string> notes;           // interpretation choices, things not derivable
-  std::size_t empty_cache_calls = 0;        // inferred from the recording
+  std::vector<std::string> notes;     // interpretation choices, things not derivable
+  std::size_t empty_cache_calls = 0;  // inferred from the recording
   sim::DeviceStats final_stats;
-  std::vector<TimelinePoint> timeline;      // after each event (keep_timeline)
+  std::vector<TimelinePoint> timeline;  // after each event (keep_timeline)
   std::string invariant_failure;
 
   [[nodiscard]] bool exact() const {

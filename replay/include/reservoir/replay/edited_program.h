@@ -43,12 +43,12 @@ struct BackendOp {
 
 struct EditedProgram {
   std::vector<BackendOp> ops;
-  std::vector<std::string> edits;            // the edit texts, as given
-  std::vector<sim::StreamId> streams;        // the recorded allocation streams, ascending (0 first when used)
-  std::vector<sim::SeedSegment> seed;        // state before the trace's first event (ring-buffer traces)
+  std::vector<std::string> edits;               // the edit texts, as given
+  std::vector<sim::StreamId> streams;           // the recorded allocation streams, ascending (0 first when used)
+  std::vector<sim::SeedSegment> seed;           // state before the trace's first event (ring-buffer traces)
   std::vector<std::uint32_t> seed_allocations;  // per seeded block, in order (kNoAllocation: none)
   std::vector<traces::PoolId> private_pools;
-  std::size_t program_ops = 0;               // ops of the unedited program
+  std::size_t program_ops = 0;  // ops of the unedited program
   std::size_t mallocs = 0, frees = 0, deferred_frees = 0, empty_caches = 0, cleanups = 0;
 
   // Requests a backend serves: mallocs, frees and empty_cache calls.

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "reservoir/traces/snapshot.h"
 #include "reservoir/core/status.h"
+#include "reservoir/traces/snapshot.h"
 
 namespace reservoir::replay {
 
@@ -44,11 +44,11 @@ class StackMatcher {
 struct Point {
   enum class Kind : std::uint8_t { kAfter, kBefore, kAnnotationStart, kAnnotationEnd, kEvent, kTime };
   Kind kind = Kind::kAfter;
-  FrameSpec frame;          // after / before
-  std::string annotation;   // annotation
+  FrameSpec frame;                // after / before
+  std::string annotation;         // annotation
   std::optional<int> occurrence;  // #k (1-based)
-  std::int64_t value = 0;   // event index / time_us
-  std::string text;         // as written
+  std::int64_t value = 0;         // event index / time_us
+  std::string text;               // as written
 };
 
 Expected<Point> parsePoint(std::string_view text);

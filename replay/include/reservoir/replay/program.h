@@ -8,10 +8,10 @@
 #include <optional>
 #include <vector>
 
+#include "reservoir/core/status.h"
 #include "reservoir/simulator/allocator.h"
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/core/status.h"
 
 namespace reservoir::replay {
 
@@ -25,13 +25,13 @@ struct Op {
   OpKind kind = OpKind::kMalloc;
   std::uint32_t first_event = 0;  // the recorded events this op produced: [first_event, end_event)
   std::uint32_t end_event = 0;
-  AllocationId alloc;              // malloc / free
-  sim::ByteCount size = 0;         // malloc: requested bytes (an oom records the rounded size)
+  AllocationId alloc;       // malloc / free
+  sim::ByteCount size = 0;  // malloc: requested bytes (an oom records the rounded size)
   sim::StreamId stream = 0;
-  StackId stack;                   // the allocation's stack
-  bool deferred = false;           // free with record_stream uses: completes later
+  StackId stack;                       // the allocation's stack
+  bool deferred = false;               // free with record_stream uses: completes later
   std::uint32_t completes_at = kNoOp;  // deferred free: the op at whose start the recording retired it
-  bool recorded_oom = false;       // malloc that failed in the recording
+  bool recorded_oom = false;           // malloc that failed in the recording
   std::optional<traces::PoolId> pool;  // malloc routed to a private pool
 };
 

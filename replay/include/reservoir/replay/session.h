@@ -26,11 +26,11 @@ namespace reservoir::replay {
 
 // Allocation lifetimes, structure of arrays (what the live-block bands need).
 struct AllocationLifetimes {
-  std::vector<std::uint32_t> begin;  // alloc event (0 for allocations made before the window)
-  std::vector<std::uint32_t> end;    // free_completed event (events() when live at the end)
+  std::vector<std::uint32_t> begin;           // alloc event (0 for allocations made before the window)
+  std::vector<std::uint32_t> end;             // free_completed event (events() when live at the end)
   std::vector<std::uint32_t> free_requested;  // kNone when not freed in the window
-  std::vector<bool> before_window;   // allocated before the trace's first event
-  std::vector<std::uint64_t> size;   // requested bytes
+  std::vector<bool> before_window;            // allocated before the trace's first event
+  std::vector<std::uint64_t> size;            // requested bytes
   std::vector<StackId> stack;
   std::vector<std::uint32_t> event_allocation;  // per event: allocation index, kNone for others
   static constexpr std::uint32_t kNone = 0xffffffffu;

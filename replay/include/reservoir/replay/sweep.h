@@ -16,12 +16,12 @@ namespace reservoir::replay {
 
 struct SweepOptions {
   std::size_t max_candidates = 100;
-  std::size_t top_functions = 40;       // call regions considered (by bytes allocated under them)
-  bool try_settings = true;             // also candidate allocator settings
-  std::optional<Point> minimize_at;     // rank by reserved at this point instead of peak reserved
+  std::size_t top_functions = 40;    // call regions considered (by bytes allocated under them)
+  bool try_settings = true;          // also candidate allocator settings
+  std::optional<Point> minimize_at;  // rank by reserved at this point instead of peak reserved
   std::optional<sim::ByteCount> capacity;
   sim::ByteCount overhead = 0;
-  unsigned jobs = 0;                    // 0: every core
+  unsigned jobs = 0;  // 0: every core
   std::uint32_t checkpoint_every = 4096;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(std::size_t done, std::size_t total)> progress;
@@ -33,8 +33,8 @@ struct SweepCandidate {
   std::int64_t peak_reserved = 0;
   std::int64_t peak_allocated = 0;
   std::optional<std::int64_t> reserved_at_point;  // when minimizing at a point
-  std::int64_t saving = 0;        // baseline objective - this objective
-  std::size_t empty_cache_calls = 0;  // inserted by the candidate
+  std::int64_t saving = 0;                        // baseline objective - this objective
+  std::size_t empty_cache_calls = 0;              // inserted by the candidate
   bool oom = false;
 };
 
@@ -42,7 +42,7 @@ struct SweepReport {
   std::int64_t baseline_peak_reserved = 0;
   std::int64_t baseline_peak_allocated = 0;
   std::optional<std::int64_t> baseline_reserved_at_point;
-  std::string objective;  // "peak reserved" or "reserved at POINT"
+  std::string objective;                   // "peak reserved" or "reserved at POINT"
   std::vector<SweepCandidate> candidates;  // best first
   std::size_t evaluated = 0;
   double seconds = 0;

@@ -20,10 +20,10 @@ namespace reservoir::replay {
 struct Edit {
   enum class Kind : std::uint8_t { kRelease, kCleanup, kProbe, kDemand, kResetPeaks };
   Kind kind = Kind::kCleanup;
-  std::string text;          // as given ("after:train.py:212", "opt.py:step@before:train_step")
+  std::string text;  // as given ("after:train.py:212", "opt.py:step@before:train_step")
   Point point;
   std::optional<FrameSpec> selector;  // kRelease: allocation stacks to free
-  sim::ByteCount bytes = 0;  // kDemand
+  sim::ByteCount bytes = 0;           // kDemand
 };
 
 // Parsers for the command-line forms: --cleanup POINT, --release SELECTOR@POINT,
@@ -41,19 +41,19 @@ enum class AddressModel : std::uint8_t {
 
 struct WhatIfOptions {
   std::vector<Edit> edits;
-  std::optional<std::string> settings;       // allocator settings for the edited run
-  std::optional<sim::ByteCount> capacity;    // the device's memory (default: recorded ooms, else unlimited)
-  sim::ByteCount overhead = 0;               // memory outside the PyTorch cache
-  std::optional<double> fraction;            // memory fraction for the edited run
+  std::optional<std::string> settings;     // allocator settings for the edited run
+  std::optional<sim::ByteCount> capacity;  // the device's memory (default: recorded ooms, else unlimited)
+  sim::ByteCount overhead = 0;             // memory outside the PyTorch cache
+  std::optional<double> fraction;          // memory fraction for the edited run
   AddressModel address_model = AddressModel::kRecorded;
-  bool analyze_peak = true;                  // what pins the cache at the peak (a second pass)
+  bool analyze_peak = true;  // what pins the cache at the peak (a second pass)
   bool keep_timeline = false;
 };
 
 struct PeakInfo {
   std::int64_t bytes = 0;
-  std::uint32_t op = kNoOp;       // the op after which it is reached
-  std::uint32_t event = 0;        // the recorded event of that op
+  std::uint32_t op = kNoOp;  // the op after which it is reached
+  std::uint32_t event = 0;   // the recorded event of that op
   std::int64_t time_us = 0;
   StackId stack;
 };
@@ -84,14 +84,14 @@ struct OomInfo {
 struct PinnedSegment {
   sim::Addr address = 0;
   sim::ByteCount size = 0;
-  sim::ByteCount free_bytes = 0;  // cached but not releasable
+  sim::ByteCount free_bytes = 0;                                // cached but not releasable
   std::vector<std::pair<sim::ByteCount, StackId>> live_blocks;  // (size, allocation stack)
 };
 
 struct PeakAnalysis {
   std::int64_t reserved = 0, allocated = 0;
-  std::int64_t cached = 0;        // reserved - allocated
-  std::int64_t releasable = 0;    // what an empty_cache at the peak would return
+  std::int64_t cached = 0;            // reserved - allocated
+  std::int64_t releasable = 0;        // what an empty_cache at the peak would return
   std::vector<PinnedSegment> pinned;  // the rest, by segment (largest first)
 };
 
@@ -108,7 +108,7 @@ struct RunResult {
   std::vector<TimelinePoint> timeline;  // after each op (keep_timeline)
   std::string invariant_failure;
   // Baseline only: how the modelled run compares with the recording.
-  std::size_t address_drift = 0;             // events whose address differs from the recording's
+  std::size_t address_drift = 0;               // events whose address differs from the recording's
   std::optional<std::size_t> decision_change;  // first event whose action, size or stream differs
 };
 
@@ -119,15 +119,15 @@ struct WhatIfReport {
   RunResult whatif;
   std::int64_t recorded_peak_reserved = 0;
   bool baseline_matches_recording = true;
-  std::optional<sim::ByteCount> capacity;    // usable device memory (before overhead)
+  std::optional<sim::ByteCount> capacity;  // usable device memory (before overhead)
   std::string capacity_source;
   ConformanceReport conformance;  // the exactness of the model on this trace
   std::vector<std::string> notes;
 };
 
 // Runs baseline and edited replays of one device of `snapshot`.
-Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t device_index, const ReplayEnvironment& env,
-                                 const WhatIfOptions& options);
+Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t device_index,
+                                 const ReplayEnvironment& env, const WhatIfOptions& options);
 
 // The pieces, for sweeps that replay many edits of one program.
 struct PreparedTrace {
@@ -175,11 +175,12 @@ struct RunSettings {
   bool analyze_peak = false;
   bool keep_timeline = false;
   bool compare_with_recording = false;
-  std::optional<std::uint32_t> stop_after_op;  // for analyses at a point
+  std::optional<std::uint32_t> stop_after_op;          // for analyses at a point
   std::vector<EmittedEvent>* record_events = nullptr;  // receives every event the model emits
 };
 
-RunResult replayProgram(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits, const RunSettings& settings);
+RunResult replayProgram(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits,
+                        const RunSettings& settings);
 
 // One replay with checkpoints, to get the allocator's state after any op quickly (the GUI's
 // cursor, analyses at a point): nearest checkpoint, then at most `every` ops forward.

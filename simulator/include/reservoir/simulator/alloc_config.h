@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
+#include "reservoir/core/status.h"
 #include "reservoir/simulator/sizes.h"
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/core/status.h"
 
 namespace reservoir::sim {
 

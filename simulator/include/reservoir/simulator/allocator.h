@@ -86,9 +86,9 @@ struct SegmentView {
 // State that existed before a trace window began (see traces/window_start.h).
 struct SeedBlock {
   Addr addr = 0;
-  ByteCount size = 0;       // block size
+  ByteCount size = 0;  // block size
   ByteCount requested = 0;
-  bool pending = false;     // freed, waiting for a stream's event
+  bool pending = false;  // freed, waiting for a stream's event
   std::uint64_t tag = 0;
 };
 

@@ -19,10 +19,10 @@ using StreamId = std::uint64_t;  // the recorded cudaStream_t value; 0 = default
 
 // A CUDA event recorded on `stream` when a block used there was freed (record_stream).
 struct OutstandingEvent {
-  StreamId stream = 0;      // the stream the event was recorded on
+  StreamId stream = 0;  // the stream the event was recorded on
   StreamId block_stream = 0;
   Addr block_addr = 0;
-  std::uint64_t tag = 0;    // the allocation's tag (see CachingAllocator::malloc)
+  std::uint64_t tag = 0;       // the allocation's tag (see CachingAllocator::malloc)
   std::uint64_t sequence = 0;  // global order of recording
 };
 

@@ -14,13 +14,13 @@ using reservoir::Addr;
 using reservoir::ByteCount;
 
 inline constexpr ByteCount kMiB = 1024 * 1024;
-inline constexpr ByteCount kMinBlockSize = 512;          // every request is a multiple of this
-inline constexpr ByteCount kSmallSize = kMiB;            // <= this: small pool
-inline constexpr ByteCount kSmallBuffer = 2 * kMiB;      // small-pool segment / small expandable page
-inline constexpr ByteCount kMinLargeAlloc = 10 * kMiB;   // large requests below get a large_segment_size segment
-inline constexpr ByteCount kRoundLarge = 2 * kMiB;       // large segments above that round to 2 MiB
+inline constexpr ByteCount kMinBlockSize = 512;         // every request is a multiple of this
+inline constexpr ByteCount kSmallSize = kMiB;           // <= this: small pool
+inline constexpr ByteCount kSmallBuffer = 2 * kMiB;     // small-pool segment / small expandable page
+inline constexpr ByteCount kMinLargeAlloc = 10 * kMiB;  // large requests below get a large_segment_size segment
+inline constexpr ByteCount kRoundLarge = 2 * kMiB;      // large segments above that round to 2 MiB
 inline constexpr ByteCount kDefaultLargeSegment = 20 * kMiB;
-inline constexpr ByteCount kUnlimited = ~ByteCount{0};   // max_split_size when not set
+inline constexpr ByteCount kUnlimited = ~ByteCount{0};  // max_split_size when not set
 
 // "1.50 GiB", "20.00 MiB", "512 bytes": the format of PyTorch's OOM messages.
 std::string formatSize(ByteCount bytes);

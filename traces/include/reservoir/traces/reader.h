@@ -13,17 +13,17 @@
 #include <span>
 #include <string>
 
-#include "reservoir/traces/snapshot.h"
 #include "reservoir/core/status.h"
+#include "reservoir/traces/snapshot.h"
 
 namespace reservoir::traces {
 
 struct ReadLimits {
-  std::uint64_t max_stack_values = 1u << 24;   // values on the pickle VM stack
-  std::uint64_t max_marks = 1u << 20;          // open MARKs (nesting)
-  std::uint64_t max_memo_entries = 1u << 28;   // memo table size
-  std::uint64_t max_memo_gap = 1u << 20;       // BINPUT index beyond the memo's end
-  std::uint64_t max_string_bytes = 1ull << 31; // one string / bytes object
+  std::uint64_t max_stack_values = 1u << 24;    // values on the pickle VM stack
+  std::uint64_t max_marks = 1u << 20;           // open MARKs (nesting)
+  std::uint64_t max_memo_entries = 1u << 28;    // memo table size
+  std::uint64_t max_memo_gap = 1u << 20;        // BINPUT index beyond the memo's end
+  std::uint64_t max_string_bytes = 1ull << 31;  // one string / bytes object
   std::uint64_t max_container_items = 1ull << 28;
 };
 

@@ -17,7 +17,7 @@ struct Allocation {
   Addr addr = 0;
   ByteCount size = 0;  // requested bytes
   StreamValue stream = 0;
-  StackId stack;       // allocation stack (empty when unknown)
+  StackId stack;                                  // allocation stack (empty when unknown)
   std::uint32_t alloc_event = kNoEvent;           // kNoEvent: allocated before the trace window
   std::uint32_t free_requested_event = kNoEvent;  // kNoEvent: not freed in the window
   std::uint32_t free_completed_event = kNoEvent;

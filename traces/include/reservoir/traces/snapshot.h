@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "reservoir/traces/anomalies.h"
-#include "reservoir/traces/string_table.h"
 #include "reservoir/core/strong_id.h"
 #include "reservoir/core/units.h"
+#include "reservoir/traces/anomalies.h"
+#include "reservoir/traces/string_table.h"
 
 namespace reservoir::traces {
 
@@ -58,7 +58,7 @@ struct TraceEvent {
   StringId compile_context;  // invalid when absent
   StringId user_metadata;    // invalid when absent
   Action action = Action::kUnknown;
-  bool has_frames = false;   // the entry carried a `frames` key (even an empty one)
+  bool has_frames = false;  // the entry carried a `frames` key (even an empty one)
 
   [[nodiscard]] std::uint64_t deviceFree() const { return addr; }
 };
@@ -105,8 +105,8 @@ struct SegmentInfo {
 // allocator_settings as recorded (typed fields, plus the raw PYTORCH_CUDA_ALLOC_CONF string).
 struct RecordedSettings {
   bool present = false;
-  std::string alloc_conf;                 // PYTORCH_CUDA_ALLOC_CONF as last parsed
-  std::int64_t max_split_size = -1;       // -1 = unlimited
+  std::string alloc_conf;            // PYTORCH_CUDA_ALLOC_CONF as last parsed
+  std::int64_t max_split_size = -1;  // -1 = unlimited
   double garbage_collection_threshold = 0.0;
   bool expandable_segments = false;
   std::optional<bool> release_lock_on_cudamalloc;

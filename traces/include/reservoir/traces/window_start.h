@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "reservoir/core/status.h"
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/snapshot.h"
-#include "reservoir/core/status.h"
 
 namespace reservoir::traces {
 
@@ -19,7 +19,7 @@ struct StartBlock {
   ByteCount size = 0;
   ByteCount requested = 0;
   bool size_known = false;
-  bool pending = false;  // freed before the window, waiting for a stream's event
+  bool pending = false;     // freed before the window, waiting for a stream's event
   AllocationId allocation;  // its identity in the request stream (invalid if never freed)
 };
 

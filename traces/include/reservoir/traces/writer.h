@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "reservoir/traces/snapshot.h"
 #include "reservoir/core/status.h"
+#include "reservoir/traces/snapshot.h"
 
 namespace reservoir::traces {
 
