@@ -20,12 +20,23 @@ Status checkSeed(const SeedSegment& s) {
 
 }  // namespace
 
+// The block pool a seeded segment's blocks live in: the default large or small pool, or the
+// matching one of its private pool (created on first use, as a capture or MemPool would have).
+std::uint32_t CachingAllocator::seedPool(const SeedSegment& s) {
+  Impl& m = *impl_;
+  if (s.pool == PoolId{}) return s.is_small ? 1u : 0u;
+  if (m.pool_index.find(s.pool) == m.pool_index.end()) createPool(s.pool);
+  const PrivatePool& pp = m.private_pools[m.pool_index.at(s.pool)];
+  return s.is_small ? pp.small : pp.large;
+}
+
 Expected<std::vector<BlockHandle>> CachingAllocator::seed(std::span<const SeedSegment> segments) {
   Impl& m = *impl_;
   std::vector<BlockHandle> handles;
   for (const SeedSegment& s : segments) {
     if (Status st = checkSeed(s); !st.ok()) return st;
-    const std::uint32_t pool = s.is_small ? 1u : 0u;
+    const std::uint32_t pool = seedPool(s);
+    if (m.pools[pool].owner != kNil) m.private_pools[m.pools[pool].owner].cuda_malloc_count++;
     m.total_allocated_memory += s.size;
     m.forStats(pool, [&](std::size_t t) {
       m.stats.segment[t].increase(1);

@@ -50,7 +50,7 @@ struct StartLayout {
 StartLayout initialLayout(const traces::WindowStart& start, const sim::AllocatorConfig& cfg) {
   StartLayout out;
   for (const traces::StartSegment& s : start.segments) {
-    sim::SeedSegment seg{s.addr, s.size, s.stream, !s.is_large, {}};
+    sim::SeedSegment seg{s.addr, s.size, s.stream, !s.is_large, {}, s.pool};
     for (std::size_t i = 0; i < s.blocks.size(); ++i) {
       const traces::StartBlock& b = s.blocks[i];
       sim::ByteCount size = b.size_known ? b.size : cfg.roundSize(b.requested);

@@ -1,6 +1,7 @@
 #include "conformance/final_state_checks.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
@@ -32,12 +33,39 @@ void compareBlocks(const traces::Snapshot& snap, const traces::SegmentInfo& want
     // A free block's requested_size is stale (the last request of that Block object); for
     // blocks older than a truncated trace's window it cannot be known.
     const bool req_knowable = window_complete || w.state != traces::BlockState::kInactive;
-    if (w.address != g.address || w.size != g.size || w.state != g.state ||
-        (req_knowable && w.requested_size != g.requested_size))
-      add(r, fmt::format("segment {:#x}: block {}", want.address, i),
+    std::vector<std::string_view> f;
+    if (w.address != g.address) f.push_back("address");
+    if (w.size != g.size) f.push_back("size");
+    if (w.state != g.state) f.push_back("state");
+    if (req_knowable && w.requested_size != g.requested_size) f.push_back("requested size");
+    if (!f.empty())
+      add(r, fmt::format("segment {:#x}: block {}: {}", want.address, i, fmt::join(f, ", ")),
           blockText(w.address, w.size, w.state, w.requested_size),
           blockText(g.address, g.size, g.state, g.requested_size));
   }
+}
+
+// "pool, allocated": the fields in which a segment of the model differs from the snapshot's.
+std::string differingSegmentFields(const traces::SegmentInfo& w, const sim::SegmentView& g) {
+  std::vector<std::string_view> f;
+  if (w.address != g.address) f.push_back("address");
+  if (w.total_size != g.total_size) f.push_back("size");
+  if (w.stream != g.stream) f.push_back("stream");
+  if (w.is_large != g.is_large) f.push_back("pool kind (small/large)");
+  if (w.is_expandable != g.is_expandable) f.push_back("expandable");
+  if (w.pool != g.pool) f.push_back("pool id");
+  if (w.allocated_size != g.allocated_size) f.push_back("allocated");
+  if (w.active_size != g.active_size) f.push_back("active");
+  return fmt::format("{}", fmt::join(f, ", "));
+}
+
+// Every field compared above, so that two segments that differ never print the same line.
+template <typename S>
+std::string segmentText(const S& s) {
+  const sim::Addr a = s.address;
+  return fmt::format("{:#x} size={} stream={} {}{} pool=({},{}) allocated={} active={}", a, s.total_size, s.stream,
+                     s.is_large ? "large" : "small", s.is_expandable ? " expandable" : "", s.pool.first, s.pool.second,
+                     s.allocated_size, s.active_size);
 }
 
 }  // namespace
@@ -51,16 +79,9 @@ void compareLayout(const traces::Snapshot& snap, std::int64_t device, const std:
   for (std::size_t i = 0; i < want.size() && i < model.size(); ++i) {
     const traces::SegmentInfo& w = *want[i];
     const sim::SegmentView& g = model[i];
-    if (w.address != g.address || w.total_size != g.total_size || w.stream != g.stream || w.is_large != g.is_large ||
-        w.is_expandable != g.is_expandable || w.pool != g.pool || w.allocated_size != g.allocated_size ||
-        w.active_size != g.active_size) {
-      add(r, fmt::format("segment {}", i),
-          fmt::format("{:#x} size={} stream={} {}{} allocated={} active={}", w.address, w.total_size, w.stream,
-                      w.is_large ? "large" : "small", w.is_expandable ? " expandable" : "", w.allocated_size,
-                      w.active_size),
-          fmt::format("{:#x} size={} stream={} {}{} allocated={} active={}", g.address, g.total_size, g.stream,
-                      g.is_large ? "large" : "small", g.is_expandable ? " expandable" : "", g.allocated_size,
-                      g.active_size));
+    const std::string fields = differingSegmentFields(w, g);
+    if (!fields.empty()) {
+      add(r, fmt::format("segment {}: {}", i, fields), segmentText(w), segmentText(g));
       continue;
     }
     compareBlocks(snap, w, g, r.window_complete, r);

@@ -98,6 +98,9 @@ struct SeedSegment {
   StreamId stream = 0;
   bool is_small = false;
   std::vector<SeedBlock> blocks;  // occupied blocks by address; the gaps are free
+  // The segment's pool: the default pools, or a private one (a CUDA graph's or a MemPool's)
+  // that was alive when the window began. Seeding creates that pool if it does not exist.
+  PoolId pool;
 };
 
 // The stream recorded for pending seed blocks whose using stream is unknown.
@@ -176,6 +179,7 @@ class CachingAllocator {
   [[nodiscard]] const std::string& invariantFailure() const;
 
  private:
+  std::uint32_t seedPool(const SeedSegment& s);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
