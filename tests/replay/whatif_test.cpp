@@ -147,7 +147,7 @@ TEST(WhatIf, SettingsChangeTheReplay) {
   auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
   ASSERT_TRUE(snap.ok());
   WhatIfOptions opts;
-  opts.settings = "expandable_segments:True";
+  opts.settings = *sim::parseAllocConf("expandable_segments:True");
   auto rep = runWhatIf(*snap, 0, ReplayEnvironment{}, opts);
   ASSERT_TRUE(rep.ok()) << rep.message();
   EXPECT_NE(rep->whatif.peak_reserved.bytes, rep->baseline.peak_reserved.bytes);

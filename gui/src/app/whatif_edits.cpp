@@ -30,7 +30,7 @@ Expected<replay::WhatIfOptions> makeWhatIfOptions(const QStringList& edits, cons
   if (!settings.trimmed().isEmpty()) {
     auto cfg = sim::parseAllocConf(settings.trimmed().toStdString());
     if (!cfg) return Status::error("settings: " + cfg.message());
-    o.settings = settings.trimmed().toStdString();
+    o.settings = std::move(*cfg);
   }
   return o;
 }

@@ -97,9 +97,7 @@ std::vector<ResolvedEdit> observationsOnly(const std::vector<ResolvedEdit>& edit
 
 Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t device_index,
                                  const ReplayEnvironment& env, const WhatIfOptions& options) {
-  ReplayEnvironment penv = env;
-  if (options.capacity && !penv.total_memory) penv.total_memory = options.capacity;
-  auto prepared = prepareTrace(snapshot, device_index, penv);
+  auto prepared = prepareTrace(snapshot, device_index, editedRunEnvironment(env, options));
   if (!prepared) return prepared.status();
   return runWhatIfOn(*prepared, options);
 }
@@ -112,28 +110,11 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   rep.device_index = p.device_index;
   rep.conformance = p.conformance;
   rep.recorded_peak_reserved = p.recorded_peak_reserved;
-  // Capacity: --capacity minus --overhead, else what the recorded ooms imply, else none.
-  std::optional<sim::ByteCount> usable;
-  if (options.capacity) {
-    usable = *options.capacity > options.overhead ? *options.capacity - options.overhead : 0;
-    rep.capacity = options.capacity;
-    rep.capacity_source = options.overhead ? "--capacity minus --overhead" : "--capacity";
-  } else if (p.derived_capacity) {
-    usable = *p.derived_capacity > options.overhead ? *p.derived_capacity - options.overhead : 0;
-    rep.capacity = p.derived_capacity;
-    rep.capacity_source = "the recorded oom events (device_free + reserved)";
-  } else if (options.overhead) {
-    usable = p.total_memory > options.overhead ? p.total_memory - options.overhead : 0;
-    rep.capacity = p.total_memory;
-    rep.capacity_source = "the device's total memory minus --overhead";
-  } else {
-    rep.capacity_source = "unlimited (no oom recorded; give --capacity to predict out-of-memory)";
-  }
+  rep.edited_run = chooseEditedRun(p, options);
+  rep.capacity = rep.edited_run.capacity;
+  rep.capacity_source = rep.edited_run.capacity_source;
 
-  RunSettings base;
-  base.config = p.recorded_config;
-  base.fraction = p.fraction;
-  base.usable = usable;
+  RunSettings base = rep.edited_run.baseline();
   base.address_model = options.address_model;
   base.analyze_peak = options.analyze_peak;
   base.keep_timeline = options.keep_timeline;
@@ -141,14 +122,10 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   rep.settings_baseline = base.config.last_settings;
   rep.baseline = replayProgram(p, observationsOnly(*edits), base);
 
-  RunSettings what = base;
-  what.compare_with_recording = false;
-  if (options.settings) {
-    auto cfg = sim::parseAllocConf(*options.settings);
-    if (!cfg) return Status::error("--set: " + cfg.message());
-    what.config = *cfg;
-  }
-  if (options.fraction) what.fraction = *options.fraction;
+  RunSettings what = rep.edited_run.edited();
+  what.address_model = options.address_model;
+  what.analyze_peak = options.analyze_peak;
+  what.keep_timeline = options.keep_timeline;
   rep.settings_whatif = what.config.last_settings;
   rep.whatif = replayProgram(p, *edits, what);
 

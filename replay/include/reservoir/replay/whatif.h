@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reservoir/replay/conformance.h"
+#include "reservoir/replay/edited_run.h"
 #include "reservoir/replay/point.h"
 #include "reservoir/replay/program.h"
 
@@ -39,12 +40,10 @@ enum class AddressModel : std::uint8_t {
   kDriver,    // every address from the driver model (top-down placement, 2 MiB aligned)
 };
 
-struct WhatIfOptions {
+// The edited run's device (settings, capacity, overhead, fraction: EditedRunOptions), the
+// edits, and what to compute.
+struct WhatIfOptions : EditedRunOptions {
   std::vector<Edit> edits;
-  std::optional<std::string> settings;     // allocator settings for the edited run
-  std::optional<sim::ByteCount> capacity;  // the device's memory (default: recorded ooms, else unlimited)
-  sim::ByteCount overhead = 0;             // memory outside the PyTorch cache
-  std::optional<double> fraction;          // memory fraction for the edited run
   AddressModel address_model = AddressModel::kRecorded;
   bool analyze_peak = true;  // what pins the cache at the peak (a second pass)
   bool keep_timeline = false;
@@ -121,6 +120,7 @@ struct WhatIfReport {
   bool baseline_matches_recording = true;
   std::optional<sim::ByteCount> capacity;  // usable device memory (before overhead)
   std::string capacity_source;
+  EditedRun edited_run;           // the edited run's device, as chosen (capacity, fraction, settings)
   ConformanceReport conformance;  // the exactness of the model on this trace
   std::vector<std::string> notes;
 };
