@@ -1,5 +1,7 @@
 #include "edit_options.h"
 
+#include <fmt/format.h>
+
 #include "reservoir/simulator/sizes.h"
 
 namespace reservoir::cli {
@@ -52,20 +54,18 @@ Expected<replay::WhatIfOptions> makeWhatIfOptions(const EditOptions& o) {
   if (!device) return device.status();
   replay::WhatIfOptions w;
   static_cast<replay::EditedRunOptions&>(w) = std::move(*device);
-  auto add = [&](const std::vector<std::string>& texts, auto parse) -> Status {
-    for (const auto& t : texts) {
-      auto e = parse(t);
-      if (!e) return e.status();
-      w.edits.push_back(*e);
-    }
-    return {};
+  // Each flag is an edit kind of the same name; the library parses it, the flag names the error.
+  using Kind = replay::Edit::Kind;
+  const std::pair<Kind, const std::vector<std::string>*> flags[] = {
+      {Kind::kCleanup, &o.cleanup}, {Kind::kRelease, &o.release},        {Kind::kProbe, &o.probe},
+      {Kind::kDemand, &o.demand},   {Kind::kResetPeaks, &o.reset_peaks},
   };
-  if (Status st = add(o.cleanup, replay::parseCleanup); !st.ok()) return Status::error("--cleanup: " + st.message());
-  if (Status st = add(o.release, replay::parseRelease); !st.ok()) return st;
-  if (Status st = add(o.probe, replay::parseProbe); !st.ok()) return Status::error("--probe: " + st.message());
-  if (Status st = add(o.demand, replay::parseDemand); !st.ok()) return st;
-  if (Status st = add(o.reset_peaks, replay::parseResetPeaks); !st.ok())
-    return Status::error("--reset-peaks: " + st.message());
+  for (const auto& [kind, texts] : flags)
+    for (const auto& t : *texts) {
+      auto e = replay::parseEdit(kind, t);
+      if (!e) return Status::error(fmt::format("--{}: {}", replay::editKindName(kind), e.message()));
+      w.edits.push_back(std::move(*e));
+    }
   w.address_model = o.address_model == "driver" ? replay::AddressModel::kDriver : replay::AddressModel::kRecorded;
   return w;
 }

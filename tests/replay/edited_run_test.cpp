@@ -169,6 +169,16 @@ void expectEveryEntryPointAgrees(const Case& c) {
   EXPECT_EQ(exported.final_reserved, lib.final_reserved);
 }
 
+TEST(EditedRun, TheCommandLineNamesTheFlagOfABadEdit) {
+  const auto trace = (test::samplesDir() / "resume-tiny" / "resume-main.rank0.pickle").string();
+  auto r = test::runReservoir({"whatif", trace, "--demand", "lots@event:1"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("--demand: 'lots@event:1'"), std::string::npos) << r.err;
+  r = test::runReservoir({"gate", trace, "--max-peak-reserved", "1GiB", "--set", "no_such_setting:1"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("--set 'no_such_setting:1'"), std::string::npos) << r.err;
+}
+
 TEST(EditedRun, EveryEntryPointGivesTheSameFiguresWithAllFourDeviceFlags) {
   // Capacity 600 MiB minus 100 MiB overhead, a fraction of that capacity (the trace's
   // capture JSON says the device has 140 GiB: the fraction must apply to the given

@@ -27,8 +27,14 @@ struct Edit {
   sim::ByteCount bytes = 0;           // kDemand
 };
 
-// Parsers for the command-line forms: --cleanup POINT, --release SELECTOR@POINT,
-// --probe POINT, --demand BYTES@POINT, --reset-peaks POINT.
+// Parsers for the text of each kind of edit: cleanup POINT, release SELECTOR@POINT, probe
+// POINT, demand BYTES@POINT, reset-peaks POINT. Errors quote the text and name no flag (the
+// command line adds its flag, the GUI its edit).
+Expected<Edit> parseEdit(Edit::Kind kind, std::string_view text);
+// "KIND TEXT" as one string ("cleanup after:x.py:load", "demand 4GiB@event:10").
+Expected<Edit> parseEdit(std::string_view kind_and_text);
+std::string_view editKindName(Edit::Kind kind);  // "cleanup", "release", "probe", "demand", "reset-peaks"
+std::optional<Edit::Kind> editKindFromName(std::string_view name);
 Expected<Edit> parseCleanup(std::string_view text);
 Expected<Edit> parseRelease(std::string_view text);
 Expected<Edit> parseProbe(std::string_view text);
