@@ -179,6 +179,17 @@ TEST(EditedRun, TheCommandLineNamesTheFlagOfABadEdit) {
   EXPECT_NE(r.err.find("--set 'no_such_setting:1'"), std::string::npos) << r.err;
 }
 
+TEST(EditedRun, HelpSaysWhichDeviceAFlagDescribes) {
+  for (const char* cmd : {"whatif", "gate", "export", "sweep"}) {
+    const auto r = test::runReservoir({cmd, "--help"});
+    EXPECT_NE(r.out.find("the edited run's memory fraction"), std::string::npos) << cmd;
+    EXPECT_NE(r.out.find("the edited run's device memory"), std::string::npos) << cmd;
+  }
+  const auto r = test::runReservoir({"check", "--help"});
+  EXPECT_NE(r.out.find("the recorded device's memory fraction"), std::string::npos);
+  EXPECT_NE(r.out.find("the recorded device's total memory"), std::string::npos);
+}
+
 TEST(EditedRun, EveryEntryPointGivesTheSameFiguresWithAllFourDeviceFlags) {
   // Capacity 600 MiB minus 100 MiB overhead, a fraction of that capacity (the trace's
   // capture JSON says the device has 140 GiB: the fraction must apply to the given
