@@ -9,37 +9,31 @@ using traces::Action;
 
 namespace {
 
-// Usable device memory seen at each recorded oom: cudaMemGetInfo's free bytes plus what the
-// cache held then. The smallest is the capacity that made it fail.
-std::optional<sim::ByteCount> capacityFromOoms(const traces::DeviceTrace& trace, const Program& program) {
+// One walk over the segment events on top of the window's start state: the recorded peak
+// reserved, and the usable device memory at each recorded oom (cudaMemGetInfo's free bytes
+// plus what the cache held then; the smallest is the capacity that made it fail).
+struct SegmentWalk {
+  std::int64_t peak_reserved = 0;
+  std::optional<sim::ByteCount> capacity_from_ooms;
+};
+
+SegmentWalk walkSegmentEvents(const traces::DeviceTrace& trace, const Program& program) {
   std::int64_t reserved = 0;
   for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.size);
-  std::optional<sim::ByteCount> cap;
+  SegmentWalk w;
+  w.peak_reserved = reserved;
   for (const auto& e : trace.events) {
     if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap)
       reserved += static_cast<std::int64_t>(e.size);
     if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap)
       reserved -= static_cast<std::int64_t>(e.size);
+    w.peak_reserved = std::max(w.peak_reserved, reserved);
     if (e.action == Action::kOom) {
       const auto c = e.addr + static_cast<sim::ByteCount>(reserved);
-      cap = cap ? std::min(*cap, c) : c;
+      w.capacity_from_ooms = w.capacity_from_ooms ? std::min(*w.capacity_from_ooms, c) : c;
     }
   }
-  return cap;
-}
-
-std::int64_t recordedPeak(const traces::DeviceTrace& trace, const Program& program) {
-  std::int64_t reserved = 0;
-  for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.size);
-  std::int64_t peak = reserved;
-  for (const auto& e : trace.events) {
-    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap)
-      reserved += static_cast<std::int64_t>(e.size);
-    if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap)
-      reserved -= static_cast<std::int64_t>(e.size);
-    peak = std::max(peak, reserved);
-  }
-  return peak;
+  return w;
 }
 
 }  // namespace
@@ -61,8 +55,9 @@ Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
   p.requests = traces::buildRequestStream(snapshot.devices[device_index]);
-  p.derived_capacity = capacityFromOoms(snapshot.devices[device_index], p.program);
-  p.recorded_peak_reserved = recordedPeak(snapshot.devices[device_index], p.program);
+  const SegmentWalk walk = walkSegmentEvents(snapshot.devices[device_index], p.program);
+  p.derived_capacity = walk.capacity_from_ooms;
+  p.recorded_peak_reserved = walk.peak_reserved;
   for (const auto& e : snapshot.devices[device_index].events)
     if (e.action == Action::kSegmentAlloc) p.recorded_segments_by_size[e.size].push_back(e.addr);
   p.completes_at_by_tag.assign(p.requests.allocations.size() + 1, kNoOp);
