@@ -28,19 +28,11 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   if (!opened) return fail(err, opened.message());
   const LoadedTrace& trace = *opened->trace;
   const std::size_t dev = opened->device;
-  const replay::ReplayEnvironment& env = opened->env;
-  auto prepared = replay::prepareTrace(trace.snapshot, dev, env);
+  auto prepared = replay::prepareTrace(trace.snapshot, dev, replay::editedRunEnvironment(opened->env, *w));
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   auto edits = replay::resolveEdits(*prepared, w->edits);
   if (!edits) return fail(err, edits.message());
-  replay::RunSettings s;
-  s.config = prepared->recorded_config;
-  if (w->settings) s.config = *sim::parseAllocConf(*w->settings);
-  s.fraction = w->fraction.value_or(prepared->fraction);
-  if (w->capacity)
-    s.usable = *w->capacity > w->overhead ? *w->capacity - w->overhead : 0;
-  else if (prepared->derived_capacity)
-    s.usable = *prepared->derived_capacity;
+  replay::RunSettings s = replay::chooseEditedRun(*prepared, *w).edited();
   s.address_model = w->address_model;
   if (!a.out.empty()) {
     auto snap = replay::exportRun(*prepared, *edits, s);

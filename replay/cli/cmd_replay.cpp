@@ -276,7 +276,7 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   replay::ReplayJob job;
   job.prepared = &p;
   job.config = p.recorded_config;
-  if (w->settings) job.config = *sim::parseAllocConf(*w->settings);
+  if (w->settings) job.config = *w->settings;
   job.fraction = w->fraction.value_or(p.fraction);
   job.capacity = w->capacity;
   job.overhead = w->overhead;

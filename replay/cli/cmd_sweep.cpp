@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "edit_options.h"
 #include "reservoir/replay/sweep.h"
 #include "reservoir/simulator/sizes.h"
 
@@ -20,7 +21,7 @@ struct SweepArgs {
   unsigned jobs = 0;
   bool no_settings = false;
   std::string minimize;
-  std::string capacity, overhead;
+  EditedRunFlags edited_run;
   EnvOptions env;
 };
 
@@ -32,12 +33,14 @@ std::string flagsText(const std::vector<std::string>& flags) {
 }
 
 int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
+  auto edited_run = makeEditedRunOptions(a.edited_run);
+  if (!edited_run) return fail(err, edited_run.message());
   auto opened = openTrace(a.trace, a.device, a.env, err);
   if (!opened) return fail(err, opened.message());
   const LoadedTrace& trace = *opened->trace;
   const std::size_t dev = opened->device;
-  const replay::ReplayEnvironment& env = opened->env;
   replay::SweepOptions o;
+  static_cast<replay::EditedRunOptions&>(o) = std::move(*edited_run);
   o.max_candidates = a.max_candidates;
   o.jobs = a.jobs;
   o.try_settings = !a.no_settings;
@@ -46,17 +49,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
     if (!p) return fail(err, "--minimize: " + p.message());
     o.minimize_at = *p;
   }
-  if (!a.capacity.empty()) {
-    auto c = sim::parseSize(a.capacity);
-    if (!c) return fail(err, "--capacity: not a size: " + a.capacity);
-    o.capacity = *c;
-  }
-  if (!a.overhead.empty()) {
-    auto c = sim::parseSize(a.overhead);
-    if (!c) return fail(err, "--overhead: not a size: " + a.overhead);
-    o.overhead = *c;
-  }
-  auto prepared = replay::prepareTrace(trace.snapshot, dev, env);
+  auto prepared = replay::prepareTrace(trace.snapshot, dev, replay::editedRunEnvironment(opened->env, o));
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   Progress progress(err, "sweeping");
   o.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
@@ -119,8 +112,7 @@ void registerSweep(CLI::App& app, std::function<void(int)> set_result, std::ostr
   cmd->add_option("--jobs", args->jobs, "threads (default: every core)");
   cmd->add_flag("--no-settings", args->no_settings, "only cleanup placements, no settings candidates");
   cmd->add_option("--minimize", args->minimize, "'peak' (default) or a POINT: rank by reserved memory there");
-  cmd->add_option("--capacity", args->capacity, "device memory (default: from recorded ooms, else unlimited)");
-  cmd->add_option("--overhead", args->overhead, "memory outside the PyTorch cache");
+  addEditedRunFlags(cmd, &args->edited_run);
   cmd->add_flag("--no-capture-json", args->env.no_capture_json, "ignore X.json beside X.pickle");
   cmd->callback([args, set_result, &out, &err] { set_result(runSweepCmd(*args, out, err)); });
 }

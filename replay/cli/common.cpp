@@ -10,11 +10,12 @@ namespace reservoir::cli {
 
 void addEnvOptions(CLI::App* app, EnvOptions* env) {
   app->add_option("--fraction", env->fraction,
-                  "memory fraction (set_per_process_memory_fraction); default: capture JSON or 1")
+                  "the recorded device's memory fraction (set_per_process_memory_fraction); default: capture JSON or 1")
       ->check(CLI::Range(0.0, 1.0));
   app->add_option("--capacity", env->capacity,
-                  "the device's total memory, e.g. 141GiB; default: capture JSON or an H200's");
-  app->add_option("--settings", env->settings, "PYTORCH_CUDA_ALLOC_CONF to replay with instead of the recorded one");
+                  "the recorded device's total memory, e.g. 141GiB; default: capture JSON or an H200's");
+  app->add_option("--settings", env->settings,
+                  "the recorded device's PYTORCH_CUDA_ALLOC_CONF, to replay with instead of the one the trace records");
   app->add_flag("--no-capture-json", env->no_capture_json, "ignore X.json beside X.pickle");
 }
 

@@ -1,8 +1,42 @@
 #include "edit_options.h"
 
+#include <fmt/format.h>
+
 #include "reservoir/simulator/sizes.h"
 
 namespace reservoir::cli {
+
+void addEditedRunFlags(CLI::App* app, EditedRunFlags* f) {
+  app->add_option("--set", f->set,
+                  "allocator settings for the edited run (PYTORCH_CUDA_ALLOC_CONF syntax; default: the recorded ones)");
+  app->add_option("--capacity", f->capacity,
+                  "the edited run's device memory, e.g. 141GiB (default: from recorded ooms, else unlimited)");
+  app->add_option("--overhead", f->overhead,
+                  "the edited run's memory outside the PyTorch cache (CUDA context, NCCL, cuBLAS), e.g. 2GiB");
+  app->add_option("--fraction", f->fraction, "the edited run's memory fraction (default: the recorded one)")
+      ->check(CLI::Range(0.0, 1.0));
+}
+
+Expected<replay::EditedRunOptions> makeEditedRunOptions(const EditedRunFlags& f) {
+  replay::EditedRunOptions o;
+  if (!f.set.empty()) {
+    auto cfg = sim::parseAllocConf(f.set);
+    if (!cfg) return Status::error("--set '" + f.set + "': " + cfg.message());
+    o.settings = std::move(*cfg);
+  }
+  if (!f.capacity.empty()) {
+    auto c = sim::parseSize(f.capacity);
+    if (!c) return Status::error("--capacity: not a size: '" + f.capacity + "'");
+    o.capacity = *c;
+  }
+  if (!f.overhead.empty()) {
+    auto c = sim::parseSize(f.overhead);
+    if (!c) return Status::error("--overhead: not a size: '" + f.overhead + "'");
+    o.overhead = *c;
+  }
+  o.fraction = f.fraction;
+  return o;
+}
 
 void addEditOptions(CLI::App* app, EditOptions* o) {
   app->add_option("--cleanup", o->cleanup, "torch.cuda.empty_cache() at POINT (repeatable)");
@@ -10,48 +44,28 @@ void addEditOptions(CLI::App* app, EditOptions* o) {
   app->add_option("--probe", o->probe, "report reserved/allocated/active at POINT (repeatable)");
   app->add_option("--demand", o->demand, "another process needs BYTES at POINT: BYTES@POINT (repeatable)");
   app->add_option("--reset-peaks", o->reset_peaks, "torch.cuda.reset_peak_memory_stats() at POINT");
-  app->add_option("--set", o->set, "allocator settings for the edited run (PYTORCH_CUDA_ALLOC_CONF syntax)");
-  app->add_option("--capacity", o->capacity,
-                  "device memory, e.g. 141GiB (default: from recorded ooms, else unlimited)");
-  app->add_option("--overhead", o->overhead,
-                  "memory outside the PyTorch cache (CUDA context, NCCL, cuBLAS), e.g. 2GiB");
-  app->add_option("--fraction", o->fraction, "memory fraction for the edited run")->check(CLI::Range(0.0, 1.0));
+  addEditedRunFlags(app, &o->device);
   app->add_option("--address-model", o->address_model, "recorded (default) or driver")
       ->check(CLI::IsMember({"recorded", "driver"}));
 }
 
 Expected<replay::WhatIfOptions> makeWhatIfOptions(const EditOptions& o) {
+  auto device = makeEditedRunOptions(o.device);
+  if (!device) return device.status();
   replay::WhatIfOptions w;
-  auto add = [&](const std::vector<std::string>& texts, auto parse) -> Status {
-    for (const auto& t : texts) {
-      auto e = parse(t);
-      if (!e) return e.status();
-      w.edits.push_back(*e);
-    }
-    return {};
+  static_cast<replay::EditedRunOptions&>(w) = std::move(*device);
+  // Each flag is an edit kind of the same name; the library parses it, the flag names the error.
+  using Kind = replay::Edit::Kind;
+  const std::pair<Kind, const std::vector<std::string>*> flags[] = {
+      {Kind::kCleanup, &o.cleanup}, {Kind::kRelease, &o.release},        {Kind::kProbe, &o.probe},
+      {Kind::kDemand, &o.demand},   {Kind::kResetPeaks, &o.reset_peaks},
   };
-  if (Status st = add(o.cleanup, replay::parseCleanup); !st.ok()) return Status::error("--cleanup: " + st.message());
-  if (Status st = add(o.release, replay::parseRelease); !st.ok()) return st;
-  if (Status st = add(o.probe, replay::parseProbe); !st.ok()) return Status::error("--probe: " + st.message());
-  if (Status st = add(o.demand, replay::parseDemand); !st.ok()) return st;
-  if (Status st = add(o.reset_peaks, replay::parseResetPeaks); !st.ok())
-    return Status::error("--reset-peaks: " + st.message());
-  if (!o.set.empty()) {
-    auto cfg = sim::parseAllocConf(o.set);
-    if (!cfg) return Status::error("--set '" + o.set + "': " + cfg.message());
-    w.settings = o.set;
-  }
-  if (!o.capacity.empty()) {
-    auto c = sim::parseSize(o.capacity);
-    if (!c) return Status::error("--capacity: not a size: '" + o.capacity + "'");
-    w.capacity = *c;
-  }
-  if (!o.overhead.empty()) {
-    auto c = sim::parseSize(o.overhead);
-    if (!c) return Status::error("--overhead: not a size: '" + o.overhead + "'");
-    w.overhead = *c;
-  }
-  w.fraction = o.fraction;
+  for (const auto& [kind, texts] : flags)
+    for (const auto& t : *texts) {
+      auto e = replay::parseEdit(kind, t);
+      if (!e) return Status::error(fmt::format("--{}: {}", replay::editKindName(kind), e.message()));
+      w.edits.push_back(std::move(*e));
+    }
   w.address_model = o.address_model == "driver" ? replay::AddressModel::kDriver : replay::AddressModel::kRecorded;
   return w;
 }

@@ -9,6 +9,7 @@
 #include <QTest>
 #include <QTreeView>
 
+#include "app/export_snapshot.h"
 #include "app/options.h"
 #include "app/screenshot.h"
 #include "app/trace_document.h"
@@ -17,6 +18,7 @@
 #include "models/facts_model.h"
 #include "models/segment_model.h"
 #include "models/variant_model.h"
+#include "reservoir/replay/session.h"
 #include "reservoir/traces/reader.h"
 #include "test_paths.h"
 #include "widgets/callsites_view.h"
@@ -239,6 +241,40 @@ TEST(WhatIfEdits, ParsesEditTexts) {
   EXPECT_TRUE(o->settings.has_value());
   EXPECT_FALSE(makeWhatIfOptions({QStringLiteral("explode now")}, {}));
   EXPECT_FALSE(makeWhatIfOptions({}, QStringLiteral("no_such_setting:1")));
+}
+
+// The GUI's export runs the edited run on the device every entry point chooses: here the
+// capacity the recorded oom implies, so the exported run fails where runWhatIf's does.
+TEST(GuiExport, TheExportedRunIsTheWhatIfRun) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const std::string trace = test::sharedTrace("synth/roundup-s4.pickle").string();
+  auto loaded = replay::loadTraceFile(trace, std::nullopt, nullptr, {});
+  ASSERT_TRUE(loaded) << loaded.message();
+  std::shared_ptr<const replay::LoadedTrace> owner = std::move(*loaded);
+  auto stage = replay::buildModelStage(*owner, 4096, nullptr, {});
+  ASSERT_TRUE(stage) << stage.message();
+  (*stage)->owner = owner;
+  ModelPlot plot;
+  plot.model = std::move(*stage);
+  const QStringList edits{QStringLiteral("cleanup before:synth.py:main")};
+  const QString settings;  // the recorded ones
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("edited.pickle"));
+  const Status st = exportWhatIfSnapshot(plot, edits, settings, path);
+  ASSERT_TRUE(st.ok()) << st.message();
+
+  auto options = makeWhatIfOptions(edits, settings);
+  ASSERT_TRUE(options) << options.message();
+  auto rep = replay::runWhatIf(owner->snapshot, owner->device_index, owner->environment(), *options);
+  ASSERT_TRUE(rep) << rep.message();
+  ASSERT_TRUE(rep->whatif.oom.has_value());  // the capacity the recorded oom implies is reached
+
+  auto exported = traces::readSnapshotFile(path.toStdString());
+  ASSERT_TRUE(exported) << exported.message();
+  auto prepared = replay::prepareTrace(*exported, exported->busiestDevice(), replay::ReplayEnvironment{});
+  ASSERT_TRUE(prepared) << prepared.message();
+  EXPECT_EQ(prepared->recorded_peak_reserved, rep->whatif.peak_reserved.bytes);
+  EXPECT_TRUE(prepared->derived_capacity.has_value());  // the exported run has the oom too
 }
 
 }  // namespace

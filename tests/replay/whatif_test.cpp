@@ -147,11 +147,33 @@ TEST(WhatIf, SettingsChangeTheReplay) {
   auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
   ASSERT_TRUE(snap.ok());
   WhatIfOptions opts;
-  opts.settings = "expandable_segments:True";
+  opts.settings = *sim::parseAllocConf("expandable_segments:True");
   auto rep = runWhatIf(*snap, 0, ReplayEnvironment{}, opts);
   ASSERT_TRUE(rep.ok()) << rep.message();
   EXPECT_NE(rep->whatif.peak_reserved.bytes, rep->baseline.peak_reserved.bytes);
   EXPECT_EQ(rep->whatif.peak_allocated.bytes % 512, 0);
+}
+
+TEST(WhatIf, EditsParseFromKindAndTextWithoutNamingFlags) {
+  auto c = parseEdit("  cleanup   after:x.py:load ");
+  ASSERT_TRUE(c) << c.message();
+  EXPECT_EQ(c->kind, Edit::Kind::kCleanup);
+  EXPECT_EQ(c->text, "after:x.py:load");
+  auto d = parseEdit("demand 4GiB@event:10");
+  ASSERT_TRUE(d) << d.message();
+  EXPECT_EQ(d->kind, Edit::Kind::kDemand);
+  EXPECT_EQ(d->bytes, 4ull << 30);
+  auto r = parseEdit(Edit::Kind::kRelease, "x.py:f@after:y.py:g");
+  ASSERT_TRUE(r) << r.message();
+  EXPECT_TRUE(r->selector.has_value());
+  for (const char* bad : {"explode now", "demand lots@event:1", "release nowhere", "demand 4GiB", ""}) {
+    auto e = parseEdit(bad);
+    ASSERT_FALSE(e) << bad;
+    EXPECT_EQ(e.message().find("--"), std::string::npos) << e.message();
+  }
+  for (Edit::Kind k :
+       {Edit::Kind::kCleanup, Edit::Kind::kRelease, Edit::Kind::kProbe, Edit::Kind::kDemand, Edit::Kind::kResetPeaks})
+    EXPECT_EQ(editKindFromName(editKindName(k)), k);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include "app/trace_document.h"
 #include "reservoir/replay/export.h"
-#include "reservoir/simulator/alloc_config.h"
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/writer.h"
 
@@ -20,14 +19,9 @@ Status exportWhatIfSnapshot(const ModelPlot& model, const QStringList& edits, co
   prepared.requests = traces::buildRequestStream(loaded.trace());
   auto resolved = replay::resolveEdits(prepared, options->edits);
   if (!resolved) return resolved.status();
-  replay::RunSettings rs;
-  rs.config = prepared.recorded_config;
-  rs.fraction = prepared.fraction;
-  if (options->settings) {
-    auto cfg = sim::parseAllocConf(*options->settings);
-    if (!cfg) return cfg.status();
-    rs.config = *cfg;
-  }
+  // The edited run's device as every entry point chooses it (capacity from the recorded
+  // ooms, the recorded fraction, the given settings).
+  const replay::RunSettings rs = replay::chooseEditedRun(prepared, *options).edited();
   auto snap = replay::exportRun(prepared, *resolved, rs);
   if (!snap) return snap.status();
   return traces::writeSnapshotFile(*snap, path.toStdString());

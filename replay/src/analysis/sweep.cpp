@@ -19,7 +19,7 @@ struct Candidate {
   std::vector<std::string> flags;
   std::string description;
   std::vector<ResolvedEdit> edits;  // cleanups (resolved)
-  std::optional<std::string> settings;
+  std::optional<sim::AllocatorConfig> settings;
   std::uint32_t first_op = 0;
   std::size_t cleanups = 0;
 };
@@ -84,22 +84,24 @@ void addAnnotationCandidates(const PreparedTrace& p, std::vector<Candidate>& out
     }
 }
 
-void addSettingsCandidates(const PreparedTrace& p, std::vector<Candidate>& out) {
-  const auto& cfg = p.recorded_config;
+void addSettingsCandidates(const EditedRun& device, std::vector<Candidate>& out) {
+  const sim::AllocatorConfig& cfg = device.config;
   std::vector<std::pair<std::string, std::string>> options;
   if (!cfg.expandable_segments) options.emplace_back("expandable_segments:True", "expandable segments");
   for (int mb : {64, 128, 256, 512})
     options.emplace_back(fmt::format("max_split_size_mb:{}", mb), fmt::format("no splitting of blocks >= {} MiB", mb));
   options.emplace_back("roundup_power2_divisions:4", "power-of-two rounding (4 divisions)");
-  if (p.fraction < 1.0)
+  if (device.fraction < 1.0)
     options.emplace_back("garbage_collection_threshold:0.8", "garbage collection at 80% of the fraction");
   for (auto& [conf, why] : options) {
     std::string full = cfg.toConfString();
     full = full.empty() ? conf : full + "," + conf;
+    auto parsed = sim::parseAllocConf(full);
+    if (!parsed) continue;  // cannot happen: a valid configuration plus a valid key
     Candidate c;
     c.flags = {"--set", full};
     c.description = "allocator settings: " + why;
-    c.settings = full;
+    c.settings = std::move(*parsed);
     out.push_back(std::move(c));
   }
 }
@@ -119,17 +121,13 @@ std::optional<std::int64_t> probeValue(const RunResult& r) {
 Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   SweepReport rep;
-  RunSettings base;
-  base.config = p.recorded_config;
-  base.fraction = p.fraction;
-  if (o.capacity)
-    base.usable = *o.capacity > o.overhead ? *o.capacity - o.overhead : 0;
-  else if (p.derived_capacity)
-    base.usable = *p.derived_capacity;
+  // Every candidate runs on the edited run's device (the same one `whatif` would choose).
+  const EditedRun device = chooseEditedRun(p, o);
+  const RunSettings base = device.edited();
   std::vector<ResolvedEdit> observe;
   if (o.minimize_at) {
     auto gaps = resolvePoint(*o.minimize_at, *p.snapshot, p.device_index);
-    if (!gaps) return Status::error("--minimize: " + gaps.message());
+    if (!gaps) return Status::error("the point to minimize at: " + gaps.message());
     Edit probe;
     probe.kind = Edit::Kind::kProbe;
     probe.text = o.minimize_at->text;
@@ -143,7 +141,7 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   std::set<std::vector<std::uint32_t>> seen;
   addRegionCandidates(p, o, cands, seen);
   addAnnotationCandidates(p, cands, seen);
-  if (o.try_settings) addSettingsCandidates(p, cands);
+  if (o.try_settings) addSettingsCandidates(device, cands);
   if (cands.size() > o.max_candidates) cands.resize(o.max_candidates);
 
   // One baseline pass with checkpoints; each placement then resumes from the checkpoint
@@ -181,7 +179,7 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
       Evaluation ev;
       if (c.settings) {
         RunSettings s = base;
-        s.config = *sim::parseAllocConf(*c.settings);
+        s.config = *c.settings;
         ev.run = replayProgram(p, observe, s);
       } else {
         const std::size_t k =

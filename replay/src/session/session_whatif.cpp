@@ -6,8 +6,10 @@ namespace reservoir::replay {
 
 Expected<WhatIfReport> runWhatIfPrepared(const LoadedTrace& loaded, const PreparedTrace& p,
                                          const WhatIfOptions& options) {
-  // A capacity changes the environment the trace is prepared in (its total memory).
-  if (options.capacity) return runWhatIf(loaded.snapshot, loaded.device_index, loaded.environment(), options);
+  // A capacity can change the environment the trace is prepared in (its total memory).
+  const ReplayEnvironment env = loaded.environment();
+  if (editedRunEnvironment(env, options).total_memory != env.total_memory)
+    return runWhatIf(loaded.snapshot, loaded.device_index, env, options);
   return runWhatIfOn(p, options);
 }
 

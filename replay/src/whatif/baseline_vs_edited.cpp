@@ -9,37 +9,31 @@ using traces::Action;
 
 namespace {
 
-// Usable device memory seen at each recorded oom: cudaMemGetInfo's free bytes plus what the
-// cache held then. The smallest is the capacity that made it fail.
-std::optional<sim::ByteCount> capacityFromOoms(const traces::DeviceTrace& trace, const Program& program) {
+// One walk over the segment events on top of the window's start state: the recorded peak
+// reserved, and the usable device memory at each recorded oom (cudaMemGetInfo's free bytes
+// plus what the cache held then; the smallest is the capacity that made it fail).
+struct SegmentWalk {
+  std::int64_t peak_reserved = 0;
+  std::optional<sim::ByteCount> capacity_from_ooms;
+};
+
+SegmentWalk walkSegmentEvents(const traces::DeviceTrace& trace, const Program& program) {
   std::int64_t reserved = 0;
   for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.size);
-  std::optional<sim::ByteCount> cap;
+  SegmentWalk w;
+  w.peak_reserved = reserved;
   for (const auto& e : trace.events) {
     if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap)
       reserved += static_cast<std::int64_t>(e.size);
     if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap)
       reserved -= static_cast<std::int64_t>(e.size);
+    w.peak_reserved = std::max(w.peak_reserved, reserved);
     if (e.action == Action::kOom) {
       const auto c = e.addr + static_cast<sim::ByteCount>(reserved);
-      cap = cap ? std::min(*cap, c) : c;
+      w.capacity_from_ooms = w.capacity_from_ooms ? std::min(*w.capacity_from_ooms, c) : c;
     }
   }
-  return cap;
-}
-
-std::int64_t recordedPeak(const traces::DeviceTrace& trace, const Program& program) {
-  std::int64_t reserved = 0;
-  for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.size);
-  std::int64_t peak = reserved;
-  for (const auto& e : trace.events) {
-    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap)
-      reserved += static_cast<std::int64_t>(e.size);
-    if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap)
-      reserved -= static_cast<std::int64_t>(e.size);
-    peak = std::max(peak, reserved);
-  }
-  return peak;
+  return w;
 }
 
 }  // namespace
@@ -61,8 +55,9 @@ Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
   p.requests = traces::buildRequestStream(snapshot.devices[device_index]);
-  p.derived_capacity = capacityFromOoms(snapshot.devices[device_index], p.program);
-  p.recorded_peak_reserved = recordedPeak(snapshot.devices[device_index], p.program);
+  const SegmentWalk walk = walkSegmentEvents(snapshot.devices[device_index], p.program);
+  p.derived_capacity = walk.capacity_from_ooms;
+  p.recorded_peak_reserved = walk.peak_reserved;
   for (const auto& e : snapshot.devices[device_index].events)
     if (e.action == Action::kSegmentAlloc) p.recorded_segments_by_size[e.size].push_back(e.addr);
   p.completes_at_by_tag.assign(p.requests.allocations.size() + 1, kNoOp);
@@ -97,9 +92,7 @@ std::vector<ResolvedEdit> observationsOnly(const std::vector<ResolvedEdit>& edit
 
 Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t device_index,
                                  const ReplayEnvironment& env, const WhatIfOptions& options) {
-  ReplayEnvironment penv = env;
-  if (options.capacity && !penv.total_memory) penv.total_memory = options.capacity;
-  auto prepared = prepareTrace(snapshot, device_index, penv);
+  auto prepared = prepareTrace(snapshot, device_index, editedRunEnvironment(env, options));
   if (!prepared) return prepared.status();
   return runWhatIfOn(*prepared, options);
 }
@@ -112,28 +105,11 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   rep.device_index = p.device_index;
   rep.conformance = p.conformance;
   rep.recorded_peak_reserved = p.recorded_peak_reserved;
-  // Capacity: --capacity minus --overhead, else what the recorded ooms imply, else none.
-  std::optional<sim::ByteCount> usable;
-  if (options.capacity) {
-    usable = *options.capacity > options.overhead ? *options.capacity - options.overhead : 0;
-    rep.capacity = options.capacity;
-    rep.capacity_source = options.overhead ? "--capacity minus --overhead" : "--capacity";
-  } else if (p.derived_capacity) {
-    usable = *p.derived_capacity > options.overhead ? *p.derived_capacity - options.overhead : 0;
-    rep.capacity = p.derived_capacity;
-    rep.capacity_source = "the recorded oom events (device_free + reserved)";
-  } else if (options.overhead) {
-    usable = p.total_memory > options.overhead ? p.total_memory - options.overhead : 0;
-    rep.capacity = p.total_memory;
-    rep.capacity_source = "the device's total memory minus --overhead";
-  } else {
-    rep.capacity_source = "unlimited (no oom recorded; give --capacity to predict out-of-memory)";
-  }
+  rep.edited_run = chooseEditedRun(p, options);
+  rep.capacity = rep.edited_run.capacity;
+  rep.capacity_source = rep.edited_run.capacity_source;
 
-  RunSettings base;
-  base.config = p.recorded_config;
-  base.fraction = p.fraction;
-  base.usable = usable;
+  RunSettings base = rep.edited_run.baseline();
   base.address_model = options.address_model;
   base.analyze_peak = options.analyze_peak;
   base.keep_timeline = options.keep_timeline;
@@ -141,14 +117,10 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   rep.settings_baseline = base.config.last_settings;
   rep.baseline = replayProgram(p, observationsOnly(*edits), base);
 
-  RunSettings what = base;
-  what.compare_with_recording = false;
-  if (options.settings) {
-    auto cfg = sim::parseAllocConf(*options.settings);
-    if (!cfg) return Status::error("--set: " + cfg.message());
-    what.config = *cfg;
-  }
-  if (options.fraction) what.fraction = *options.fraction;
+  RunSettings what = rep.edited_run.edited();
+  what.address_model = options.address_model;
+  what.analyze_peak = options.analyze_peak;
+  what.keep_timeline = options.keep_timeline;
   rep.settings_whatif = what.config.last_settings;
   rep.whatif = replayProgram(p, *edits, what);
 

@@ -14,14 +14,14 @@
 
 namespace reservoir::replay {
 
-struct SweepOptions {
+// The device every candidate runs on is the edited run's (EditedRunOptions: capacity,
+// overhead, fraction, settings), chosen as `whatif` chooses it.
+struct SweepOptions : EditedRunOptions {
   std::size_t max_candidates = 100;
   std::size_t top_functions = 40;    // call regions considered (by bytes allocated under them)
   bool try_settings = true;          // also candidate allocator settings
   std::optional<Point> minimize_at;  // rank by reserved at this point instead of peak reserved
-  std::optional<sim::ByteCount> capacity;
-  sim::ByteCount overhead = 0;
-  unsigned jobs = 0;  // 0: every core
+  unsigned jobs = 0;                 // 0: every core
   std::uint32_t checkpoint_every = 4096;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(std::size_t done, std::size_t total)> progress;

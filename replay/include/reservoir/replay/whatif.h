@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reservoir/replay/conformance.h"
+#include "reservoir/replay/edited_run.h"
 #include "reservoir/replay/point.h"
 #include "reservoir/replay/program.h"
 
@@ -26,8 +27,14 @@ struct Edit {
   sim::ByteCount bytes = 0;           // kDemand
 };
 
-// Parsers for the command-line forms: --cleanup POINT, --release SELECTOR@POINT,
-// --probe POINT, --demand BYTES@POINT, --reset-peaks POINT.
+// Parsers for the text of each kind of edit: cleanup POINT, release SELECTOR@POINT, probe
+// POINT, demand BYTES@POINT, reset-peaks POINT. Errors quote the text and name no flag (the
+// command line adds its flag, the GUI its edit).
+Expected<Edit> parseEdit(Edit::Kind kind, std::string_view text);
+// "KIND TEXT" as one string ("cleanup after:x.py:load", "demand 4GiB@event:10").
+Expected<Edit> parseEdit(std::string_view kind_and_text);
+std::string_view editKindName(Edit::Kind kind);  // "cleanup", "release", "probe", "demand", "reset-peaks"
+std::optional<Edit::Kind> editKindFromName(std::string_view name);
 Expected<Edit> parseCleanup(std::string_view text);
 Expected<Edit> parseRelease(std::string_view text);
 Expected<Edit> parseProbe(std::string_view text);
@@ -39,12 +46,10 @@ enum class AddressModel : std::uint8_t {
   kDriver,    // every address from the driver model (top-down placement, 2 MiB aligned)
 };
 
-struct WhatIfOptions {
+// The edited run's device (settings, capacity, overhead, fraction: EditedRunOptions), the
+// edits, and what to compute.
+struct WhatIfOptions : EditedRunOptions {
   std::vector<Edit> edits;
-  std::optional<std::string> settings;     // allocator settings for the edited run
-  std::optional<sim::ByteCount> capacity;  // the device's memory (default: recorded ooms, else unlimited)
-  sim::ByteCount overhead = 0;             // memory outside the PyTorch cache
-  std::optional<double> fraction;          // memory fraction for the edited run
   AddressModel address_model = AddressModel::kRecorded;
   bool analyze_peak = true;  // what pins the cache at the peak (a second pass)
   bool keep_timeline = false;
@@ -121,6 +126,7 @@ struct WhatIfReport {
   bool baseline_matches_recording = true;
   std::optional<sim::ByteCount> capacity;  // usable device memory (before overhead)
   std::string capacity_source;
+  EditedRun edited_run;           // the edited run's device, as chosen (capacity, fraction, settings)
   ConformanceReport conformance;  // the exactness of the model on this trace
   std::vector<std::string> notes;
 };

@@ -1,0 +1,55 @@
+// The edited run's device, decided once: the usable capacity (with the overhead outside the
+// PyTorch cache taken off), the memory fraction and the allocator settings, each with where
+// it came from. Every entry point that replays edits (whatif, sweep, gate, export, replay,
+// the GUI) builds one EditedRun from the prepared trace and the user's options, so that the
+// same options give the same figures everywhere.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "reservoir/core/units.h"
+#include "reservoir/replay/conformance.h"
+#include "reservoir/simulator/alloc_config.h"
+
+namespace reservoir::replay {
+
+struct PreparedTrace;
+struct RunSettings;
+
+// What the user asks of the edited run's device (all optional).
+struct EditedRunOptions {
+  std::optional<sim::AllocatorConfig> settings;  // allocator settings (default: the recorded ones)
+  std::optional<ByteCount> capacity;             // the device's memory (default: recorded ooms, else unlimited)
+  ByteCount overhead = 0;                        // memory outside the PyTorch cache (CUDA context, NCCL, ...)
+  std::optional<double> fraction;                // memory fraction (default: the recorded one)
+};
+
+// The environment a trace is prepared in for these options: a capacity is also the device's
+// total memory (what a memory fraction is a fraction of) when the environment gives none.
+ReplayEnvironment editedRunEnvironment(const ReplayEnvironment& env, const EditedRunOptions& options);
+
+struct EditedRun {
+  // The device's memory the capacity comes from (before the overhead), and the bytes the
+  // cache may hold (capacity - overhead); both empty when unlimited.
+  std::optional<ByteCount> capacity;
+  std::optional<ByteCount> usable;
+  std::string capacity_source;
+  double fraction = 1.0;
+  std::string fraction_source;
+  sim::AllocatorConfig config;
+  std::string config_source;
+  // The recording's own settings and fraction (the baseline run), with the same capacity.
+  sim::AllocatorConfig recorded_config;
+  double recorded_fraction = 1.0;
+
+  // Run settings for the edited run and for the unedited baseline (config, fraction, usable);
+  // the caller adds the address model, analyses and outputs.
+  [[nodiscard]] RunSettings edited() const;
+  [[nodiscard]] RunSettings baseline() const;
+};
+
+// Decides the edited run for `prepared` (prepared in editedRunEnvironment(env, options)).
+EditedRun chooseEditedRun(const PreparedTrace& prepared, const EditedRunOptions& options);
+
+}  // namespace reservoir::replay

@@ -1,0 +1,61 @@
+// The edited run's device: capacity (minus overhead), fraction and settings, decided once.
+#include "reservoir/replay/edited_run.h"
+
+#include "reservoir/replay/whatif.h"
+
+namespace reservoir::replay {
+namespace {
+
+ByteCount minus(ByteCount a, ByteCount b) { return a > b ? a - b : 0; }
+
+}  // namespace
+
+ReplayEnvironment editedRunEnvironment(const ReplayEnvironment& env, const EditedRunOptions& options) {
+  ReplayEnvironment out = env;
+  if (options.capacity && !out.total_memory) out.total_memory = options.capacity;
+  return out;
+}
+
+EditedRun chooseEditedRun(const PreparedTrace& p, const EditedRunOptions& o) {
+  EditedRun r;
+  if (o.capacity) {
+    r.capacity = o.capacity;
+    r.capacity_source = o.overhead ? "the given capacity minus the overhead" : "the given capacity";
+  } else if (p.derived_capacity) {
+    r.capacity = p.derived_capacity;
+    r.capacity_source = o.overhead ? "the recorded oom events (device_free + reserved) minus the overhead"
+                                   : "the recorded oom events (device_free + reserved)";
+  } else if (o.overhead) {
+    r.capacity = p.total_memory;
+    r.capacity_source = "the device's total memory minus the overhead";
+  } else {
+    r.capacity_source = "unlimited (no oom recorded; give a capacity to predict out-of-memory)";
+  }
+  if (r.capacity) r.usable = minus(*r.capacity, o.overhead);
+
+  r.recorded_config = p.recorded_config;
+  r.recorded_fraction = p.fraction;
+  r.config = o.settings.value_or(p.recorded_config);
+  r.config_source = o.settings ? "the given settings" : "the recorded settings";
+  r.fraction = o.fraction.value_or(p.fraction);
+  r.fraction_source = o.fraction ? "the given fraction" : "the recorded fraction";
+  return r;
+}
+
+RunSettings EditedRun::edited() const {
+  RunSettings s;
+  s.config = config;
+  s.fraction = fraction;
+  s.usable = usable;
+  return s;
+}
+
+RunSettings EditedRun::baseline() const {
+  RunSettings s;
+  s.config = recorded_config;
+  s.fraction = recorded_fraction;
+  s.usable = usable;
+  return s;
+}
+
+}  // namespace reservoir::replay
