@@ -53,6 +53,28 @@ ReplayJob jobFor(const PreparedTrace& p, const EditedProgram& prog) {
   return job;
 }
 
+// A synthetic trace ready to replay: prepared, and its unedited program.
+struct SynthProgram {
+  SynthTrace trace;
+  PreparedTrace prepared;
+  EditedProgram program;
+};
+
+std::unique_ptr<SynthProgram> synthProgram(const SynthOptions& o) {
+  auto t = synthesizeTrace(o);
+  EXPECT_TRUE(t.ok()) << t.message();
+  if (!t) return nullptr;
+  auto s = std::make_unique<SynthProgram>();
+  s->trace = std::move(*t);
+  ReplayEnvironment env;
+  auto p = prepareTrace(s->trace.snapshot, 0, env);
+  EXPECT_TRUE(p.ok()) << p.message();
+  if (!p) return nullptr;
+  s->prepared = std::move(*p);
+  s->program = flattenProgram(s->prepared, {});
+  return s;
+}
+
 // The recording as a backend result (its events and final layout; figures from `like`).
 BackendResult recordingAsResult(const Loaded& l, const BackendResult& like) {
   BackendResult r = like;
@@ -290,13 +312,10 @@ TEST(RunModel, ADriverThatRefusesGivesTheModelsOutOfMemory) {
   o.events = 20'000;
   o.seed = 5;
   o.budget = 6ull << 30;
-  auto t = synthesizeTrace(o);
-  ASSERT_TRUE(t.ok()) << t.message();
-  ReplayEnvironment env;
-  auto p = prepareTrace(t->snapshot, 0, env);
-  ASSERT_TRUE(p.ok()) << p.message();
-  const EditedProgram prog = flattenProgram(*p, {});
-  ReplayJob job = jobFor(*p, prog);
+  const auto s = synthProgram(o);
+  ASSERT_TRUE(s);
+  const EditedProgram& prog = s->program;
+  ReplayJob job = jobFor(s->prepared, prog);
   job.usable = 2ull << 30;
   CompletionSchedule schedule(prog);
   SmallDevice dev(*job.usable, schedule);
@@ -334,13 +353,10 @@ TEST(OpDriver, DispatchesEveryOpCountsFailedMallocsAndReportsProgress) {
   o.events = 5000;
   o.seed = 3;
   o.empty_cache_every = 500;
-  auto t = synthesizeTrace(o);
-  ASSERT_TRUE(t.ok()) << t.message();
-  ReplayEnvironment env;
-  auto p = prepareTrace(t->snapshot, 0, env);
-  ASSERT_TRUE(p.ok()) << p.message();
-  const EditedProgram prog = flattenProgram(*p, {});
-  ReplayJob job = jobFor(*p, prog);
+  const auto s = synthProgram(o);
+  ASSERT_TRUE(s);
+  const EditedProgram& prog = s->program;
+  ReplayJob job = jobFor(s->prepared, prog);
   std::vector<std::pair<std::size_t, std::size_t>> progress;
   job.progress = [&](std::size_t d, std::size_t n) { progress.emplace_back(d, n); };
   CountingTarget target;
@@ -376,13 +392,13 @@ TEST(OpDriver, DispatchesEveryOpCountsFailedMallocsAndReportsProgress) {
   std::atomic<bool> cancel{true};
   job.cancel = &cancel;
   CountingTarget stopped;
-  BackendResult s;
-  driveOps(job, schedule, stopped, true, s);
-  EXPECT_TRUE(s.interrupted);
-  EXPECT_EQ(s.ops_executed, 0u);
+  BackendResult cut;
+  driveOps(job, schedule, stopped, true, cut);
+  EXPECT_TRUE(cut.interrupted);
+  EXPECT_EQ(cut.ops_executed, 0u);
   EXPECT_EQ(stopped.mallocs, 0u);
-  ASSERT_FALSE(s.notes.empty());
-  EXPECT_NE(s.notes[0].find("interrupted after 0 of"), std::string::npos);
+  ASSERT_FALSE(cut.notes.empty());
+  EXPECT_NE(cut.notes[0].find("interrupted after 0 of"), std::string::npos);
 }
 
 // --- the replay job
