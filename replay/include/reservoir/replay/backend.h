@@ -154,7 +154,7 @@ class OpTarget {
   OpTarget& operator=(const OpTarget&) = delete;
   virtual ~OpTarget() = default;
   virtual void before(std::size_t /*index*/, const BackendOp& /*op*/) {}
-  virtual bool allocate(const BackendOp& op) = 0;  // a malloc; false: out of memory
+  virtual bool allocate(const BackendOp& op) = 0;    // a malloc; false: out of memory
   virtual void deallocate(const BackendOp& op) = 0;  // a free; one whose malloc failed is skipped
   virtual void emptyCache(std::size_t index, const BackendOp& op) = 0;
   virtual void resetPeaks() = 0;
