@@ -75,6 +75,15 @@ std::unique_ptr<SynthProgram> synthProgram(const SynthOptions& o) {
   return s;
 }
 
+// The what-if engine's run of the same edits with a job's settings (what the model backend must equal).
+RunResult engineRun(const PreparedTrace& p, const std::vector<ResolvedEdit>& es, const ReplayJob& job) {
+  RunSettings rs;
+  rs.config = job.config;
+  rs.fraction = job.fraction;
+  rs.usable = job.usable;
+  return replayProgram(p, es, rs);
+}
+
 // The recording as a backend result (its events and final layout; figures from `like`).
 BackendResult recordingAsResult(const Loaded& l, const BackendResult& like) {
   BackendResult r = like;
@@ -142,11 +151,7 @@ TEST(ModelBackend, EqualsTheWhatIfEngineAndTheRecording) {
     const EditedProgram prog = flattenProgram(l->prepared, {});
     auto r = makeModelBackend()->run(jobFor(l->prepared, prog));
     ASSERT_TRUE(r.ok()) << r.message();
-    RunSettings rs;
-    rs.config = l->prepared.recorded_config;
-    rs.fraction = l->prepared.fraction;
-    rs.usable = l->prepared.derived_capacity;
-    const RunResult engine = replayProgram(l->prepared, {}, rs);
+    const RunResult engine = engineRun(l->prepared, {}, jobFor(l->prepared, prog));
     EXPECT_EQ(r->peak_reserved.bytes, engine.peak_reserved.bytes);
     EXPECT_EQ(r->peak_reserved.op, engine.peak_reserved.op);
     EXPECT_EQ(r->peak_allocated.bytes, engine.peak_allocated.bytes);
@@ -174,11 +179,7 @@ TEST(ModelBackend, EditedRunsEqualTheWhatIfEngine) {
       const EditedProgram prog = flattenProgram(l->prepared, *es);
       auto r = makeModelBackend()->run(jobFor(l->prepared, prog));
       ASSERT_TRUE(r.ok()) << r.message();
-      RunSettings rs;
-      rs.config = l->prepared.recorded_config;
-      rs.fraction = l->prepared.fraction;
-      rs.usable = l->prepared.derived_capacity;
-      const RunResult engine = replayProgram(l->prepared, *es, rs);
+      const RunResult engine = engineRun(l->prepared, *es, jobFor(l->prepared, prog));
       EXPECT_EQ(r->peak_reserved.bytes, engine.peak_reserved.bytes) << cleanup;
       EXPECT_EQ(r->final_reserved, engine.final_reserved) << cleanup;
       ASSERT_EQ(r->probes.size(), engine.probes.size());
@@ -442,11 +443,11 @@ TEST(BackendReplay, TheJobRunsEachBackendAndComparesItWithThePrediction) {
   auto report = runBackendReplay(l->prepared, *es, *run, backends, o);
   ASSERT_TRUE(report.ok()) << report.message();
 
-  RunSettings rs;
-  rs.config = run->config;
-  rs.fraction = run->fraction;
-  rs.usable = run->usable;
-  const RunResult engine = replayProgram(l->prepared, *es, rs);
+  ReplayJob as_run;
+  as_run.config = run->config;
+  as_run.fraction = run->fraction;
+  as_run.usable = run->usable;
+  const RunResult engine = engineRun(l->prepared, *es, as_run);
   EXPECT_EQ(report->model.peak_reserved.bytes, engine.peak_reserved.bytes);
   EXPECT_EQ(report->model.final_reserved, engine.final_reserved);
   ASSERT_EQ(report->model.probes.size(), engine.probes.size());
