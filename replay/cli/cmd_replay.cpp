@@ -10,7 +10,9 @@
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
+include "reservoir/replay/edited_run.h"
 #include "reservoir/replay/backend.h"
+#include "reservoir/replay/backend_replay.h"
 #include "reservoir/replay/edited_program.h"
 #include "reservoir/simulator/sizes.h"
 #include "reservoir/traces/reader.h"
@@ -59,14 +61,6 @@ struct ReplayArgs {
   EditOptions edits;
 };
 
-struct BackendRun {
-  std::string name;
-  replay::BackendResult result;
-  replay::BackendComparison vs_model;
-  std::optional<replay::ConformanceReport> own_recording;  // torch: the model on the real allocator's trace
-  std::optional<replay::BackendResult> baseline;           // cuda with edits: the unedited program's timing
-};
-
 std::string secondsText(double s) {
   if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
   if (s < 1.0) return fmt::format("{:.2f} ms", s * 1e3);
@@ -74,12 +68,6 @@ std::string secondsText(double s) {
 }
 
 double driverSeconds(const replay::BackendTiming& t) { return t.alloc_seconds + t.free_seconds + t.sync_seconds; }
-
-std::size_t opIndexOf(const replay::EditedProgram& prog, std::uint32_t program_op) {
-  for (std::size_t i = 0; i < prog.ops.size(); ++i)
-    if (prog.ops[i].op == program_op) return i;
-  return prog.ops.size();
-}
 
 nlohmann::json mismatches(const std::vector<replay::Mismatch>& ms) {
   nlohmann::json a = nlohmann::json::array();
@@ -233,11 +221,9 @@ void printComparison(std::ostream& out, const replay::BackendComparison& c, cons
       if (shown++ < 12) out << fmt::format("    {}: expected {}, got {}\n", m.what, m.expected, m.simulated);
 }
 
-int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
-  auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+std::vector<std::string> backendNames(const std::vector<std::string>& args) {
   std::vector<std::string> backends;
-  for (const auto& b : a.backends) {
+  for (const auto& b : args) {
     std::size_t start = 0;
     while (start <= b.size()) {
       const auto comma = b.find(',', start);
@@ -247,22 +233,192 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
       start = comma + 1;
     }
   }
+  return backends;
+}
+
+// --save-snapshot: the real allocator's own recording, and what a capture writes beside it (the
+// fraction, the device, the final memory_stats).
+void saveRecording(const ReplayArgs& a, const replay::EditedRunChoice& run, const replay::BackendResult& result,
+                   const replay::EditedProgram& program, std::ostream& err) {
+  std::FILE* f = std::fopen(a.save_snapshot.c_str(), "wb");
+  if (!f ||
+      std::fwrite(result.snapshot_bytes.data(), 1, result.snapshot_bytes.size(), f) != result.snapshot_bytes.size())
+    err << "reservoir: cannot write " << a.save_snapshot << "\n";
+  if (f) std::fclose(f);
+  std::string json_path = a.save_snapshot;
+  for (const char* ext : {".pickle", ".pkl"})
+    if (json_path.ends_with(ext)) json_path.resize(json_path.size() - std::char_traits<char>::length(ext));
+  json_path += ".json";
+  nlohmann::json facts = {{"fraction", run.fraction < 1.0 ? run.fraction : 0.0},
+                          {"device_total", result.memory.total},
+                          {"memory_stats", sim::memoryStatsMap(result.final_stats)},
+                          {"config",
+                           {{"recorded_by", "reservoir replay --backend torch"},
+                            {"trace", a.trace},
+                            {"settings", run.config.toConfString()},
+                            {"edits", program.edits}}}};
+  if (std::FILE* jf = std::fopen(json_path.c_str(), "w")) {
+    const std::string text = facts.dump(1);
+    std::fwrite(text.data(), 1, text.size(), jf);
+    std::fclose(jf);
+  }
+}
+
+nlohmann::json ownRecordingJson(const replay::ConformanceReport& o) {
+  return {{"exact", o.exact()},
+          {"events_compared", o.events_compared},
+          {"first_divergence", o.first_divergence ? nlohmann::json({{"event_index", o.first_divergence->event_index},
+                                                                    {"expected", o.first_divergence->expected},
+                                                                    {"simulated", o.first_divergence->simulated}})
+                                                  : nlohmann::json(nullptr)},
+          {"stats_compared", o.stats_compared.size()},
+          {"stats_mismatches", mismatches(o.stats_mismatches)},
+          {"layout_mismatches", mismatches(o.layout_mismatches)}};
+}
+
+nlohmann::json runJson(const replay::BackendRun& run) {
+  nlohmann::json b = resultJson(run.result);
+  b["vs_model"] = comparisonJson(run.vs_model);
+  if (run.own_recording) b["model_on_own_recording"] = ownRecordingJson(*run.own_recording);
+  if (run.baseline)
+    b["baseline"] = {{"driver_seconds", driverSeconds(run.baseline->timing)},
+                     {"wall_seconds", run.baseline->timing.wall_seconds},
+                     {"driver_allocs", run.baseline->timing.driver_allocs},
+                     {"edited_driver_seconds", driverSeconds(run.result.timing)},
+                     {"time_price_seconds", driverSeconds(run.result.timing) - driverSeconds(run.baseline->timing)}};
+  return b;
+}
+
+void printJson(std::ostream& out, const std::string& trace, const replay::PreparedTrace& p,
+               const replay::EditedRunChoice& run, const replay::BackendReplayReport& report) {
+  const auto& conf = p.conformance;
+  const auto& program = report.program;
+  nlohmann::json j;
+  j["trace"] = trace;
+  j["device"] = conf.device;
+  j["events"] = conf.events_total;
+  j["settings"] = run.config.toConfString();
+  j["fraction"] = run.fraction;
+  j["capacity"] = run.usable ? nlohmann::json(*run.usable) : nlohmann::json(nullptr);
+  j["capacity_source"] = run.capacity_source;
+  j["edits"] = program.edits;
+  j["program"] = {{"ops", program.ops.size()},
+                  {"mallocs", program.mallocs},
+                  {"frees", program.frees},
+                  {"record_stream_frees", program.deferred_frees},
+                  {"empty_cache", program.empty_caches},
+                  {"cleanups", program.cleanups},
+                  {"streams", program.streams.size()},
+                  {"requests", program.requests()}};
+  j["model_vs_recording_exact"] = conf.exact();
+  j["model"] = resultJson(report.model);
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& r : report.runs) arr.push_back(runJson(r));
+  j["backends"] = arr;
+  j["exact"] = report.exact;
+  out << j.dump(2) << "\n";
+}
+
+void printRunText(std::ostream& out, const replay::BackendRun& run, const replay::EditedProgram& program) {
+  out << fmt::format("{}:\n", run.name);
+  printResult(out, run.result, program);
+  printComparison(out, run.vs_model, "against the model's prediction (the recording's addresses)");
+  if (run.own_recording) {
+    const auto& o = *run.own_recording;
+    if (o.exact())
+      out << fmt::format("  the model on this run's own recording: EXACT ({} events, {} statistics, layout)\n",
+                         o.events_compared, o.stats_compared.size());
+    else if (o.first_divergence)
+      out << fmt::format(
+          "  the model on this run's own recording: diverges at event {}\n    expected {}\n    model    {}\n",
+          o.first_divergence->event_index, o.first_divergence->expected, o.first_divergence->simulated);
+    else
+      out << fmt::format("  the model on this run's own recording: {} statistics and {} layout mismatches\n",
+                         o.stats_mismatches.size(), o.layout_mismatches.size());
+  }
+  if (run.baseline) {
+    const double base = driverSeconds(run.baseline->timing), edited = driverSeconds(run.result.timing);
+    out << fmt::format(
+        "  time price of the edits: driver time {} edited against {} unedited ({}{}), {} against {} "
+        "driver allocations\n",
+        secondsText(edited), secondsText(base), edited >= base ? "+" : "-", secondsText(std::abs(edited - base)),
+        run.result.timing.driver_allocs, run.baseline->timing.driver_allocs);
+  }
+}
+
+std::string modelOnRecordingText(const replay::ConformanceReport& conf) {
+  if (conf.first_divergence)
+    return fmt::format("diverges at event {} (run 'reservoir check')", conf.first_divergence->event_index);
+  if (!conf.layout_mismatches.empty() || !conf.invariant_failure.empty())
+    return "the final layout differs (run 'reservoir check')";
+  if (!conf.stats_mismatches.empty())
+    return fmt::format(
+        "every event and the final layout exact; {} memory_stats values differ from the capture's "
+        "(e.g. peaks the program reset: 'reservoir check --reset-peaks')",
+        conf.stats_mismatches.size());
+  return "exact";
+}
+
+void printText(std::ostream& out, const std::string& trace, const replay::PreparedTrace& p,
+               const replay::EditedRunChoice& run, const replay::BackendReplayReport& report) {
+  const auto& conf = p.conformance;
+  const auto& program = report.program;
+  out << fmt::format(
+      "{} (device {}): {} events; {} requests ({} mallocs, {} frees of which {} record_stream'd, {} "
+      "empty_cache{}) on {} stream(s)\n",
+      trace, conf.device, conf.events_total, program.requests(), program.mallocs, program.frees, program.deferred_frees,
+      program.empty_caches, program.cleanups ? fmt::format(", {} inserted by --cleanup", program.cleanups) : "",
+      program.streams.size());
+  out << fmt::format("settings \"{}\", memory fraction {}, capacity for the cache {} ({})\n", run.config.toConfString(),
+                     run.fraction, run.usable ? sizeText(static_cast<std::int64_t>(*run.usable)) : "unlimited",
+                     run.capacity_source);
+  for (const auto& e : program.edits) out << "edit: " << e << "\n";
+  out << fmt::format("the model on the recording: {}\n", modelOnRecordingText(conf));
+  out << "model (prediction):\n";
+  printResult(out, report.model, program);
+  for (const auto& r : report.runs) printRunText(out, r, program);
+  out << (report.exact
+              ? "EXACT (every figure equals the prediction; the model reproduces each real run's own recording)\n"
+              : "DIFFERENT\n");
+}
+
+// The progress of each stage of the job, one line at a time on a terminal.
+class StageProgress {
+ public:
+  explicit StageProgress(std::ostream& err) : err_(err) {}
+  void operator()(const std::string& stage, std::size_t done, std::size_t total) {
+    if (!current_ || stage != stage_) {
+      current_.reset();
+      stage_ = stage;
+      current_.emplace(err_, stage);
+    }
+    (*current_)(done, total);
+  }
+
+ private:
+  std::ostream& err_;
+  std::string stage_;
+  std::optional<Progress> current_;
+};
+
+int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
+  auto w = makeWhatIfOptions(a.edits);
+  if (!w) return fail(err, w.message());
 #ifdef RESERVOIR_HAVE_GPU_BACKENDS
   replay::registerGpuBackends();
 #endif
   std::vector<std::unique_ptr<replay::ReplayBackend>> impls;
-  for (const auto& name : backends) {
+  for (const auto& name : backendNames(a.backends)) {
     auto b = replay::makeBackend(name);
     if (!b) return fail(err, b.message());
     impls.push_back(std::move(*b));
   }
-
   EnvOptions env_opts;
   env_opts.no_capture_json = a.no_capture_json;
   auto opened = openTrace(a.trace, a.device, env_opts, err);
   if (!opened) return fail(err, opened.message());
   replay::ReplayEnvironment& env = opened->env;
-  if (w->capacity && !env.total_memory) env.total_memory = w->capacity;
+  env = replay::editedRunEnvironment(env, *w);
   auto prepared = [&] {
     Progress progress(err, "preparing " + a.trace);
     return replay::prepareTrace(opened->trace->snapshot, opened->device, env);
@@ -271,270 +427,29 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   const replay::PreparedTrace& p = *prepared;
   auto edits = replay::resolveEdits(p, w->edits);
   if (!edits) return fail(err, edits.message());
+  auto run = replay::chooseEditedRunAsWhatIf(p, *w);
+  if (!run) return fail(err, run.message());
 
-  // The edited run's settings, as `reservoir whatif` chooses them.
-  replay::ReplayJob job;
-  job.prepared = &p;
-  job.config = p.recorded_config;
-  if (w->settings) job.config = *w->settings;
-  job.fraction = w->fraction.value_or(p.fraction);
-  job.capacity = w->capacity;
-  job.overhead = w->overhead;
-  std::string capacity_source = "unlimited";
-  if (w->capacity) {
-    job.usable = *w->capacity > w->overhead ? *w->capacity - w->overhead : 0;
-    capacity_source = w->overhead ? "--capacity minus --overhead" : "--capacity";
-  } else if (p.derived_capacity) {
-    job.usable = *p.derived_capacity > w->overhead ? *p.derived_capacity - w->overhead : 0;
-    capacity_source = "the recorded oom events";
-  } else if (w->overhead) {
-    job.usable = p.total_memory > w->overhead ? p.total_memory - w->overhead : 0;
-    capacity_source = "the device's total memory minus --overhead";
-  }
-  job.address_model = w->address_model;
-  job.touch_memory = !a.no_touch;
-  job.track_peaks = !a.no_peak_ops;
-  const replay::EditedProgram program = replay::flattenProgram(p, *edits);
-  job.program = &program;
   InterruptGuard guard;
-  job.cancel = &g_interrupted;
-
-  // The model's prediction (and a cross-check with the what-if engine).
-  replay::BackendResult model;
-  {
-    Progress progress(err, "model");
-    replay::ReplayJob mj = job;
-    mj.progress = [&](std::size_t d, std::size_t n) { progress(d, n); };
-    auto r = replay::makeModelBackend()->run(mj);
-    if (!r) return fail(err, r.message());
-    model = std::move(*r);
-  }
-  replay::RunSettings rs;
-  rs.config = job.config;
-  rs.fraction = job.fraction;
-  rs.usable = job.usable;
-  rs.address_model = job.address_model;
-  const replay::RunResult engine = replay::replayProgram(p, *edits, rs);
-  if (engine.peak_reserved.bytes != model.peak_reserved.bytes || engine.final_reserved != model.final_reserved ||
-      engine.peak_allocated.bytes != model.peak_allocated.bytes)
-    model.notes.push_back(
-        fmt::format("the what-if engine predicts peak reserved {} / final {}: the flattened program "
-                    "disagrees with it",
-                    engine.peak_reserved.bytes, engine.final_reserved));
-  if (model.peak_reserved.op != replay::kNoOp) job.measure_at = opIndexOf(program, model.peak_reserved.op);
-
-  // A real allocator starts empty: a ring-buffer trace's window is replayed without the start
-  // state rebuilt for it, and compared with the model's prediction for the same.
-  std::optional<replay::EditedProgram> unseeded;
-  std::optional<replay::BackendResult> unseeded_model;
-  if (!program.seed.empty()) {
-    unseeded = program.withoutSeed();
-    replay::ReplayJob uj = job;
-    uj.program = &*unseeded;
-    auto r = replay::makeModelBackend()->run(uj);
-    if (!r) return fail(err, r.message());
-    unseeded_model = std::move(*r);
-  }
-
-  std::vector<BackendRun> runs;
-  bool all_exact = true;
-  for (auto& impl : impls) {
-    if (impl->name() == "model") continue;
-    BackendRun run;
-    run.name = impl->name();
-    replay::ReplayJob bj = job;
-    const bool from_empty = unseeded && run.name == "torch";
-    if (from_empty) {
-      bj.program = &*unseeded;
-      bj.measure_at = unseeded_model->peak_reserved.op != replay::kNoOp
-                          ? std::optional<std::size_t>(opIndexOf(*unseeded, unseeded_model->peak_reserved.op))
-                          : std::nullopt;
-    }
-    Progress progress(err, run.name + " replay");
-    bj.progress = [&](std::size_t d, std::size_t n) { progress(d, n); };
-    auto r = impl->run(bj);
-    if (!r) return fail(err, r.message());
-    run.result = std::move(*r);
-    if (run.result.interrupted) return fail(err, run.name + ": interrupted (everything it held was given back)");
-    if (from_empty)
-      run.result.notes.push_back(fmt::format(
-          "the trace starts mid-run: replayed from an empty allocator ({} requests without the {} segments rebuilt "
-          "for its start) and compared with the model's prediction for the same (peak reserved {})",
-          unseeded->requests(), program.seed.size(), unseeded_model->peak_reserved.bytes));
-    run.vs_model = replay::compareResults(from_empty ? *unseeded_model : model, run.result, bj.program->seed.empty());
-    // The verdict: the figures equal the prediction, and (torch) the model reproduces the real
-    // allocator's own recording exactly. Decisions can differ from the prediction's where the
-    // driver placed segments in another order than the recording (reported, not a failure).
-    all_exact = all_exact && run.vs_model.figuresEqual();
-    if (!run.result.snapshot_bytes.empty()) {
-      if (!a.save_snapshot.empty()) {
-        std::FILE* f = std::fopen(a.save_snapshot.c_str(), "wb");
-        if (!f || std::fwrite(run.result.snapshot_bytes.data(), 1, run.result.snapshot_bytes.size(), f) !=
-                      run.result.snapshot_bytes.size())
-          err << "reservoir: cannot write " << a.save_snapshot << "\n";
-        if (f) std::fclose(f);
-        // What a capture writes beside it: the fraction, the device, the final memory_stats.
-        std::string json_path = a.save_snapshot;
-        for (const char* ext : {".pickle", ".pkl"})
-          if (json_path.ends_with(ext)) json_path.resize(json_path.size() - std::char_traits<char>::length(ext));
-        json_path += ".json";
-        nlohmann::json facts = {{"fraction", job.fraction < 1.0 ? job.fraction : 0.0},
-                                {"device_total", run.result.memory.total},
-                                {"memory_stats", sim::memoryStatsMap(run.result.final_stats)},
-                                {"config",
-                                 {{"recorded_by", "reservoir replay --backend torch"},
-                                  {"trace", a.trace},
-                                  {"settings", job.config.toConfString()},
-                                  {"edits", program.edits}}}};
-        if (std::FILE* jf = std::fopen(json_path.c_str(), "w")) {
-          const std::string text = facts.dump(1);
-          std::fwrite(text.data(), 1, text.size(), jf);
-          std::fclose(jf);
-        }
-      }
-      auto snap = traces::readSnapshotBytes(run.result.snapshot_bytes, run.name + " recording");
-      if (snap && snap->findDevice(0)) {
-        replay::CaptureFacts facts;
-        facts.memory_stats = sim::memoryStatsMap(run.result.final_stats);
-        facts.device_total = run.result.memory.total;
-        replay::ConformanceOptions co;
-        co.env.capture = &facts;
-        co.env.fraction = job.fraction < 1.0 ? std::optional<double>(job.fraction) : std::nullopt;
-        co.env.total_memory = p.total_memory;
-        std::size_t index = 0;
-        for (std::size_t i = 0; i < snap->devices.size(); ++i)
-          if (snap->devices[i].device == 0) index = i;
-        auto conf = replay::runConformance(*snap, index, co);
-        if (conf) {
-          run.own_recording = std::move(*conf);
-          all_exact = all_exact && run.own_recording->exact();
-        } else {
-          run.result.notes.push_back("the model on this recording: " + conf.message());
-        }
-      }
-    }
-    if (run.name == "cuda" && !program.edits.empty() && !a.no_baseline) {
-      const replay::EditedProgram base_prog = replay::flattenProgram(p, {});  // the unedited program
-      replay::ReplayJob base = job;
-      base.program = &base_prog;
-      base.config = p.recorded_config;
-      base.fraction = p.fraction;
-      base.measure_at.reset();
-      base.progress = bj.progress;
-      auto b = impl->run(base);
-      if (b)
-        run.baseline = std::move(*b);
-      else
-        run.result.notes.push_back("baseline timing run: " + b.message());
-    }
-    runs.push_back(std::move(run));
-  }
-
-  const auto& conf = p.conformance;
-  if (a.json) {
-    nlohmann::json j;
-    j["trace"] = a.trace;
-    j["device"] = conf.device;
-    j["events"] = conf.events_total;
-    j["settings"] = job.config.toConfString();
-    j["fraction"] = job.fraction;
-    j["capacity"] = job.usable ? nlohmann::json(*job.usable) : nlohmann::json(nullptr);
-    j["capacity_source"] = capacity_source;
-    j["edits"] = program.edits;
-    j["program"] = {{"ops", program.ops.size()},
-                    {"mallocs", program.mallocs},
-                    {"frees", program.frees},
-                    {"record_stream_frees", program.deferred_frees},
-                    {"empty_cache", program.empty_caches},
-                    {"cleanups", program.cleanups},
-                    {"streams", program.streams.size()},
-                    {"requests", program.requests()}};
-    j["model_vs_recording_exact"] = conf.exact();
-    j["model"] = resultJson(model);
-    nlohmann::json arr = nlohmann::json::array();
-    for (const auto& run : runs) {
-      nlohmann::json b = resultJson(run.result);
-      b["vs_model"] = comparisonJson(run.vs_model);
-      if (run.own_recording) {
-        const auto& o = *run.own_recording;
-        b["model_on_own_recording"] = {
-            {"exact", o.exact()},
-            {"events_compared", o.events_compared},
-            {"first_divergence", o.first_divergence ? nlohmann::json({{"event_index", o.first_divergence->event_index},
-                                                                      {"expected", o.first_divergence->expected},
-                                                                      {"simulated", o.first_divergence->simulated}})
-                                                    : nlohmann::json(nullptr)},
-            {"stats_compared", o.stats_compared.size()},
-            {"stats_mismatches", mismatches(o.stats_mismatches)},
-            {"layout_mismatches", mismatches(o.layout_mismatches)}};
-      }
-      if (run.baseline)
-        b["baseline"] = {
-            {"driver_seconds", driverSeconds(run.baseline->timing)},
-            {"wall_seconds", run.baseline->timing.wall_seconds},
-            {"driver_allocs", run.baseline->timing.driver_allocs},
-            {"edited_driver_seconds", driverSeconds(run.result.timing)},
-            {"time_price_seconds", driverSeconds(run.result.timing) - driverSeconds(run.baseline->timing)}};
-      arr.push_back(b);
-    }
-    j["backends"] = arr;
-    j["exact"] = all_exact;
-    out << j.dump(2) << "\n";
-    return all_exact ? kOk : kFailed;
-  }
-
-  out << fmt::format(
-      "{} (device {}): {} events; {} requests ({} mallocs, {} frees of which {} record_stream'd, {} "
-      "empty_cache{}) on {} stream(s)\n",
-      a.trace, conf.device, conf.events_total, program.requests(), program.mallocs, program.frees,
-      program.deferred_frees, program.empty_caches,
-      program.cleanups ? fmt::format(", {} inserted by --cleanup", program.cleanups) : "", program.streams.size());
-  out << fmt::format("settings \"{}\", memory fraction {}, capacity for the cache {} ({})\n", job.config.toConfString(),
-                     job.fraction, job.usable ? sizeText(static_cast<std::int64_t>(*job.usable)) : "unlimited",
-                     capacity_source);
-  for (const auto& e : program.edits) out << "edit: " << e << "\n";
-  std::string on_recording = "exact";
-  if (conf.first_divergence)
-    on_recording = fmt::format("diverges at event {} (run 'reservoir check')", conf.first_divergence->event_index);
-  else if (!conf.layout_mismatches.empty() || !conf.invariant_failure.empty())
-    on_recording = "the final layout differs (run 'reservoir check')";
-  else if (!conf.stats_mismatches.empty())
-    on_recording = fmt::format(
-        "every event and the final layout exact; {} memory_stats values differ from the capture's "
-        "(e.g. peaks the program reset: 'reservoir check --reset-peaks')",
-        conf.stats_mismatches.size());
-  out << fmt::format("the model on the recording: {}\n", on_recording);
-  out << "model (prediction):\n";
-  printResult(out, model, program);
-  for (const auto& run : runs) {
-    out << fmt::format("{}:\n", run.name);
-    printResult(out, run.result, program);
-    printComparison(out, run.vs_model, "against the model's prediction (the recording's addresses)");
-    if (run.own_recording) {
-      const auto& o = *run.own_recording;
-      if (o.exact())
-        out << fmt::format("  the model on this run's own recording: EXACT ({} events, {} statistics, layout)\n",
-                           o.events_compared, o.stats_compared.size());
-      else if (o.first_divergence)
-        out << fmt::format(
-            "  the model on this run's own recording: diverges at event {}\n    expected {}\n    model    {}\n",
-            o.first_divergence->event_index, o.first_divergence->expected, o.first_divergence->simulated);
-      else
-        out << fmt::format("  the model on this run's own recording: {} statistics and {} layout mismatches\n",
-                           o.stats_mismatches.size(), o.layout_mismatches.size());
-    }
-    if (run.baseline) {
-      const double base = driverSeconds(run.baseline->timing), edited = driverSeconds(run.result.timing);
-      out << fmt::format(
-          "  time price of the edits: driver time {} edited against {} unedited ({}{}), {} against {} "
-          "driver allocations\n",
-          secondsText(edited), secondsText(base), edited >= base ? "+" : "-", secondsText(std::abs(edited - base)),
-          run.result.timing.driver_allocs, run.baseline->timing.driver_allocs);
-    }
-  }
-  out << (all_exact ? "EXACT (every figure equals the prediction; the model reproduces each real run's own recording)\n"
-                    : "DIFFERENT\n");
-  return all_exact ? kOk : kFailed;
+  std::optional<StageProgress> progress{std::in_place, err};
+  replay::BackendReplayOptions o;
+  o.touch_memory = !a.no_touch;
+  o.track_peaks = !a.no_peak_ops;
+  o.baseline = !a.no_baseline;
+  o.cancel = &g_interrupted;
+  o.progress = [&](const std::string& stage, std::size_t d, std::size_t n) { (*progress)(stage, d, n); };
+  if (!a.save_snapshot.empty())
+    o.on_recording = [&](const replay::BackendResult& r, const replay::EditedProgram& prog) {
+      saveRecording(a, *run, r, prog, err);
+    };
+  auto report = replay::runBackendReplay(p, *edits, *run, impls, o);
+  progress.reset();
+  if (!report) return fail(err, report.message());
+  if (a.json)
+    printJson(out, a.trace, p, *run, *report);
+  else
+    printText(out, a.trace, p, *run, *report);
+  return report->exact ? kOk : kFailed;
 }
 
 struct SynthArgs {

@@ -13,6 +13,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "device_memory.h"
 #include "gpu_backends.h"
 #include "reservoir/replay/backend.h"
 
@@ -297,18 +298,10 @@ class CudaBackend final : public ReplayBackend {
     check(cudaSetDevice(device), "cudaSetDevice");
     check(cudaFree(nullptr), "CUDA context");
     (void)driver();  // the entry points, or a clear error
-    cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
-    std::size_t free0 = 0, total = 0;
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    check(cudaMemGetInfo(&free0, &total), "cudaMemGetInfo");
-
     DeviceMemory mem;
-    mem.known = true;
-    mem.device_name = prop.name;
-    mem.total = total;
-    mem.free_at_start = free0;
-    mem.outside_at_start = total - free0;
+    readDeviceAtStart(device, mem, check);
+    const std::size_t free0 = mem.free_at_start;
     // Never more than the capacity given, and never more than the device has free now.
     std::optional<sim::ByteCount> usable = job.usable;
     const sim::ByteCount margin = 256 * sim::kMiB;  // the driver's own bookkeeping as pages get mapped
@@ -346,14 +339,7 @@ class CudaBackend final : public ReplayBackend {
       }
       if (job.measure_at && *job.measure_at == i) {
         const auto t0 = Clock::now();
-        std::size_t f = 0, t = 0;
-        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-        check(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
-        mem.measured_at = i;
-        mem.reserved_at_measure = reserved;
-        mem.used_at_measure = t - f;
-        mem.seen_at_measure = static_cast<std::int64_t>(t - f) - static_cast<std::int64_t>(mem.outside_at_start);
-        mem.granularity = mem.seen_at_measure - reserved;
+        measureAtPeak(i, reserved, mem, check);
         overhead_s += since(t0);
       }
     };
@@ -378,10 +364,7 @@ class CudaBackend final : public ReplayBackend {
       r.notes.push_back(
           fmt::format("capacity for the cache: {} bytes (the device's free memory at start less 256 MiB)", *usable));
     dev.releaseAll();
-    std::size_t free_end = 0, total_end = 0;
-    if (cudaMemGetInfo(&free_end, &total_end) == cudaSuccess && free_end + 64 * sim::kMiB < free0)
-      r.notes.push_back(
-          fmt::format("after the run the device has {} bytes less free than before it", free0 - free_end));
+    noteMemoryNotGivenBack(mem, r.notes);
     return r;
   }
 

@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "device_memory.h"
 #include "gpu_backends.h"
 #include "reservoir/replay/backend.h"
 #include "reservoir/traces/reader.h"
@@ -71,6 +72,30 @@ void noteRecord(cudaEvent_t event) {
   }
 }
 
+// cudaEventQuery's answer for a record_stream'd free's event: "not ready" until the op at which the
+// recording retired it, or a synchronization forced it.
+bool holdBack(cudaEvent_t event) {
+  State& s = state();
+  const std::lock_guard<std::mutex> lock(s.m);
+  if (!s.active) return false;
+  const auto it = s.tags.find(event);
+  if (it == s.tags.end() || s.forced.count(it->second) != 0 || !s.schedule || s.schedule->complete(it->second))
+    return false;
+  ++s.held;
+  return true;
+}
+
+// A synchronization on a record_stream'd free's event completes it.
+void noteSynchronize(cudaEvent_t event) {
+  State& s = state();
+  const std::lock_guard<std::mutex> lock(s.m);
+  if (!s.active) return;
+  const auto it = s.tags.find(event);
+  if (it == s.tags.end()) return;
+  s.forced.insert(it->second);
+  ++s.syncs;
+}
+
 }  // namespace reservoir::replay::gpu::hook
 
 extern "C" {
@@ -93,34 +118,14 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
 cudaError_t cudaEventQuery(cudaEvent_t event) {
   using Fn = cudaError_t (*)(cudaEvent_t);
   static const Fn real = reservoir::replay::gpu::hook::next<Fn>("cudaEventQuery");
-  auto& s = reservoir::replay::gpu::hook::state();
-  {
-    const std::lock_guard<std::mutex> lock(s.m);
-    if (s.active) {
-      const auto it = s.tags.find(event);
-      if (it != s.tags.end() && s.forced.count(it->second) == 0 && s.schedule && !s.schedule->complete(it->second)) {
-        ++s.held;
-        return cudaErrorNotReady;
-      }
-    }
-  }
+  if (reservoir::replay::gpu::hook::holdBack(event)) return cudaErrorNotReady;
   return real(event);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   using Fn = cudaError_t (*)(cudaEvent_t);
   static const Fn real = reservoir::replay::gpu::hook::next<Fn>("cudaEventSynchronize");
-  auto& s = reservoir::replay::gpu::hook::state();
-  {
-    const std::lock_guard<std::mutex> lock(s.m);
-    if (s.active) {
-      const auto it = s.tags.find(event);
-      if (it != s.tags.end()) {
-        s.forced.insert(it->second);
-        ++s.syncs;
-      }
-    }
-  }
+  reservoir::replay::gpu::hook::noteSynchronize(event);
   return real(event);
 }
 // NOLINTEND(readability-identifier-naming)
@@ -240,6 +245,230 @@ struct Holdings {
   }
 };
 
+// The recorded streams as CUDA streams: one per recorded stream, their handles in the recorded
+// order (free lists are ordered by stream); one more for record_stream uses.
+struct StreamMap {
+  std::unordered_map<sim::StreamId, cudaStream_t> to_real{{0, nullptr}};
+  std::unordered_map<std::uint64_t, sim::StreamId> to_recorded{{0, 0}};
+  cudaStream_t use_stream = nullptr;
+
+  StreamMap(const EditedProgram& prog, Holdings& hold) {
+    std::vector<sim::StreamId> recorded;
+    for (const sim::StreamId s : prog.streams)
+      if (s != 0) recorded.push_back(s);
+    hold.streams.resize(recorded.size() + 1);
+    for (auto& s : hold.streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    std::vector<cudaStream_t> sorted = hold.streams;
+    std::sort(sorted.begin(), sorted.end(), [](cudaStream_t a, cudaStream_t b) {
+      return reinterpret_cast<std::uintptr_t>(a) < reinterpret_cast<std::uintptr_t>(b);
+    });
+    for (std::size_t i = 0; i < recorded.size(); ++i) {
+      to_real[recorded[i]] = sorted[i];
+      to_recorded[reinterpret_cast<std::uintptr_t>(sorted[i])] = recorded[i];
+    }
+    use_stream = sorted.back();
+    to_recorded[reinterpret_cast<std::uintptr_t>(use_stream)] = kRecordStreamUse;
+  }
+
+  [[nodiscard]] cudaStream_t real(sim::StreamId s) const {
+    const auto it = to_real.find(s);
+    if (it == to_real.end()) throw Failure(fmt::format("no stream made for recorded stream {}", s));
+    return it->second;
+  }
+  // A stream of the run's own recording as the recorded one.
+  void toRecorded(sim::StreamId& s) const {
+    const auto it = to_recorded.find(s);
+    if (it != to_recorded.end()) s = it->second;
+  }
+};
+
+void startHook(const CompletionSchedule& schedule) {
+  auto& h = hook::state();
+  const std::lock_guard<std::mutex> lock(h.m);
+  h.tags.clear();
+  h.forced.clear();
+  h.records = h.held = h.syncs = 0;
+  h.tagging = 0;
+  h.active = true;
+  h.schedule = &schedule;
+}
+
+void noteHook(const EditedProgram& prog, BackendResult& r) {
+  auto& h = hook::state();
+  const std::lock_guard<std::mutex> lock(h.m);
+  if (prog.deferred_frees > 0 && h.records == 0)
+    r.notes.push_back(
+        "the CUDA event interposition saw no event: record_stream'd frees completed when the GPU "
+        "finished, not where the recording retired them");
+  r.notes.push_back(fmt::format("record_stream events: {} recorded, {} queries answered 'not ready', {} synchronized",
+                                h.records, h.held, h.syncs));
+}
+
+// The fraction, through the allocator's own API (scaled when this device is not the trace's).
+void applyFraction(const ReplayJob& job, std::uint64_t total, BackendResult& r) {
+  double fraction = job.fraction;
+  if (fraction >= 1.0) return;
+  if (job.prepared->total_memory != total && total > 0) {
+    fraction = fraction * static_cast<double>(job.prepared->total_memory) / static_cast<double>(total);
+    r.notes.push_back(fmt::format("this device has {} bytes, the trace's {}: memory fraction {} applied as {}", total,
+                                  job.prepared->total_memory, job.fraction, fraction));
+  }
+  cca::setMemoryFraction(fraction, 0);
+}
+
+// A smaller device than this one: hold the rest back, so cudaMalloc fails where it would there.
+void holdBallast(const ReplayJob& job, Holdings& hold, BackendResult& r) {
+  if (!job.usable) return;
+  std::size_t f = 0, t = 0;
+  check(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
+  const auto cache_now = static_cast<sim::ByteCount>(deviceStats().reserved_bytes[0].current);
+  const sim::ByteCount want_free = *job.usable > cache_now ? *job.usable - cache_now : 0;
+  if (f <= want_free) return;
+  const sim::ByteCount ballast = (f - want_free) / (2 * sim::kMiB) * (2 * sim::kMiB);
+  if (ballast == 0) return;
+  check(cudaMalloc(&hold.ballast, ballast), "cudaMalloc (ballast)");
+  r.memory.ballast = ballast;
+  r.notes.push_back(fmt::format("device limited to {} bytes for the cache: {} bytes held back", *job.usable, ballast));
+}
+
+std::int64_t reservedNow() { return cca::getDeviceStats(0).reserved_bytes[0].current; }
+
+// Each op on the real allocator (the op driver, driveOps, runs the loop).
+class TorchTarget final : public OpTarget {
+ public:
+  TorchTarget(const ReplayJob& job, Holdings& hold, const StreamMap& streams, DeviceMemory& mem)
+      : job_(job),
+        hold_(hold),
+        streams_(streams),
+        mem_(mem),
+        use_c10_(c10::cuda::getStreamFromExternal(streams.use_stream, 0)) {}
+
+  bool allocate(const BackendOp& op) override {
+    try {
+      void* p = hold_.alloc->raw_alloc_with_stream(op.size, streams_.real(op.stream));
+      if (op.alloc != kNoAllocation && p) hold_.live[op.alloc] = p;
+    } catch (const c10::OutOfMemoryError&) {
+      return false;
+    }
+    return true;
+  }
+
+  void deallocate(const BackendOp& op) override {
+    const auto it = hold_.live.find(op.alloc);
+    if (it == hold_.live.end()) return;
+    void* p = it->second;
+    hold_.live.erase(it);
+    if (op.deferred)
+      freeDeferred(p, op.alloc + 1u);
+    else
+      hold_.alloc->raw_delete(p);
+  }
+
+  void emptyCache(std::size_t i, const BackendOp& op) override {
+    const auto tc = Clock::now();
+    const std::int64_t before = reservedNow();
+    const auto tc1 = Clock::now();
+    cca::emptyCache();
+    CleanupTiming c;
+    c.seconds = since(tc1);
+    const std::int64_t after = reservedNow();
+    c.index = i;
+    c.what = op.edit >= 0 ? job_.program->edits[static_cast<std::size_t>(op.edit)]
+                          : fmt::format("recorded empty_cache (op {})", op.op);
+    c.released = before - after;
+    cleanups.push_back(std::move(c));
+    overhead += since(tc) - cleanups.back().seconds;
+  }
+
+  void resetPeaks() override { cca::resetPeakStats(0); }
+
+  Figures read(Reading why) override {
+    if (why == Reading::kProbe) {
+      const auto s = deviceStats();
+      return Figures{s.reserved_bytes[0].current, s.allocated_bytes[0].current, s.active_bytes[0].current};
+    }
+    if (why == Reading::kDemand) {
+      std::size_t f = 0, t = 0;
+      check(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
+      return Figures{reservedNow(), 0, 0};
+    }
+    const auto ts = Clock::now();  // the peaks after each op: bookkeeping, not the allocator's time
+    const auto s = cca::getDeviceStats(0);
+    const Figures out{s.reserved_bytes[0].current, s.allocated_bytes[0].current, 0};
+    overhead += since(ts);
+    return out;
+  }
+
+  void after(std::size_t i, const BackendOp&) override {
+    if (!job_.measure_at || *job_.measure_at != i) return;
+    const auto tm = Clock::now();
+    measureAtPeak(i, reservedNow(), mem_, check);
+    overhead += since(tm);
+  }
+
+  double overhead = 0;
+  std::vector<CleanupTiming> cleanups;
+
+ private:
+  void freeDeferred(void* p, std::uint64_t tag) {
+    c10::DataPtr dp(p, p, hold_.alloc->raw_deleter(), c10::Device(c10::DeviceType::CUDA, 0));
+    hold_.alloc->recordStream(dp, use_c10_);
+    {
+      auto& h = hook::state();
+      const std::lock_guard<std::mutex> lock(h.m);
+      h.tagging = tag;
+    }
+    dp.clear();  // the allocator's deleter: the free, which records an event on use_stream
+    auto& h = hook::state();
+    const std::lock_guard<std::mutex> lock(h.m);
+    h.tagging = 0;
+  }
+
+  const ReplayJob& job_;
+  Holdings& hold_;
+  const StreamMap& streams_;
+  DeviceMemory& mem_;
+  const c10::cuda::CUDAStream use_c10_;
+};
+
+// The figures at the end of the run, from the allocator's statistics.
+void finishFigures(const ReplayJob& job, TorchTarget& target, BackendResult& r) {
+  r.timing.overhead_seconds = target.overhead;
+  r.timing.cleanups = std::move(target.cleanups);
+  const double busy = r.timing.wall_seconds - target.overhead;
+  r.timing.requests_per_second = busy > 0 ? static_cast<double>(job.program->requests()) / busy : 0;
+  r.final_stats = deviceStats();
+  r.stats_known = true;
+  r.final_reserved = r.final_stats.reserved_bytes[0].current;
+  r.final_allocated = r.final_stats.allocated_bytes[0].current;
+  if (!job.track_peaks) {
+    r.peak_reserved.bytes = r.final_stats.reserved_bytes[0].peak;
+    r.peak_allocated.bytes = r.final_stats.allocated_bytes[0].peak;
+  }
+  r.timing.driver_allocs = static_cast<std::size_t>(r.final_stats.num_device_alloc);
+  r.timing.driver_frees = static_cast<std::size_t>(r.final_stats.num_device_free);
+}
+
+// The run's own recording: its trace entries and final layout, streams named as recorded; the
+// settings it recorded must be the ones asked for (`conf`).
+Status readOwnRecording(const ReplayJob& job, const std::string& conf, const StreamMap& streams, BackendResult& r) {
+  auto snap = traces::readSnapshotBytes(r.snapshot_bytes, "torch backend snapshot");
+  if (!snap) return Status::error("torch backend: its own snapshot does not read: " + snap.message());
+  if (const traces::DeviceTrace* d = snap->findDevice(0)) r.events = eventsOf(*d);
+  r.segments = segmentsOf(*snap, 0);
+  for (auto& e : r.events) streams.toRecorded(e.stream);
+  for (auto& s : r.segments) streams.toRecorded(s.stream);
+  if (auto cfg = sim::configFromRecorded(snap->settings); cfg) {
+    if (cfg->expandable_segments != job.config.expandable_segments ||
+        cfg->max_split_size != job.config.max_split_size ||
+        cfg->garbage_collection_threshold != job.config.garbage_collection_threshold ||
+        cfg->roundup_power2_divisions != job.config.roundup_power2_divisions)
+      r.notes.push_back(
+          fmt::format("the allocator recorded settings '{}', not the '{}' applied", cfg->toConfString(), conf));
+  }
+  return {};
+}
+
 class TorchBackend final : public ReplayBackend {
  public:
   [[nodiscard]] std::string name() const override { return "torch"; }
@@ -283,93 +512,12 @@ class TorchBackend final : public ReplayBackend {
     cca::init(count);
     Holdings hold;
     hold.alloc = cca::get();
-    cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-    std::size_t free0 = 0, total = 0;
-    check(cudaMemGetInfo(&free0, &total), "cudaMemGetInfo");
-    DeviceMemory& mem = r.memory;
-    mem.known = true;
-    mem.device_name = prop.name;
-    mem.total = total;
-    mem.free_at_start = free0;
-    mem.outside_at_start = total - free0;
-
-    // Streams: one per recorded stream, handles in the recorded order; one more for record_stream uses.
-    std::vector<sim::StreamId> recorded;
-    for (const sim::StreamId s : prog.streams)
-      if (s != 0) recorded.push_back(s);
-    hold.streams.resize(recorded.size() + 1);
-    for (auto& s : hold.streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-    std::vector<cudaStream_t> sorted = hold.streams;
-    std::sort(sorted.begin(), sorted.end(), [](cudaStream_t a, cudaStream_t b) {
-      return reinterpret_cast<std::uintptr_t>(a) < reinterpret_cast<std::uintptr_t>(b);
-    });
-    std::unordered_map<sim::StreamId, cudaStream_t> to_real{{0, nullptr}};
-    std::unordered_map<std::uint64_t, sim::StreamId> to_recorded{{0, 0}};
-    for (std::size_t i = 0; i < recorded.size(); ++i) {
-      to_real[recorded[i]] = sorted[i];
-      to_recorded[reinterpret_cast<std::uintptr_t>(sorted[i])] = recorded[i];
-    }
-    const cudaStream_t use_stream = sorted.back();
-    to_recorded[reinterpret_cast<std::uintptr_t>(use_stream)] = kRecordStreamUse;
-    const c10::cuda::CUDAStream use_c10 = c10::cuda::getStreamFromExternal(use_stream, 0);
-    auto streamOf = [&](sim::StreamId s) {
-      const auto it = to_real.find(s);
-      if (it == to_real.end()) throw Failure(fmt::format("no stream made for recorded stream {}", s));
-      return it->second;
-    };
-
+    readDeviceAtStart(0, r.memory, check);
+    const StreamMap streams(prog, hold);
     CompletionSchedule schedule(prog);
-    {
-      auto& h = hook::state();
-      const std::lock_guard<std::mutex> lock(h.m);
-      h.tags.clear();
-      h.forced.clear();
-      h.records = h.held = h.syncs = 0;
-      h.tagging = 0;
-      h.active = true;
-      h.schedule = &schedule;
-    }
-    auto freeDeferred = [&](void* p, std::uint64_t tag) {
-      c10::DataPtr dp(p, p, hold.alloc->raw_deleter(), c10::Device(c10::DeviceType::CUDA, 0));
-      hold.alloc->recordStream(dp, use_c10);
-      {
-        auto& h = hook::state();
-        const std::lock_guard<std::mutex> lock(h.m);
-        h.tagging = tag;
-      }
-      dp.clear();  // the allocator's deleter: the free, which records an event on use_stream
-      auto& h = hook::state();
-      const std::lock_guard<std::mutex> lock(h.m);
-      h.tagging = 0;
-    };
-
-    // The fraction, through the allocator's own API.
-    double fraction = job.fraction;
-    if (fraction < 1.0) {
-      if (job.prepared->total_memory != total && total > 0) {
-        fraction = fraction * static_cast<double>(job.prepared->total_memory) / static_cast<double>(total);
-        r.notes.push_back(fmt::format("this device has {} bytes, the trace's {}: memory fraction {} applied as {}",
-                                      total, job.prepared->total_memory, job.fraction, fraction));
-      }
-      cca::setMemoryFraction(fraction, 0);
-    }
-    // A smaller device than this one: hold the rest back, so cudaMalloc fails where it would there.
-    if (job.usable) {
-      std::size_t f = 0, t = 0;
-      check(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
-      const auto cache_now = static_cast<sim::ByteCount>(deviceStats().reserved_bytes[0].current);
-      const sim::ByteCount want_free = *job.usable > cache_now ? *job.usable - cache_now : 0;
-      if (f > want_free) {
-        const sim::ByteCount ballast = (f - want_free) / (2 * sim::kMiB) * (2 * sim::kMiB);
-        if (ballast > 0) {
-          check(cudaMalloc(&hold.ballast, ballast), "cudaMalloc (ballast)");
-          mem.ballast = ballast;
-          r.notes.push_back(
-              fmt::format("device limited to {} bytes for the cache: {} bytes held back", *job.usable, ballast));
-        }
-      }
-    }
+    startHook(schedule);
+    applyFraction(job, r.memory.total, r);
+    holdBallast(job, hold, r);
     cca::resetPeakStats(0);
 
     constexpr std::size_t kMaxEntries = std::size_t{1} << 24;  // far more than any replay records
@@ -377,169 +525,16 @@ class TorchBackend final : public ReplayBackend {
                                         kMaxEntries, true);
     hold.recording = true;
 
-    auto reservedNow = [&] { return cca::getDeviceStats(0).reserved_bytes[0].current; };
-    const std::size_t n = prog.ops.size();
-    const std::size_t progress_every = std::max<std::size_t>(1, n / 200);
-    double overhead = 0;
-    std::vector<CleanupTiming> cleanups;
-    const auto t0 = Clock::now();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (job.cancel && job.cancel->load(std::memory_order_relaxed)) {
-        r.notes.push_back(fmt::format("interrupted after {} of {} ops", i, n));
-        r.interrupted = true;
-        break;
-      }
-      const BackendOp& op = prog.ops[i];
-      if (op.op != kNoOp) schedule.setCurrentOp(op.op);
-      switch (op.kind) {
-        case BackendOpKind::kMalloc: {
-          try {
-            void* p = hold.alloc->raw_alloc_with_stream(op.size, streamOf(op.stream));
-            if (op.alloc != kNoAllocation && p) hold.live[op.alloc] = p;
-          } catch (const c10::OutOfMemoryError&) {
-            if (!r.first_oom) r.first_oom = i;
-            ++r.ooms;
-          }
-          break;
-        }
-        case BackendOpKind::kFree: {
-          const auto it = hold.live.find(op.alloc);
-          if (it == hold.live.end()) break;
-          void* p = it->second;
-          hold.live.erase(it);
-          if (op.deferred)
-            freeDeferred(p, op.alloc + 1u);
-          else
-            hold.alloc->raw_delete(p);
-          break;
-        }
-        case BackendOpKind::kEmptyCache: {
-          const auto tc = Clock::now();
-          const std::int64_t before = reservedNow();
-          const auto tc1 = Clock::now();
-          cca::emptyCache();
-          CleanupTiming c;
-          c.seconds = since(tc1);
-          const std::int64_t after = reservedNow();
-          c.index = i;
-          c.what = op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)]
-                                : fmt::format("recorded empty_cache (op {})", op.op);
-          c.released = before - after;
-          cleanups.push_back(std::move(c));
-          overhead += since(tc) - cleanups.back().seconds;
-          break;
-        }
-        case BackendOpKind::kProbe: {
-          const auto s = deviceStats();
-          r.probes.push_back(Probe{op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)] : std::string(),
-                                   s.reserved_bytes[0].current, s.allocated_bytes[0].current, s.active_bytes[0].current,
-                                   op.boundary});
-          break;
-        }
-        case BackendOpKind::kResetPeaks:
-          cca::resetPeakStats(0);
-          r.peak_reserved = PeakInfo{};
-          r.peak_allocated = PeakInfo{};
-          break;
-        case BackendOpKind::kDemand: {
-          std::size_t f = 0, t = 0;
-          check(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
-          const std::int64_t reserved = reservedNow();
-          DemandResult d{op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)] : std::string(), op.size,
-                         job.usable.has_value(), true, 0};
-          if (job.usable) {
-            d.free = static_cast<std::int64_t>(*job.usable) - reserved;
-            d.fits = d.free >= static_cast<std::int64_t>(op.size);
-          }
-          r.demands.push_back(d);
-          break;
-        }
-      }
-      if (op.op != kNoOp && job.track_peaks) {
-        const auto ts = Clock::now();
-        const auto s = cca::getDeviceStats(0);
-        const std::int64_t res = s.reserved_bytes[0].current, al = s.allocated_bytes[0].current;
-        if (res > r.peak_reserved.bytes || r.peak_reserved.op == kNoOp)
-          r.peak_reserved = PeakInfo{res, op.op, 0, 0, {}};
-        if (al > r.peak_allocated.bytes || r.peak_allocated.op == kNoOp)
-          r.peak_allocated = PeakInfo{al, op.op, 0, 0, {}};
-        overhead += since(ts);
-      }
-      if (job.measure_at && *job.measure_at == i) {
-        const auto tm = Clock::now();
-        std::size_t f = 0, t = 0;
-        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-        check(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
-        mem.measured_at = i;
-        mem.reserved_at_measure = reservedNow();
-        mem.used_at_measure = t - f;
-        mem.seen_at_measure = static_cast<std::int64_t>(t - f) - static_cast<std::int64_t>(mem.outside_at_start) -
-                              static_cast<std::int64_t>(mem.ballast);
-        mem.granularity = mem.seen_at_measure - mem.reserved_at_measure;
-        overhead += since(tm);
-      }
-      ++r.ops_executed;
-      if (job.progress && i % progress_every == 0) job.progress(i, n);
-    }
-    r.timing.wall_seconds = since(t0);
-    r.timing.overhead_seconds = overhead;
-    r.timing.cleanups = std::move(cleanups);
-    if (job.progress) job.progress(n, n);
-    const double busy = r.timing.wall_seconds - overhead;
-    r.timing.requests_per_second = busy > 0 ? static_cast<double>(prog.requests()) / busy : 0;
-
-    r.final_stats = deviceStats();
-    r.stats_known = true;
-    r.final_reserved = r.final_stats.reserved_bytes[0].current;
-    r.final_allocated = r.final_stats.allocated_bytes[0].current;
-    if (!job.track_peaks) {
-      r.peak_reserved.bytes = r.final_stats.reserved_bytes[0].peak;
-      r.peak_allocated.bytes = r.final_stats.allocated_bytes[0].peak;
-    }
-    r.timing.driver_allocs = static_cast<std::size_t>(r.final_stats.num_device_alloc);
-    r.timing.driver_frees = static_cast<std::size_t>(r.final_stats.num_device_free);
+    TorchTarget target(job, hold, streams, r.memory);
+    driveOps(job, schedule, target, job.track_peaks, r);
+    finishFigures(job, target, r);
 
     const std::string pickled = torch::cuda::_memory_snapshot_pickled();
     r.snapshot_bytes.assign(pickled.begin(), pickled.end());
-    {
-      auto& h = hook::state();
-      const std::lock_guard<std::mutex> lock(h.m);
-      if (prog.deferred_frees > 0 && h.records == 0)
-        r.notes.push_back(
-            "the CUDA event interposition saw no event: record_stream'd frees completed when the GPU "
-            "finished, not where the recording retired them");
-      r.notes.push_back(
-          fmt::format("record_stream events: {} recorded, {} queries answered 'not ready', {} synchronized", h.records,
-                      h.held, h.syncs));
-    }
+    noteHook(prog, r);
     hold.release();
-    std::size_t free_end = 0, total_end = 0;
-    if (cudaMemGetInfo(&free_end, &total_end) == cudaSuccess && free_end + 64 * sim::kMiB < free0)
-      r.notes.push_back(
-          fmt::format("after the run the device has {} bytes less free than before it", free0 - free_end));
-
-    // The run's own recording: its trace entries and final layout, streams named as recorded.
-    auto snap = traces::readSnapshotBytes(r.snapshot_bytes, "torch backend snapshot");
-    if (!snap) return Status::error("torch backend: its own snapshot does not read: " + snap.message());
-    if (const traces::DeviceTrace* d = snap->findDevice(0)) r.events = eventsOf(*d);
-    r.segments = segmentsOf(*snap, 0);
-    for (auto& e : r.events) {
-      const auto it = to_recorded.find(e.stream);
-      if (it != to_recorded.end()) e.stream = it->second;
-    }
-    for (auto& s : r.segments) {
-      const auto it = to_recorded.find(s.stream);
-      if (it != to_recorded.end()) s.stream = it->second;
-    }
-    // The settings it recorded must be the ones asked for.
-    if (auto cfg = sim::configFromRecorded(snap->settings); cfg) {
-      if (cfg->expandable_segments != job.config.expandable_segments ||
-          cfg->max_split_size != job.config.max_split_size ||
-          cfg->garbage_collection_threshold != job.config.garbage_collection_threshold ||
-          cfg->roundup_power2_divisions != job.config.roundup_power2_divisions)
-        r.notes.push_back(
-            fmt::format("the allocator recorded settings '{}', not the '{}' applied", cfg->toConfString(), conf));
-    }
+    noteMemoryNotGivenBack(r.memory, r.notes);
+    if (Status st = readOwnRecording(job, conf, streams, r); !st.ok()) return st;
     return r;
   }
 };

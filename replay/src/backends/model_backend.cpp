@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -73,9 +72,67 @@ class EventRecorder final : public sim::EventSink {
   std::vector<BackendEvent>* out_;
 };
 
-using Clock = std::chrono::steady_clock;
+// Each op through the allocator model (and the hooks a GPU backend adds around it).
+class ModelTarget final : public OpTarget {
+ public:
+  ModelTarget(sim::CachingAllocator& model, const ModelRunHooks& hooks) : model_(model), hooks_(hooks) {}
 
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+  // The seeded blocks that are allocations of the program (ring-buffer traces).
+  void seed(const EditedProgram& prog, BackendResult& r) {
+    for (const auto& s : prog.seed) r.seed_segments.emplace_back(s.addr, s.size);
+    if (prog.seed.empty()) return;
+    auto seeded = model_.seed(prog.seed);
+    if (!seeded) {
+      r.notes.push_back("seed: " + seeded.message());
+      return;
+    }
+    for (std::size_t i = 0; i < seeded->size() && i < prog.seed_allocations.size(); ++i)
+      if (prog.seed_allocations[i] != kNoAllocation && model_.isAllocated((*seeded)[i]))
+        handles_[prog.seed_allocations[i]] = (*seeded)[i];
+  }
+
+  void before(std::size_t index, const BackendOp& op) override {
+    if (hooks_.before) hooks_.before(index, op, model_);
+  }
+  void after(std::size_t index, const BackendOp& op) override {
+    if (hooks_.after) hooks_.after(index, op, model_);
+  }
+
+  bool allocate(const BackendOp& op) override {
+    if (op.pool) model_.beginAllocateToPool(sim::PoolRouting{*op.pool, std::nullopt});
+    const std::uint64_t tag = op.alloc != kNoAllocation ? op.alloc + 1u : 0u;
+    const auto res = model_.malloc(op.size, op.stream, tag);
+    if (op.pool) {
+      model_.endAllocateToPool(*op.pool);
+      model_.releasePool(*op.pool);
+    }
+    if (!res.ok()) return false;
+    if (op.alloc != kNoAllocation) handles_[op.alloc] = res.block;
+    return true;
+  }
+
+  void deallocate(const BackendOp& op) override {
+    const auto it = handles_.find(op.alloc);
+    if (it == handles_.end()) return;  // its malloc failed, or released earlier
+    if (op.deferred) model_.recordStream(it->second, kRecordStreamUse);
+    model_.free(it->second);
+    handles_.erase(it);
+  }
+
+  void emptyCache(std::size_t, const BackendOp&) override { model_.emptyCache(); }
+  void resetPeaks() override { model_.resetPeakStats(); }
+
+  Figures read(Reading) override {
+    const sim::DeviceStats& s = model_.stats();
+    return Figures{s.reserved_bytes[sim::kAggregate].current, s.allocated_bytes[sim::kAggregate].current,
+                   s.active_bytes[sim::kAggregate].current};
+  }
+
+ private:
+  sim::CachingAllocator& model_;
+  const ModelRunHooks& hooks_;
+  std::unordered_map<std::uint32_t, sim::BlockHandle> handles_;
+};
 
 }  // namespace
 
@@ -88,99 +145,11 @@ BackendResult runModel(const ReplayJob& job, sim::DeviceModel& device, Completio
   sim::CachingAllocator model(job.config, &device, job.record_events ? &sink : nullptr);
   if (job.fraction < 1.0) model.setMemoryFraction(job.fraction);
   for (const auto& pool : prog.private_pools) model.createPool(pool);
-
-  std::unordered_map<std::uint32_t, sim::BlockHandle> handles;
-  for (const auto& s : prog.seed) r.seed_segments.emplace_back(s.addr, s.size);
-  if (!prog.seed.empty()) {
-    auto seeded = model.seed(prog.seed);
-    if (!seeded) {
-      r.notes.push_back("seed: " + seeded.message());
-    } else {
-      for (std::size_t i = 0; i < seeded->size() && i < prog.seed_allocations.size(); ++i)
-        if (prog.seed_allocations[i] != kNoAllocation && model.isAllocated((*seeded)[i]))
-          handles[prog.seed_allocations[i]] = (*seeded)[i];
-    }
-  }
-  auto reserved = [&] { return model.stats().reserved_bytes[sim::kAggregate].current; };
-  auto allocated = [&] { return model.stats().allocated_bytes[sim::kAggregate].current; };
-
-  const std::size_t n = prog.ops.size();
-  const std::size_t progress_every = std::max<std::size_t>(1, n / 200);
-  const auto t0 = Clock::now();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (job.cancel && job.cancel->load(std::memory_order_relaxed)) {
-      r.notes.push_back(fmt::format("interrupted after {} of {} ops", i, n));
-      r.interrupted = true;
-      break;
-    }
-    const BackendOp& op = prog.ops[i];
-    if (op.op != kNoOp) schedule.setCurrentOp(op.op);
-    if (hooks.before) hooks.before(i, op, model);
-    switch (op.kind) {
-      case BackendOpKind::kMalloc: {
-        if (op.pool) model.beginAllocateToPool(sim::PoolRouting{*op.pool, std::nullopt});
-        const std::uint64_t tag = op.alloc != kNoAllocation ? op.alloc + 1u : 0u;
-        const auto res = model.malloc(op.size, op.stream, tag);
-        if (op.pool) {
-          model.endAllocateToPool(*op.pool);
-          model.releasePool(*op.pool);
-        }
-        if (!res.ok()) {
-          if (!r.first_oom) r.first_oom = i;
-          ++r.ooms;
-        } else if (op.alloc != kNoAllocation) {
-          handles[op.alloc] = res.block;
-        }
-        break;
-      }
-      case BackendOpKind::kFree: {
-        const auto it = handles.find(op.alloc);
-        if (it == handles.end()) break;  // its malloc failed, or released earlier
-        if (op.deferred) model.recordStream(it->second, kRecordStreamUse);
-        model.free(it->second);
-        handles.erase(it);
-        break;
-      }
-      case BackendOpKind::kEmptyCache:
-        model.emptyCache();
-        break;
-      case BackendOpKind::kProbe:
-        r.probes.push_back(Probe{op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)] : std::string(),
-                                 reserved(), allocated(), model.stats().active_bytes[sim::kAggregate].current,
-                                 op.boundary});
-        break;
-      case BackendOpKind::kResetPeaks:
-        model.resetPeakStats();
-        r.peak_reserved = PeakInfo{};
-        r.peak_allocated = PeakInfo{};
-        r.peak_reserved.op = r.peak_allocated.op = kNoOp;
-        break;
-      case BackendOpKind::kDemand: {
-        DemandResult d{op.edit >= 0 ? prog.edits[static_cast<std::size_t>(op.edit)] : std::string(), op.size,
-                       job.usable.has_value(), true, 0};
-        if (job.usable) {
-          d.free = static_cast<std::int64_t>(*job.usable) - reserved();
-          d.fits = d.free >= static_cast<std::int64_t>(op.size);
-        }
-        r.demands.push_back(d);
-        break;
-      }
-    }
-    if (hooks.after) hooks.after(i, op, model);
-    if (op.op != kNoOp) {
-      // Peaks after the program's own ops, as the what-if runner tracks them.
-      if (reserved() > r.peak_reserved.bytes || r.peak_reserved.op == kNoOp)
-        r.peak_reserved = PeakInfo{reserved(), op.op, 0, 0, {}};
-      if (allocated() > r.peak_allocated.bytes || r.peak_allocated.op == kNoOp)
-        r.peak_allocated = PeakInfo{allocated(), op.op, 0, 0, {}};
-    }
-    ++r.ops_executed;
-    if (job.progress && i % progress_every == 0) job.progress(i, n);
-  }
-  r.timing.wall_seconds = secondsSince(t0);
-  if (job.progress) job.progress(n, n);
-  r.final_reserved = reserved();
-  r.final_allocated = allocated();
+  ModelTarget target(model, hooks);
+  target.seed(prog, r);
+  driveOps(job, schedule, target, /*track_peaks=*/true, r);
+  r.final_reserved = model.stats().reserved_bytes[sim::kAggregate].current;
+  r.final_allocated = model.stats().allocated_bytes[sim::kAggregate].current;
   r.final_stats = model.stats();
   r.stats_known = true;
   r.segments = model.segments();

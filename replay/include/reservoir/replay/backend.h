@@ -139,6 +139,36 @@ class CompletionSchedule {
   std::uint32_t current_ = 0;
 };
 
+// --- the op driver: one loop for every backend
+
+// What a backend does for each kind of op; driveOps does the rest.
+class OpTarget {
+ public:
+  // Why the driver reads the cache's figures (a backend may read them differently for each).
+  enum class Reading { kProbe, kDemand, kPeak };
+  struct Figures {
+    std::int64_t reserved = 0, allocated = 0, active = 0;
+  };
+  OpTarget() = default;
+  OpTarget(const OpTarget&) = delete;
+  OpTarget& operator=(const OpTarget&) = delete;
+  virtual ~OpTarget() = default;
+  virtual void before(std::size_t /*index*/, const BackendOp& /*op*/) {}
+  virtual bool allocate(const BackendOp& op) = 0;    // a malloc; false: out of memory
+  virtual void deallocate(const BackendOp& op) = 0;  // a free; one whose malloc failed is skipped
+  virtual void emptyCache(std::size_t index, const BackendOp& op) = 0;
+  virtual void resetPeaks() = 0;
+  virtual Figures read(Reading why) = 0;
+  virtual void after(std::size_t /*index*/, const BackendOp& /*op*/) {}
+};
+
+// Runs job.program's ops on `target`, in order. Before each op it stops when job.cancel is set
+// (r.interrupted, with a note) and tells `schedule` the program op it stands for; for each it
+// calls target.before, the op's own call, target.after. It counts failed mallocs, records probes
+// and demands (against job.usable), resets the peaks, with `track_peaks` keeps the peaks after the
+// program's own ops, reports job.progress, and times the loop (r.timing.wall_seconds).
+void driveOps(const ReplayJob& job, CompletionSchedule& schedule, OpTarget& target, bool track_peaks, BackendResult& r);
+
 struct ModelRunHooks {
   std::function<void(std::size_t index, const BackendOp& op, const sim::CachingAllocator& model)> before;
   std::function<void(std::size_t index, const BackendOp& op, const sim::CachingAllocator& model)> after;

@@ -1,6 +1,0 @@
-get_filename_component(_d "${CMAKE_CURRENT_LIST_DIR}/../../include" ABSOLUTE)
-if(NOT TARGET CLI11::CLI11)
-  add_library(CLI11::CLI11 INTERFACE IMPORTED)
-  set_target_properties(CLI11::CLI11 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_d}")
-endif()
-set(CLI11_FOUND TRUE)

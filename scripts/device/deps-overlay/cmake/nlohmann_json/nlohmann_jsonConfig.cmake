@@ -1,6 +1,0 @@
-get_filename_component(_d "${CMAKE_CURRENT_LIST_DIR}/../../include" ABSOLUTE)
-if(NOT TARGET nlohmann_json::nlohmann_json)
-  add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
-  set_target_properties(nlohmann_json::nlohmann_json PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_d}")
-endif()
-set(nlohmann_json_FOUND TRUE)
