@@ -109,8 +109,9 @@ DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_i
   for (const auto& a : snap.annotations)
     if (a.device == trace.device || a.device < 0) ++s.annotations;
   s.final_state = finalState(snap, trace.device);
-  const auto requests = traces::buildRequestStream(trace);
-  auto start = traces::rebuildWindowStart(snap, device_index, requests);
+  // The request stream is dropped as soon as the start state is rebuilt: the model's own copy
+  // is still growing on the other thread.
+  auto start = traces::rebuildWindowStart(snap, device_index, traces::buildRequestStream(trace));
   if (start) {
     s.complete = start->complete;
     for (const auto& seg : start->segments) s.start_reserved += static_cast<std::int64_t>(seg.size);
