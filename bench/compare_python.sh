@@ -1,26 +1,55 @@
 #!/usr/bin/env bash
-# Parse speed and peak memory: Python's pickle.load versus Reservoir's reader on one file.
-# usage: bench/compare_python.sh TRACE.pickle [BUILD_DIR]
+# Python's pickle.load versus Reservoir on one file: the reader alone, and `reservoir info` end
+# to end (read, summary, request stream, window start, peaks with stacks). Medians of RUNS runs
+# (default 5) of wall time and of CPU time (user + sys, steadier on a shared machine), and
+# peak RSS.
+# usage: bench/compare_python.sh TRACE.pickle [BUILD_DIR] [RUNS]
 set -euo pipefail
 trace="$1"
 build="${2:-$(cd "$(dirname "$0")/.." && pwd)/build}"
+runs="${3:-5}"
 size=$(stat -c %s "$trace")
-echo "file: $trace ($size bytes)"
-py=$( { /usr/bin/time -f "%e %M" python3 -c "
-import pickle, time, sys
-t = time.perf_counter()
+echo "file: $trace ($size bytes), medians of $runs runs"
+
+# One line per run: "wall_s cpu_s peak_rss_kib".
+timed() {
+  local f
+  f=$(mktemp)
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -o "$f" -f "%e %U %S %M" "$@" > /dev/null 2>&1
+    awk '{print $1, $2 + $3, $4}' "$f"
+  done
+  rm -f "$f"
+}
+
+py=$(timed python3 -c "
+import pickle, sys
 with open(sys.argv[1], 'rb') as f: pickle.load(f)
-print(time.perf_counter() - t)
-" "$trace" ; } 2>&1 )
-py_s=$(echo "$py" | head -1); py_rss=$(echo "$py" | tail -1 | awk '{print $2}')
-ours=$( { /usr/bin/time -f "%e %M" "$build/replay/cli/reservoir" info "$trace" --json --no-capture-json > /dev/null; } 2>&1 | tail -1)
-best=$(RESERVOIR_BENCH_TRACE="$trace" "$build/bench/bench_reader" --benchmark_repetitions=3 --benchmark_format=json 2>/dev/null |
-       python3 -c "import json,sys; r=json.load(sys.stdin)['benchmarks']; print(min(b['real_time'] for b in r if b.get('run_type')=='iteration')/1000.0)")
-rss=$( { RESERVOIR_BENCH_TRACE="$trace" /usr/bin/time -f "%M" "$build/bench/bench_reader" --benchmark_min_time=0.01 > /dev/null; } 2>&1 | tail -1)
-python3 - "$size" "$py_s" "$py_rss" "$best" <<PY
-import sys
-size, py_s, py_rss, ours = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-print(f"python pickle.load: {py_s:.3f} s, peak RSS {py_rss/1024:.1f} MiB ({py_rss*1024/size:.2f}x the file)")
-print(f"reservoir reader:   {ours:.3f} s ({size/ours/1e6:.0f} MB/s)  -> {py_s/ours:.1f}x faster")
+" "$trace")
+info=$(timed "$build/replay/cli/reservoir" info "$trace" --json --no-capture-json)
+reader=$(RESERVOIR_BENCH_TRACE="$trace" "$build/bench/bench_reader" --benchmark_repetitions="$runs" \
+           --benchmark_format=json 2>/dev/null |
+         python3 -c "import json,sys,statistics as s; r=[b for b in json.load(sys.stdin)['benchmarks'] if b.get('run_type')=='iteration']; print(s.median(b['real_time'] for b in r)/1000, s.median(b['cpu_time'] for b in r)/1000)")
+rss_file=$(mktemp)
+RESERVOIR_BENCH_TRACE="$trace" /usr/bin/time -o "$rss_file" -f "%M" "$build/bench/bench_reader" \
+  --benchmark_min_time=0.01 > /dev/null 2>&1
+reader_rss=$(tail -1 "$rss_file")
+rm -f "$rss_file"
+
+python3 - "$size" "$py" "$info" "$reader" "$reader_rss" <<'PY'
+import statistics as st, sys
+size = int(sys.argv[1])
+def med(block):
+    rows = [list(map(float, l.split())) for l in block.strip().splitlines() if l.strip()]
+    return [st.median(c) for c in zip(*rows)]
+py_wall, py_cpu, py_rss = med(sys.argv[2])
+info_wall, info_cpu, info_rss = med(sys.argv[3])
+rd_wall, rd_cpu = map(float, sys.argv[4].split())
+rd_rss = float(sys.argv[5])
+mib = lambda kib: f"{kib/1024:.0f} MiB ({kib*1024/size:.2f}x the file)"
+print(f"python pickle.load:      wall {py_wall:.3f} s, cpu {py_cpu:.3f} s, peak RSS {mib(py_rss)}")
+print(f"reservoir reader alone:  wall {rd_wall:.3f} s, cpu {rd_cpu:.3f} s ({size/rd_wall/1e6:.0f} MB/s), "
+      f"peak RSS {mib(rd_rss)}  -> {py_wall/rd_wall:.1f}x (wall), {py_cpu/rd_cpu:.1f}x (cpu)")
+print(f"reservoir info end to end: wall {info_wall:.3f} s, cpu {info_cpu:.3f} s, peak RSS {mib(info_rss)}"
+      f"  -> {py_wall/info_wall:.1f}x (wall), {py_cpu/info_cpu:.1f}x (cpu)")
 PY
-echo "reservoir reader peak RSS (bench process, one read): $((rss/1024)) MiB"

@@ -451,7 +451,8 @@ Status PickleMachine::step(std::uint8_t op) {
   return fail(fmt::format("unknown opcode 0x{:02x}", op));
 }
 
-Expected<Snapshot> PickleMachine::run() {
+// The header: PROTO of protocol 2-5 (or a clear message for what the input is instead).
+Status PickleMachine::checkHeader() {
   op_offset_ = 0;
   if (!fill(2)) {
     if (!read_error_.empty()) return fail(read_error_);
@@ -464,141 +465,35 @@ Expected<Snapshot> PickleMachine::run() {
                     buf_[0]));
   if (buf_[1] < 2 || buf_[1] > 5)
     return fail(fmt::format("unsupported pickle protocol {} (this reader knows 2-5)", buf_[1]));
+  return {};
+}
+
+// Keeps kRefillWindow bytes buffered ahead; checks cancellation and reports progress at
+// each refill. Fails at the end of the data (STOP is missing).
+Status PickleMachine::refill() {
+  if (!eof_) {
+    if (Status st = checkCancel(); !st.ok()) return st;
+    fill(kRefillWindow);
+  }
+  if (pos_ >= end_) {
+    op_offset_ = offset();
+    if (!read_error_.empty()) return fail(read_error_);
+    return fail("unexpected end of data before STOP (truncated file?)");
+  }
+  return {};
+}
+
+Expected<Snapshot> PickleMachine::run() {
+  if (Status st = checkHeader(); !st.ok()) return st;
   const StringId frames_key = assembler_.framesKey();
   for (;;) {
-    if (end_ - pos_ < kRefillWindow) {
-      if (!eof_) {
-        if (Status st = checkCancel(); !st.ok()) return st;
-        fill(kRefillWindow);
-      }
-      if (pos_ >= end_) {
-        op_offset_ = offset();
-        if (!read_error_.empty()) return fail(read_error_);
-        return fail("unexpected end of data before STOP (truncated file?)");
-      }
-    }
+    if (end_ - pos_ < kRefillWindow)
+      if (Status st = refill(); !st.ok()) return st;
     op_offset_ = base_ + pos_;
-    const std::uint8_t* p = buf_.data() + pos_;
-    const std::uint8_t op = *p;
+    const std::uint8_t op = buf_[pos_];
     // Fast paths for the opcodes snapshots are made of; the window guarantees their
     // fixed-size arguments are present. Anything else goes through step().
-    if (end_ - pos_ >= kFastWindow && stack_.size() + 2 < stack_limit_) {
-      switch (op) {
-        case kBinGet:
-        case kLongBinGet: {
-          const std::uint64_t idx = op == kBinGet ? p[1] : loadLE(p + 1, 4);
-          if (idx < memo_.size()) {
-            const Value v = memo_[idx];
-            Container* c = v.tag == VTag::kContainer ? pool_.get(v) : nullptr;
-            if (c) ++c->extra_refs;
-            if (v.tag == VTag::kStr || c || v.tag == VTag::kStack || v.tag == VTag::kFrame) {
-              stack_.push_back(v);
-              pos_ += op == kBinGet ? 2 : 5;
-              continue;
-            }
-          }
-          break;
-        }
-        case kMark:
-          if (marks_.size() < options_.limits.max_marks) {
-            marks_.push_back(stack_.size());
-            ++pos_;
-            continue;
-          }
-          break;
-        case kBinInt1:
-          stack_.push_back(Value::integer(p[1]));
-          pos_ += 2;
-          continue;
-        case kBinInt2:
-          stack_.push_back(Value::integer(static_cast<std::int64_t>(loadLE(p + 1, 2))));
-          pos_ += 3;
-          continue;
-        case kBinInt:
-          stack_.push_back(Value::integer(static_cast<std::int32_t>(static_cast<std::uint32_t>(loadLE(p + 1, 4)))));
-          pos_ += 5;
-          continue;
-        case kLong1: {
-          const std::size_t n = p[1];
-          if (n >= 1 && n <= 8) {
-            std::uint64_t v = loadLE(p + 2, n);
-            if (n < 8 && (p[1 + n] & 0x80)) v |= ~0ull << (8 * n);
-            stack_.push_back(Value::integer(static_cast<std::int64_t>(v)));
-            pos_ += 2 + n;
-            continue;
-          }
-          break;
-        }
-        case kShortBinUnicode: {
-          const std::size_t n = p[1];
-          if (end_ - pos_ >= 2 + n) {
-            const std::string_view text(reinterpret_cast<const char*>(p + 2), n);
-            stack_.push_back(Value::str(assembler_.intern(text)));
-            pos_ += 2 + n;
-            continue;
-          }
-          break;
-        }
-        case kNewFalse:
-        case kNewTrue:
-          stack_.push_back(Value::boolean(op == kNewTrue));
-          ++pos_;
-          continue;
-        case kNone:
-          stack_.push_back(Value::none());
-          ++pos_;
-          continue;
-        case kFrame:
-          pos_ += 9;
-          continue;
-        case kSetItems:
-          if (!marks_.empty() && fastSetItems(frames_key)) {
-            ++pos_;
-            continue;
-          }
-          break;
-        case kAppends:
-          if (!marks_.empty() && fastAppends()) {
-            ++pos_;
-            continue;
-          }
-          break;
-        case kEmptyDict:
-          if (lane_list_.tag == VTag::kContainer && !marks_.empty() && marks_.back() == stack_.size() &&
-              marks_.back() > 0) {
-            const Value& under = stack_[marks_.back() - 1];
-            if (under.bits == lane_list_.bits && under.aux == lane_list_.aux && under.tag == VTag::kContainer &&
-                eventLane())
-              continue;
-          }
-          [[fallthrough]];
-        case kEmptyList:
-          if (pool_.live() < options_.limits.max_stack_values) {
-            stack_.push_back(pool_.ref(pool_.create(op == kEmptyDict ? CKind::kDict : CKind::kList)));
-            ++pos_;
-            continue;
-          }
-          break;
-        case kBinPut:
-          if (!stack_.empty() && p[1] < memo_.size()) break;  // overwrites go the general way
-          [[fallthrough]];
-        case kMemoize:
-          if (!stack_.empty() && (op == kMemoize || p[1] == memo_.size())) {
-            const Value& top = stack_.back();
-            if (top.tag == VTag::kContainer) {
-              Container* c = pool_.get(top);
-              if (!c) break;
-              c->memo_slots.push_back(static_cast<std::uint32_t>(memo_.size()));
-            }
-            memo_.push_back(top);
-            pos_ += op == kMemoize ? 1 : 2;
-            continue;
-          }
-          break;
-        default:
-          break;
-      }
-    }
+    if (end_ - pos_ >= kFastWindow && stack_.size() + 2 < stack_limit_ && fastStep(op, frames_key)) continue;
     ++pos_;
     if (op == kStop) break;
     if (Status st = step(op); !st.ok()) return st;
@@ -608,6 +503,129 @@ Expected<Snapshot> PickleMachine::run() {
   if (!snap) return fail(snap.message());
   snap->pickle_bytes = offset();
   return snap;
+}
+
+// The opcodes that make up nearly all of a snapshot, decoded without step()'s checks where
+// the caller's window (kFastWindow bytes buffered, room on the stack) makes them
+// unnecessary. Returns false (touching nothing) when the general path must run.
+bool PickleMachine::fastStep(std::uint8_t op, StringId frames_key) {
+  const std::uint8_t* p = buf_.data() + pos_;
+  switch (op) {
+    case kBinGet:
+    case kLongBinGet: {
+      const std::uint64_t idx = op == kBinGet ? p[1] : loadLE(p + 1, 4);
+      if (idx < memo_.size()) {
+        const Value v = memo_[idx];
+        Container* c = v.tag == VTag::kContainer ? pool_.get(v) : nullptr;
+        if (c) ++c->extra_refs;
+        if (v.tag == VTag::kStr || c || v.tag == VTag::kStack || v.tag == VTag::kFrame) {
+          stack_.push_back(v);
+          pos_ += op == kBinGet ? 2 : 5;
+          return true;
+        }
+      }
+      break;
+    }
+    case kMark:
+      if (marks_.size() < options_.limits.max_marks) {
+        marks_.push_back(stack_.size());
+        ++pos_;
+        return true;
+      }
+      break;
+    case kBinInt1:
+      stack_.push_back(Value::integer(p[1]));
+      pos_ += 2;
+      return true;
+    case kBinInt2:
+      stack_.push_back(Value::integer(static_cast<std::int64_t>(loadLE(p + 1, 2))));
+      pos_ += 3;
+      return true;
+    case kBinInt:
+      stack_.push_back(Value::integer(static_cast<std::int32_t>(static_cast<std::uint32_t>(loadLE(p + 1, 4)))));
+      pos_ += 5;
+      return true;
+    case kLong1: {
+      const std::size_t n = p[1];
+      if (n >= 1 && n <= 8) {
+        std::uint64_t v = loadLE(p + 2, n);
+        if (n < 8 && (p[1 + n] & 0x80)) v |= ~0ull << (8 * n);
+        stack_.push_back(Value::integer(static_cast<std::int64_t>(v)));
+        pos_ += 2 + n;
+        return true;
+      }
+      break;
+    }
+    case kShortBinUnicode: {
+      const std::size_t n = p[1];
+      if (end_ - pos_ >= 2 + n) {
+        const std::string_view text(reinterpret_cast<const char*>(p + 2), n);
+        stack_.push_back(Value::str(assembler_.intern(text)));
+        pos_ += 2 + n;
+        return true;
+      }
+      break;
+    }
+    case kNewFalse:
+    case kNewTrue:
+      stack_.push_back(Value::boolean(op == kNewTrue));
+      ++pos_;
+      return true;
+    case kNone:
+      stack_.push_back(Value::none());
+      ++pos_;
+      return true;
+    case kFrame:
+      pos_ += 9;
+      return true;
+    case kSetItems:
+      if (!marks_.empty() && fastSetItems(frames_key)) {
+        ++pos_;
+        return true;
+      }
+      break;
+    case kAppends:
+      if (!marks_.empty() && fastAppends()) {
+        ++pos_;
+        return true;
+      }
+      break;
+    case kEmptyDict:
+      if (lane_list_.tag == VTag::kContainer && !marks_.empty() && marks_.back() == stack_.size() &&
+          marks_.back() > 0) {
+        const Value& under = stack_[marks_.back() - 1];
+        if (under.bits == lane_list_.bits && under.aux == lane_list_.aux && under.tag == VTag::kContainer &&
+            eventLane())
+          return true;
+      }
+      [[fallthrough]];
+    case kEmptyList:
+      if (pool_.live() < options_.limits.max_stack_values) {
+        stack_.push_back(pool_.ref(pool_.create(op == kEmptyDict ? CKind::kDict : CKind::kList)));
+        ++pos_;
+        return true;
+      }
+      break;
+    case kBinPut:
+      if (!stack_.empty() && p[1] < memo_.size()) break;  // overwrites go the general way
+      [[fallthrough]];
+    case kMemoize:
+      if (!stack_.empty() && (op == kMemoize || p[1] == memo_.size())) {
+        const Value& top = stack_.back();
+        if (top.tag == VTag::kContainer) {
+          Container* c = pool_.get(top);
+          if (!c) break;
+          c->memo_slots.push_back(static_cast<std::uint32_t>(memo_.size()));
+        }
+        memo_.push_back(top);
+        pos_ += op == kMemoize ? 1 : 2;
+        return true;
+      }
+      break;
+    default:
+      break;
+  }
+  return false;
 }
 
 // APPENDS of trace entries and plain values, without the general conversion machinery.

@@ -34,8 +34,12 @@ class PickleMachine {
   Status fail(std::string message) const;
   Status failAt(std::uint64_t at, std::string message) const;
 
+  Status checkHeader();
+  Status refill();
+
   // --- opcodes
   Status step(std::uint8_t op);
+  bool fastStep(std::uint8_t op, StringId frames_key);
   Status pushString(std::uint8_t op, std::size_t len_bytes, bool is_bytes);
   Status pushLong(std::uint8_t op, std::size_t len_bytes);
   Status pushInt(std::uint8_t op, std::size_t width);

@@ -2,14 +2,80 @@
 
 #include <fmt/format.h>
 
-#include <unordered_map>
+#include <bit>
+#include <cstdint>
+#include <vector>
 
 namespace reservoir::traces {
 namespace {
 
+// Live blocks by address: an open-addressing table (linear probing, backward-shift erase),
+// a few times faster here than std::unordered_map and without a node per entry.
+class LiveTable {
+ public:
+  explicit LiveTable(std::size_t expected) { rehash(std::bit_ceil(std::max<std::size_t>(64, expected * 2))); }
+
+  // The slot holding `addr`, or kMissing.
+  [[nodiscard]] std::size_t find(Addr addr) const {
+    for (std::size_t i = home(addr);; i = (i + 1) & mask_) {
+      if (!slots_[i].used) return kMissing;
+      if (slots_[i].addr == addr) return i;
+    }
+  }
+  [[nodiscard]] AllocationId at(std::size_t slot) const { return slots_[slot].id; }
+  void put(Addr addr, AllocationId id) {
+    if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
+    std::size_t i = home(addr);
+    for (; slots_[i].used; i = (i + 1) & mask_)
+      if (slots_[i].addr == addr) {
+        slots_[i].id = id;
+        return;
+      }
+    slots_[i] = Slot{addr, id, true};
+    ++size_;
+  }
+  void erase(std::size_t slot) {
+    // Backward shift: move later entries of the probe run into the hole.
+    std::size_t hole = slot;
+    for (std::size_t j = (hole + 1) & mask_; slots_[j].used; j = (j + 1) & mask_) {
+      const std::size_t h = home(slots_[j].addr);
+      // Movable when its home is not in (hole, j], cyclically.
+      if (((j - h) & mask_) >= ((j - hole) & mask_)) {
+        slots_[hole] = slots_[j];
+        hole = j;
+      }
+    }
+    slots_[hole].used = false;
+    --size_;
+  }
+  static constexpr std::size_t kMissing = ~std::size_t{0};
+
+ private:
+  struct Slot {
+    Addr addr = 0;
+    AllocationId id;
+    bool used = false;
+  };
+  [[nodiscard]] std::size_t home(Addr addr) const {
+    std::uint64_t h = addr * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h >> 32) & mask_;
+  }
+  void rehash(std::size_t n) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(n, Slot{});
+    mask_ = n - 1;
+    size_ = 0;
+    for (const Slot& s : old)
+      if (s.used) put(s.addr, s.id);
+  }
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+};
+
 class Builder {
  public:
-  explicit Builder(RequestStream* out) : out_(out) {}
+  Builder(RequestStream* out, std::size_t expected_live) : out_(out), live_(expected_live) {}
 
   void onEvent(std::uint32_t index, const TraceEvent& e) {
     switch (e.action) {
@@ -40,43 +106,43 @@ class Builder {
   }
 
   void onAlloc(std::uint32_t index, const TraceEvent& e) {
-    if (auto it = live_.find(e.addr); it != live_.end()) {
+    if (const std::size_t slot = live_.find(e.addr); slot != LiveTable::kMissing) {
       out_->anomalies.add(Anomaly::alloc_over_live_block, fmt::format("event {} at {:#x}", index, e.addr));
-      live_.erase(it);
+      live_.erase(slot);
     }
     const AllocationId id = create(e);
     out_->allocations[id.value()].alloc_event = index;
-    live_[e.addr] = id;
+    live_.put(e.addr, id);
     out_->event_allocation[index] = id;
   }
 
   void onFreeRequested(std::uint32_t index, const TraceEvent& e) {
     AllocationId id;
-    auto it = live_.find(e.addr);
-    if (it == live_.end() || out_->allocations[it->second.value()].free_requested_event != kNoEvent) {
+    const std::size_t slot = live_.find(e.addr);
+    if (slot == LiveTable::kMissing || out_->allocations[live_.at(slot).value()].free_requested_event != kNoEvent) {
       // Allocated before the window (a ring-buffer trace).
       id = create(e);
-      live_[e.addr] = id;
+      live_.put(e.addr, id);
       ++out_->before_window;
       out_->anomalies.add(Anomaly::free_without_alloc);
     } else {
-      id = it->second;
+      id = live_.at(slot);
     }
     out_->allocations[id.value()].free_requested_event = index;
     out_->event_allocation[index] = id;
   }
 
   void onFreeCompleted(std::uint32_t index, const TraceEvent& e) {
-    auto it = live_.find(e.addr);
+    const std::size_t slot = live_.find(e.addr);
     AllocationId id;
-    if (it == live_.end()) {
+    if (slot == LiveTable::kMissing) {
       // Freed (requested) before the window, completed inside it.
       id = create(e);
       ++out_->before_window;
       out_->anomalies.add(Anomaly::free_without_alloc);
     } else {
-      id = it->second;
-      live_.erase(it);
+      id = live_.at(slot);
+      live_.erase(slot);
     }
     Allocation& a = out_->allocations[id.value()];
     if (a.free_requested_event == kNoEvent && !a.beforeWindow())
@@ -86,7 +152,7 @@ class Builder {
   }
 
   RequestStream* out_;
-  std::unordered_map<Addr, AllocationId> live_;  // allocated or pending blocks by address
+  LiveTable live_;  // allocated or pending blocks by address
 };
 
 }  // namespace
@@ -94,7 +160,10 @@ class Builder {
 RequestStream buildRequestStream(const DeviceTrace& trace) {
   RequestStream out;
   out.event_allocation.assign(trace.events.size(), AllocationId());
-  Builder b(&out);
+  std::size_t allocs = 0;
+  for (const TraceEvent& e : trace.events) allocs += e.action == Action::kAlloc;
+  out.allocations.reserve(allocs);
+  Builder b(&out, 1024);
   for (std::uint32_t i = 0; i < trace.events.size(); ++i) b.onEvent(i, trace.events[i]);
   return out;
 }

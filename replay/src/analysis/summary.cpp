@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <future>
+#include <system_error>
+
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/window_start.h"
 
@@ -81,6 +84,20 @@ void modelAllocatedPeak(const traces::Snapshot& snap, std::size_t device_index, 
 
 DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_index, const ReplayEnvironment& env) {
   const traces::DeviceTrace& trace = snap.devices.at(device_index);
+  // The modelled peak is the longest part: it runs on a second thread while this one does the
+  // rest, and is used only where the start state can be rebuilt (as if run after it).
+  std::future<DeviceSummary> model;
+  if (!trace.events.empty()) {
+    try {
+      model = std::async(std::launch::async, [&snap, device_index, &env] {
+        DeviceSummary m;
+        modelAllocatedPeak(snap, device_index, env, m);
+        return m;
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: the model runs on this one, below.
+    }
+  }
   DeviceSummary s;
   s.device = trace.device;
   s.events = trace.events.size();
@@ -92,8 +109,9 @@ DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_i
   for (const auto& a : snap.annotations)
     if (a.device == trace.device || a.device < 0) ++s.annotations;
   s.final_state = finalState(snap, trace.device);
-  const auto requests = traces::buildRequestStream(trace);
-  auto start = traces::rebuildWindowStart(snap, device_index, requests);
+  // The request stream is dropped as soon as the start state is rebuilt: the model's own copy
+  // is still growing on the other thread.
+  auto start = traces::rebuildWindowStart(snap, device_index, traces::buildRequestStream(trace));
   if (start) {
     s.complete = start->complete;
     for (const auto& seg : start->segments) s.start_reserved += static_cast<std::int64_t>(seg.size);
@@ -102,7 +120,15 @@ DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_i
     s.peak_allocated_note = "start state not rebuilt: " + start.message();
   }
   recordedReservedPeak(trace, s);
-  if (start && !trace.events.empty()) modelAllocatedPeak(snap, device_index, env, s);
+  if (model.valid()) {
+    DeviceSummary m = model.get();
+    if (start) {
+      s.peak_allocated = m.peak_allocated;
+      s.peak_allocated_note = std::move(m.peak_allocated_note);
+    }
+  } else if (start && !trace.events.empty()) {
+    modelAllocatedPeak(snap, device_index, env, s);
+  }
   return s;
 }
 

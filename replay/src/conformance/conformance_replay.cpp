@@ -264,6 +264,7 @@ void Driver::estimateCapacity(const traces::WindowStart& start) {
 
 void Driver::run() {
   const std::size_t n = trace_.events.size();
+  if (options_.keep_timeline) report_.timeline.reserve(n);  // one allocation, no doubling copies
   std::size_t next_progress = 0;
   std::vector<std::uint32_t> resets = options_.reset_peaks_at;
   std::sort(resets.begin(), resets.end());

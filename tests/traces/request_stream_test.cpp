@@ -1,0 +1,133 @@
+// buildRequestStream against a plain reference (std::unordered_map of live blocks, the
+// semantics the request stream had before its address table was made open-addressing):
+// random traces with heavy address reuse, so the table probes, erases and grows a lot.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+#include "reservoir/traces/request_stream.h"
+
+namespace reservoir::traces {
+namespace {
+
+struct Reference {
+  std::vector<Allocation> allocations;
+  std::vector<AllocationId> event_allocation;
+  std::size_t before_window = 0;
+  std::uint64_t over_live = 0, without_alloc = 0, without_request = 0;
+};
+
+Reference reference(const DeviceTrace& trace) {
+  Reference r;
+  r.event_allocation.assign(trace.events.size(), AllocationId());
+  std::unordered_map<Addr, AllocationId> live;
+  auto create = [&](const TraceEvent& e) {
+    const AllocationId id(static_cast<std::uint32_t>(r.allocations.size()));
+    Allocation a;
+    a.addr = e.addr;
+    a.size = e.size;
+    a.stream = e.stream;
+    a.stack = e.stack;
+    r.allocations.push_back(a);
+    return id;
+  };
+  for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+    const TraceEvent& e = trace.events[i];
+    if (e.action == Action::kAlloc) {
+      if (live.erase(e.addr)) ++r.over_live;
+      const AllocationId id = create(e);
+      r.allocations[id.value()].alloc_event = i;
+      live[e.addr] = id;
+      r.event_allocation[i] = id;
+    } else if (e.action == Action::kFreeRequested) {
+      auto it = live.find(e.addr);
+      AllocationId id;
+      if (it == live.end() || r.allocations[it->second.value()].free_requested_event != kNoEvent) {
+        id = create(e);
+        live[e.addr] = id;
+        ++r.before_window;
+        ++r.without_alloc;
+      } else {
+        id = it->second;
+      }
+      r.allocations[id.value()].free_requested_event = i;
+      r.event_allocation[i] = id;
+    } else if (e.action == Action::kFreeCompleted) {
+      auto it = live.find(e.addr);
+      AllocationId id;
+      if (it == live.end()) {
+        id = create(e);
+        ++r.before_window;
+        ++r.without_alloc;
+      } else {
+        id = it->second;
+        live.erase(it);
+      }
+      Allocation& a = r.allocations[id.value()];
+      if (a.free_requested_event == kNoEvent && !a.beforeWindow()) ++r.without_request;
+      a.free_completed_event = i;
+      r.event_allocation[i] = id;
+    }
+  }
+  return r;
+}
+
+DeviceTrace randomTrace(std::uint32_t seed, std::size_t events, std::uint64_t addresses) {
+  std::mt19937_64 rng(seed);
+  DeviceTrace t;
+  const Action actions[] = {Action::kAlloc,         Action::kAlloc,         Action::kFreeRequested,
+                            Action::kFreeCompleted, Action::kFreeCompleted, Action::kSegmentAlloc};
+  for (std::size_t i = 0; i < events; ++i) {
+    TraceEvent e;
+    e.action = actions[rng() % std::size(actions)];
+    // Addresses 512-aligned in a small range: many reuses, and keys that share hash buckets.
+    e.addr = 0x7f0000000000ull + (rng() % addresses) * 512;
+    e.size = 512 * (1 + rng() % 64);
+    e.stream = rng() % 2;
+    e.time_us = static_cast<std::int64_t>(i);
+    t.events.push_back(e);
+  }
+  return t;
+}
+
+void expectSame(const DeviceTrace& trace) {
+  const RequestStream got = buildRequestStream(trace);
+  const Reference want = reference(trace);
+  ASSERT_EQ(got.allocations.size(), want.allocations.size());
+  for (std::size_t i = 0; i < want.allocations.size(); ++i) {
+    const Allocation& a = got.allocations[i];
+    const Allocation& b = want.allocations[i];
+    ASSERT_EQ(a.addr, b.addr) << "allocation " << i;
+    ASSERT_EQ(a.size, b.size) << "allocation " << i;
+    ASSERT_EQ(a.alloc_event, b.alloc_event) << "allocation " << i;
+    ASSERT_EQ(a.free_requested_event, b.free_requested_event) << "allocation " << i;
+    ASSERT_EQ(a.free_completed_event, b.free_completed_event) << "allocation " << i;
+  }
+  ASSERT_EQ(got.event_allocation.size(), want.event_allocation.size());
+  for (std::size_t i = 0; i < want.event_allocation.size(); ++i)
+    ASSERT_EQ(got.event_allocation[i], want.event_allocation[i]) << "event " << i;
+  EXPECT_EQ(got.before_window, want.before_window);
+  EXPECT_EQ(got.anomalies.count(Anomaly::alloc_over_live_block), want.over_live);
+  EXPECT_EQ(got.anomalies.count(Anomaly::free_without_alloc), want.without_alloc);
+  EXPECT_EQ(got.anomalies.count(Anomaly::free_completed_without_request), want.without_request);
+}
+
+TEST(RequestStream, MatchesReferenceWithHeavyAddressReuse) {
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) expectSame(randomTrace(seed, 20000, 97));
+}
+
+TEST(RequestStream, MatchesReferenceWhileTheTableGrows) {
+  // Many distinct live addresses: the table rehashes several times with entries in it.
+  for (std::uint32_t seed = 1; seed <= 3; ++seed) expectSame(randomTrace(seed, 200000, 50000));
+}
+
+TEST(RequestStream, EmptyTrace) {
+  const RequestStream r = buildRequestStream(DeviceTrace{});
+  EXPECT_TRUE(r.allocations.empty());
+  EXPECT_TRUE(r.event_allocation.empty());
+}
+
+}  // namespace
+}  // namespace reservoir::traces
