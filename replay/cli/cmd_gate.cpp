@@ -89,6 +89,7 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.message());
   w->analyze_peak = false;
+  conditions.fraction = w->fraction;
   for (const auto& e : w->edits)
     if (e.kind == replay::Edit::Kind::kDemand) conditions.demands.push_back(e);
   if (!replay::hasCondition(conditions, !a.edits.capacity.empty() || a.edits.fraction.has_value())) {

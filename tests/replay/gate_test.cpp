@@ -113,6 +113,12 @@ TEST(GateOom, RunningOutOfMemoryUnderASmallCapacityFailsTheGate) {
   EXPECT_TRUE(has(small, "malloc of " + sim::formatSize(t.at("oom").at("size").get<std::uint64_t>()) + " (" +
                              std::to_string(t.at("oom").at("size").get<std::int64_t>()) + " bytes)"))
       << small.out;
+  // A memory fraction of the device's total memory (from the capture's JSON) is a capacity too.
+  const auto fraction = cli({"gate", offload("offload-main"), "--fraction", "0.01"});
+  static_assert(kTotal / 100 < kPeakAllocatedOffload);
+  EXPECT_EQ(fraction.code, cli::kFailed) << fraction.out << fraction.err;
+  EXPECT_TRUE(has(fraction, "predicted out of memory at event ")) << fraction.out;
+  EXPECT_TRUE(has(fraction, "under memory fraction 0.01 of the device's total memory")) << fraction.out;
   const auto enough = cli({"gate", offload("offload-main"), "--capacity", std::to_string(kPeakReservedOffload)});
   EXPECT_EQ(enough.code, cli::kOk) << enough.out << enough.err;
 }

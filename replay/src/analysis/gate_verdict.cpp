@@ -15,12 +15,15 @@ std::string sized(std::int64_t bytes) {
   return fmt::format("{} ({} bytes)", sim::formatSize(static_cast<std::uint64_t>(bytes)), bytes);
 }
 
-std::string capacityText(const WhatIfReport& rep) {
-  if (!rep.capacity) return "an unknown capacity (" + rep.capacity_source + ")";
-  return fmt::format("capacity {} ({})", sized(static_cast<std::int64_t>(*rep.capacity)), rep.capacity_source);
+std::string capacityText(const WhatIfReport& rep, std::optional<double> fraction) {
+  std::string capacity = "an unknown capacity (" + rep.capacity_source + ")";
+  if (rep.capacity)
+    capacity = fmt::format("capacity {} ({})", sized(static_cast<std::int64_t>(*rep.capacity)), rep.capacity_source);
+  if (!fraction) return capacity;
+  return fmt::format("memory fraction {} of {}", *fraction, rep.capacity ? capacity : "the device's total memory");
 }
 
-ConditionVerdict judgeOom(const std::vector<GateInput>& traces) {
+ConditionVerdict judgeOom(const std::vector<GateInput>& traces, std::optional<double> fraction) {
   ConditionVerdict c;
   c.kind = ConditionVerdict::Kind::kOom;
   bool found = false;
@@ -37,13 +40,14 @@ ConditionVerdict judgeOom(const std::vector<GateInput>& traces) {
         c.worst = i;
         c.verdict = Verdict::kFail;
         c.reason = fmt::format("{}: predicted out of memory at event {} (malloc of {}; {} failed malloc(s)) under {}",
-                               traces[i].name, oom->event, sized(t.value), oom->count, capacityText(rep));
+                               traces[i].name, oom->event, sized(t.value), oom->count, capacityText(rep, fraction));
       }
     }
     c.traces.push_back(t);
   }
   if (!found)
-    c.reason = fmt::format("{}: no out of memory predicted under {}", traces[0].name, capacityText(*traces[0].report));
+    c.reason = fmt::format("{}: no out of memory predicted under {}", traces[0].name,
+                           capacityText(*traces[0].report, fraction));
   return c;
 }
 
@@ -172,7 +176,7 @@ Expected<GateVerdict> judgeGate(const std::vector<GateInput>& traces, const Gate
   for (const auto& t : traces)
     if (t.report == nullptr) return Status::error(fmt::format("gate: no what-if report for {}", t.name));
   GateVerdict v;
-  if (conditions.no_oom) v.conditions.push_back(judgeOom(traces));
+  if (conditions.no_oom) v.conditions.push_back(judgeOom(traces, conditions.fraction));
   for (const auto& d : conditions.demands) {
     if (d.kind != Edit::Kind::kDemand) return Status::error(fmt::format("gate: '{}' is not a demand", d.text));
     auto c = judgeDemand(traces, d);

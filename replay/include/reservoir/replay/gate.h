@@ -16,6 +16,7 @@ struct GateConditions {
   std::optional<sim::ByteCount> max_peak_reserved;  // the edited run's peak reserved must not exceed it
   std::vector<Edit> demands;                        // kDemand edits: each must fit wherever its point is reached
   bool no_oom = true;                               // the edited run must not run out of memory
+  std::optional<double> fraction;                   // the edited run's memory fraction, when one was set (for reasons)
 };
 
 // True when at least one condition is asked for: a budget, a demand, or (`capacity_given`: the
