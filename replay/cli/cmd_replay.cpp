@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
-include "reservoir/replay/edited_run.h"
+#include "reservoir/replay/edited_run.h"
 #include "reservoir/replay/backend.h"
 #include "reservoir/replay/backend_replay.h"
 #include "reservoir/replay/edited_program.h"
