@@ -2,18 +2,42 @@
 
 #include <CLI/CLI.hpp>
 
+#include <exception>
+#include <new>
 #include <ostream>
+#include <string_view>
+#include <system_error>
+#include <vector>
 
 #include "commands.h"
 
 namespace reservoir::cli {
+namespace {
 
-int fail(std::ostream& err, const std::string& message) {
-  err << "reservoir: " << message << "\n";
-  return kInputError;
+std::vector<const CLI::App*> commands(const CLI::App& app) {
+  return app.get_subcommands([](const CLI::App*) { return true; });
 }
 
-int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+std::string commandList(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* sub : commands(app)) names += (names.empty() ? "" : ", ") + sub->get_name();
+  return names;
+}
+
+bool isCommand(const CLI::App& app, std::string_view name) {
+  for (const CLI::App* sub : commands(app))
+    if (sub->check_name(std::string(name))) return true;
+  return false;
+}
+
+// The first argument that is not an option names the command; nullptr when there is none.
+const char* commandArgument(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] != '-') return argv[i];
+  return nullptr;
+}
+
+int parseAndRun(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"Reservoir: what PyTorch's CUDA caching allocator reserves, and where cleanup belongs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "reservoir 0.1.0");
@@ -22,6 +46,11 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   for (Register reg : {&registerInfo, &registerCheck, &registerWhatIf, &registerSweep, &registerGate, &registerExport,
                        &registerReplay})
     reg(app, set, out, err);
+  const char* command = commandArgument(argc, argv);
+  if (command && !isCommand(app, command)) {
+    err << "reservoir: unknown command '" << command << "'; commands: " << commandList(app) << "\n";
+    return kUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -38,6 +67,10 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       out << e.what() << "\n";
       return kOk;
     }
+    if (!command) {
+      err << "reservoir: no command given; commands: " << commandList(app) << " (run 'reservoir --help')\n";
+      return kUsage;
+    }
     err << "reservoir: " << e.what() << "\n";
     if (!app.get_subcommands().empty())
       err << "run 'reservoir " << app.get_subcommands().front()->get_name() << " --help'\n";
@@ -46,6 +79,34 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     return kUsage;
   }
   return result;
+}
+
+}  // namespace
+
+int fail(std::ostream& err, const std::string& message) {
+  err << "reservoir: " << message << "\n";
+  return kInputError;
+}
+
+int runGuarded(std::ostream& err, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    err << "reservoir: out of memory: the input needs more memory than this machine gives "
+           "(a damaged or hostile file?)\n";
+    return kInputError;
+  } catch (const std::system_error& e) {
+    err << "reservoir: internal error: system call failed: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    err << "reservoir: internal error: " << e.what() << "\n";
+  } catch (...) {
+    err << "reservoir: internal error: an unknown exception\n";
+  }
+  return kInternal;
+}
+
+int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  return runGuarded(err, [&] { return parseAndRun(argc, argv, out, err); });
 }
 
 }  // namespace reservoir::cli

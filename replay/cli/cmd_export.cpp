@@ -1,7 +1,10 @@
 // reservoir export TRACE --out FILE.pickle: the modelled run as a snapshot memory_viz opens.
 #include <fmt/format.h>
 
-#include <fstream>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
 
 #include "commands.h"
 #include "common.h"
@@ -20,8 +23,44 @@ struct ExportArgs {
   EditOptions edits;
 };
 
+// While an export runs, SIGINT/SIGTERM remove the temporary files (X.tmp) the writer may have
+// open, then end the process as the signal would have.
+class TempFilesOnSignal {
+ public:
+  TempFilesOnSignal(const std::string& out, const std::string& csv) {
+    keep(0, out);
+    keep(1, csv);
+    old_int_ = std::signal(SIGINT, onSignal);
+    old_term_ = std::signal(SIGTERM, onSignal);
+  }
+  ~TempFilesOnSignal() {
+    std::signal(SIGINT, old_int_);
+    std::signal(SIGTERM, old_term_);
+    paths_[0][0] = paths_[1][0] = '\0';
+  }
+  TempFilesOnSignal(const TempFilesOnSignal&) = delete;
+  TempFilesOnSignal& operator=(const TempFilesOnSignal&) = delete;
+
+ private:
+  static void keep(int i, const std::string& path) {
+    const std::string tmp = path.empty() ? "" : path + ".tmp";
+    paths_[i][0] = '\0';
+    if (tmp.size() < sizeof(paths_[i])) std::memcpy(paths_[i], tmp.c_str(), tmp.size() + 1);
+  }
+  static void onSignal(int sig) {  // async-signal-safe: unlink, signal, raise
+    for (const char* p : paths_)
+      if (p[0]) ::unlink(p);
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+  static inline char paths_[2][4096] = {};
+  void (*old_int_)(int) = nullptr;
+  void (*old_term_)(int) = nullptr;
+};
+
 int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   if (a.out.empty() && a.csv.empty()) return fail(err, "give --out FILE.pickle and/or --csv FILE.csv");
+  TempFilesOnSignal cleanup(a.out, a.csv);
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.message());
   auto opened = openTrace(a.trace, a.device, a.env, err);
@@ -45,9 +84,8 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
     replay::RunSettings t = s;
     t.keep_timeline = true;
     const auto run = replay::replayProgram(*prepared, *edits, t);
-    std::ofstream f(a.csv);
-    if (!f) return fail(err, a.csv + ": cannot write");
-    f << replay::timelineCsv(*prepared, run);
+    if (Status st = traces::writeOutputFile(a.csv, replay::timelineCsv(*prepared, run)); !st.ok())
+      return fail(err, st.message());
     out << fmt::format("wrote {} ({} rows)\n", a.csv, run.timeline.size());
   }
   return kOk;

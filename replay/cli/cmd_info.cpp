@@ -114,8 +114,9 @@ int runInfo(const InfoArgs& a, std::ostream& out, std::ostream& err) {
     if (!d) return fail(err, d.message());
     devices.push_back(*d);
   } else {
+    const std::size_t busiest = snap.devices.empty() ? 0 : snap.busiestDevice();  // once: linear, not quadratic
     for (std::size_t i = 0; i < snap.devices.size(); ++i)
-      if (!snap.devices[i].events.empty() || i == snap.busiestDevice()) devices.push_back(i);
+      if (!snap.devices[i].events.empty() || i == busiest) devices.push_back(i);
   }
   std::vector<replay::DeviceSummary> sums;
   for (std::size_t d : devices) sums.push_back(replay::summarizeDevice(snap, d, *env));

@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <thread>
+
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
@@ -18,7 +21,7 @@ struct SweepArgs {
   bool json = false;
   std::size_t top = 10;
   std::size_t max_candidates = 100;
-  unsigned jobs = 0;
+  std::optional<unsigned> jobs;  // default: every core
   bool no_settings = false;
   std::string minimize;
   EditedRunFlags edited_run;
@@ -32,9 +35,27 @@ std::string flagsText(const std::vector<std::string>& flags) {
   return out;
 }
 
+// --jobs N: at least 1, at most the cores there are (more threads only add memory and
+// switching); 0 means every core.
+Expected<unsigned> threadCount(std::optional<unsigned> jobs, std::ostream& err) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (!jobs) return cores;
+  if (*jobs == 0) return Status::error("--jobs 0: give at least 1 thread (or leave --jobs out for every core)");
+  if (*jobs > cores) {
+    err << fmt::format("reservoir: note: --jobs {} is more than the {} core(s) here; using {}\n", *jobs, cores, cores);
+    return cores;
+  }
+  return *jobs;
+}
+
 int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   auto edited_run = makeEditedRunOptions(a.edited_run);
   if (!edited_run) return fail(err, edited_run.message());
+  auto jobs = threadCount(a.jobs, err);
+  if (!jobs) {
+    err << "reservoir: " << jobs.message() << "\n";
+    return kUsage;
+  }
   auto opened = openTrace(a.trace, a.device, a.env, err);
   if (!opened) return fail(err, opened.message());
   const LoadedTrace& trace = *opened->trace;
@@ -42,7 +63,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   replay::SweepOptions o;
   static_cast<replay::EditedRunOptions&>(o) = std::move(*edited_run);
   o.max_candidates = a.max_candidates;
-  o.jobs = a.jobs;
+  o.jobs = *jobs;
   o.try_settings = !a.no_settings;
   if (!a.minimize.empty() && a.minimize != "peak") {
     auto p = replay::parsePoint(a.minimize);
@@ -109,7 +130,7 @@ void registerSweep(CLI::App& app, std::function<void(int)> set_result, std::ostr
   cmd->add_flag("--json", args->json, "machine-readable output");
   cmd->add_option("--top", args->top, "how many candidates to print (default 10)");
   cmd->add_option("--max-candidates", args->max_candidates, "how many candidates to replay (default 100)");
-  cmd->add_option("--jobs", args->jobs, "threads (default: every core)");
+  cmd->add_option("--jobs", args->jobs, "threads, 1 to the number of cores (default: every core)");
   cmd->add_flag("--no-settings", args->no_settings, "only cleanup placements, no settings candidates");
   cmd->add_option("--minimize", args->minimize, "'peak' (default) or a POINT: rank by reserved memory there");
   addEditedRunFlags(cmd, &args->edited_run);

@@ -3,6 +3,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
+#include <new>
+#include <sstream>
+#include <system_error>
+
 #include "cli.h"
 #include "cli_runner.h"
 #include "test_paths.h"
@@ -90,6 +96,85 @@ TEST(Cli, WhatIfOverRanksReportsTheMaximum) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["traces"].size(), 2u);
   EXPECT_EQ(j["max_over_traces"]["baseline_peak_reserved"], 534773760);
+}
+
+// Hostile and careless input (issue 16): plain one-line messages and exit codes, never an abort.
+TEST(CliHostile, UnknownOrMissingCommandSaysWhich) {
+  auto unknown = run({"frobnicate", "x.pickle"});
+  EXPECT_EQ(unknown.code, kUsage);
+  EXPECT_NE(unknown.err.find("unknown command 'frobnicate'; commands: info, check, whatif, sweep, gate, export"),
+            std::string::npos)
+      << unknown.err;
+  auto none = run({});
+  EXPECT_EQ(none.code, kUsage);
+  EXPECT_NE(none.err.find("no command given; commands: info"), std::string::npos) << none.err;
+  EXPECT_EQ(none.err.find("A subcommand is required"), std::string::npos) << none.err;
+}
+
+TEST(CliHostile, WhatEscapesACommandIsOneLineAndAnExitCode) {
+  auto guarded = [](auto thrower) {
+    std::ostringstream err;
+    const int code = runGuarded(err, [&]() -> int {
+      thrower();
+      return kOk;
+    });
+    return std::make_pair(code, err.str());
+  };
+  auto oom = guarded([] { throw std::bad_alloc(); });
+  EXPECT_EQ(oom.first, kInputError);
+  EXPECT_NE(oom.second.find("reservoir: out of memory"), std::string::npos) << oom.second;
+  auto sys = guarded([] { throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again)); });
+  EXPECT_EQ(sys.first, kInternal);
+  EXPECT_NE(sys.second.find("reservoir: internal error: system call failed"), std::string::npos) << sys.second;
+  auto other = guarded([] { throw 42; });
+  EXPECT_EQ(other.first, kInternal);
+  for (const auto& r : {oom, sys, other}) EXPECT_EQ(std::count(r.second.begin(), r.second.end(), '\n'), 1) << r.second;
+  EXPECT_EQ(guarded([] {}).first, kOk);
+}
+
+TEST(CliHostile, SweepJobsAreCheckedAndClamped) {
+  const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
+  auto zero = run({"sweep", trace, "--jobs", "0"});
+  EXPECT_EQ(zero.code, kUsage);
+  EXPECT_NE(zero.err.find("--jobs 0: give at least 1 thread"), std::string::npos) << zero.err;
+  auto many = run({"sweep", trace, "--jobs", "10000", "--max-candidates", "2", "--no-settings", "--json"});
+  ASSERT_EQ(many.code, kOk) << many.err;
+  EXPECT_NE(many.err.find("--jobs 10000 is more than the"), std::string::npos) << many.err;
+  EXPECT_EQ(nlohmann::json::parse(many.out)["evaluated"], 2);
+}
+
+TEST(CliHostile, ExportReportsWriteErrorsAndReplacesNoDevice) {
+  const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
+  auto csv = run({"export", trace, "--csv", "/dev/full"});
+  EXPECT_EQ(csv.code, kInputError);
+  EXPECT_NE(csv.err.find("/dev/full: write failed"), std::string::npos) << csv.err;
+  EXPECT_EQ(csv.out.find("wrote"), std::string::npos) << csv.out;
+  auto pickle = run({"export", trace, "--out", "/dev/full"});
+  EXPECT_EQ(pickle.code, kInputError);
+  EXPECT_NE(pickle.err.find("/dev/full: write failed"), std::string::npos) << pickle.err;
+  EXPECT_FALSE(std::filesystem::exists("/dev/full.tmp"));
+  auto to_null = run({"export", trace, "--out", "/dev/null", "--csv", "/dev/null"});
+  EXPECT_EQ(to_null.code, kOk) << to_null.err;
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  EXPECT_FALSE(std::filesystem::exists("/dev/null.tmp"));
+}
+
+TEST(CliHostile, OutOfRangeValuesAreBadInput) {
+  auto r = run({"info", (test::testDataDir() / "bad" / "event_size_2pow63.pickle").string()});
+  EXPECT_EQ(r.code, kInputError);
+  EXPECT_NE(r.err.find("device_traces[0] entry 0 ('alloc'): 'size' is 9223372036854775808"), std::string::npos)
+      << r.err;
+  auto devices = run({"export", (test::testDataDir() / "bad" / "devices_1025.pickle").string(), "--csv", "/dev/null"});
+  EXPECT_EQ(devices.code, kInputError);
+  EXPECT_NE(devices.err.find("lists 1025 devices"), std::string::npos) << devices.err;
+}
+
+TEST(CliHostile, SettingsNumbersInPlainWords) {
+  auto r = run({"check", sample("resume-tiny/resume-main.rank0.pickle"), "--settings",
+                "max_split_size_mb:99999999999999999999999"});
+  EXPECT_NE(r.code, kOk);
+  EXPECT_NE(r.err.find("'99999999999999999999999' is too large for a number of bytes or MiB"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace

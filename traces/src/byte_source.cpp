@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <fcntl.h>
@@ -97,6 +99,29 @@ Expected<std::size_t> failAfter(std::size_t produced, std::string message, std::
   return produced;
 }
 
+// Reads `source` to its end, so its checks at the end of the data run; an error names the
+// offset in the decompressed stream where it shows.
+Status drain(ByteSource& source) {
+  std::vector<std::uint8_t> scratch(kChunk);
+  for (;;) {
+    const std::uint64_t at = source.produced();
+    auto got = source.read(scratch);
+    if (!got) return Status::error("offset " + std::to_string(at) + ": " + got.message());
+    if (*got == 0) return {};
+  }
+}
+
+// zlib's and zstd's names for a failed integrity check, in plain words.
+std::string plainCodecError(std::string_view codec, std::string_view what) {
+  if (what == "incorrect data check")
+    return std::string(codec) + ": corrupt data: the CRC32 in the trailer does not match the data";
+  if (what == "incorrect length check")
+    return std::string(codec) + ": corrupt data: the length in the trailer does not match the data";
+  if (what.find("checksum") != std::string_view::npos)
+    return std::string(codec) + ": corrupt data: the checksum does not match the data";
+  return std::string(codec) + ": corrupt data (" + std::string(what) + ")";
+}
+
 class GzipSource final : public ByteSource {
  public:
   explicit GzipSource(std::unique_ptr<RawSource> inner) : inner_(std::move(inner)), in_(kChunk) {
@@ -108,6 +133,15 @@ class GzipSource final : public ByteSource {
   GzipSource& operator=(const GzipSource&) = delete;
 
   Expected<std::size_t> read(std::span<std::uint8_t> dst) override {
+    auto n = decode(dst);
+    if (n) produced_ += *n;
+    return n;
+  }
+  [[nodiscard]] std::uint64_t storedConsumed() const override { return inner_->storedConsumed(); }
+  Status finish() override { return drain(*this); }
+
+ private:
+  Expected<std::size_t> decode(std::span<std::uint8_t> dst) {
     if (!ok_) return Status::error("gzip: cannot initialise zlib");
     if (!pending_error_.empty()) return Status::error(pending_error_);
     const auto want = static_cast<uInt>(std::min<std::size_t>(dst.size(), 1u << 30));
@@ -133,14 +167,15 @@ class GzipSource final : public ByteSource {
         member_started_ = false;
         inflateReset(&zs_);  // a following gzip member continues the stream
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        return failAfter(want - zs_.avail_out,
-                         std::string("gzip: corrupt data (") + (zs_.msg ? zs_.msg : "inflate error") + ")",
-                         &pending_error_);
+        return failAfter(want - zs_.avail_out, corruptAt(zs_.msg ? zs_.msg : "inflate error"), &pending_error_);
       }
     }
     return want - zs_.avail_out;
   }
-  [[nodiscard]] std::uint64_t storedConsumed() const override { return inner_->storedConsumed(); }
+  std::string corruptAt(std::string_view what) const {
+    return plainCodecError("gzip", what) + " (at byte " + std::to_string(inner_->storedConsumed() - zs_.avail_in) +
+           " of the compressed file)";
+  }
 
  private:
   std::unique_ptr<RawSource> inner_;
@@ -163,6 +198,15 @@ class ZstdSource final : public ByteSource {
   ZstdSource& operator=(const ZstdSource&) = delete;
 
   Expected<std::size_t> read(std::span<std::uint8_t> dst) override {
+    auto n = decode(dst);
+    if (n) produced_ += *n;
+    return n;
+  }
+  [[nodiscard]] std::uint64_t storedConsumed() const override { return inner_->storedConsumed(); }
+  Status finish() override { return drain(*this); }
+
+ private:
+  Expected<std::size_t> decode(std::span<std::uint8_t> dst) {
     if (!ds_) return Status::error("zstd: cannot create a decompression stream");
     if (!pending_error_.empty()) return Status::error(pending_error_);
     ZSTD_outBuffer out{dst.data(), dst.size(), 0};
@@ -179,14 +223,25 @@ class ZstdSource final : public ByteSource {
         }
         input_ = ZSTD_inBuffer{in_.data(), *got, 0};
       }
-      const std::size_t hint = ZSTD_decompressStream(ds_, &out, &input_);
-      if (ZSTD_isError(hint))
-        return failAfter(out.pos, std::string("zstd: corrupt data (") + ZSTD_getErrorName(hint) + ")", &pending_error_);
+      // At most the input zstd asks for (`hint`: the rest of one block, or the checksum): a
+      // failing call reports no progress, so a block's output and the check after it come
+      // from separate calls, and an error names where the good data ends.
+      ZSTD_inBuffer step{input_.src, std::min(input_.size, input_.pos + std::max<std::size_t>(next_in_, 1)),
+                         input_.pos};
+      const std::size_t hint = ZSTD_decompressStream(ds_, &out, &step);
+      input_.pos = step.pos;
+      next_in_ = ZSTD_isError(hint) || hint == 0 ? kFrameStart : hint;
+      if (ZSTD_isError(hint)) {
+        const std::uint64_t at = inner_->storedConsumed() - (input_.size - input_.pos);
+        return failAfter(out.pos,
+                         plainCodecError("zstd", ZSTD_getErrorName(hint)) + " (at byte " + std::to_string(at) +
+                             " of the compressed file)",
+                         &pending_error_);
+      }
       last_hint_ = hint;
     }
     return out.pos;
   }
-  [[nodiscard]] std::uint64_t storedConsumed() const override { return inner_->storedConsumed(); }
 
  private:
   std::unique_ptr<RawSource> inner_;
@@ -194,7 +249,9 @@ class ZstdSource final : public ByteSource {
   ZSTD_DStream* ds_;
   ZSTD_inBuffer input_{nullptr, 0, 0};
   std::string pending_error_;
+  static constexpr std::size_t kFrameStart = 6;  // enough of a frame header for zstd to ask for the rest
   std::size_t last_hint_ = 0;
+  std::size_t next_in_ = kFrameStart;
   bool eof_ = false;
 };
 

@@ -18,6 +18,15 @@ class ByteSource {
   virtual Expected<std::size_t> read(std::span<std::uint8_t> dst) = 0;
   // Bytes of the stored (possibly compressed) input consumed so far.
   [[nodiscard]] virtual std::uint64_t storedConsumed() const = 0;
+  // Called when the reader needs no more bytes: a decompressor reads its input to the end, so a
+  // damaged or cut trailer (gzip CRC32 and length, zstd checksum) is an error, with the offset
+  // in the decompressed stream where it shows. Plain sources have nothing to check.
+  virtual Status finish() { return {}; }
+  // Bytes handed out by read() so far.
+  [[nodiscard]] std::uint64_t produced() const { return produced_; }
+
+ protected:
+  std::uint64_t produced_ = 0;
 };
 
 // A raw source (file or memory) that also lets the first bytes be looked at.

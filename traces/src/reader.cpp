@@ -2,6 +2,7 @@
 
 #include "byte_source.h"
 #include "pickle_machine.h"
+#include "snapshot_validate.h"
 
 namespace reservoir::traces {
 namespace {
@@ -13,10 +14,11 @@ Expected<Snapshot> readFrom(std::unique_ptr<detail::RawSource> raw, const std::s
   auto source = detail::decompressing(std::move(raw), compression);
   detail::PickleMachine machine(*source, stored, options);
   auto snap = machine.run();
-  if (!snap) {
-    const char* what = compression == Compression::kNone ? "" : " (decompressed stream)";
-    return Status::error(name + ": " + snap.message() + what);
-  }
+  const char* what = compression == Compression::kNone ? "" : " (decompressed stream)";
+  if (!snap) return Status::error(name + ": " + snap.message() + what);
+  // Read the input to its end: a compressed file's trailer (CRC, length, checksum) is checked.
+  if (Status st = source->finish(); !st.ok()) return Status::error(name + ": " + st.message() + what);
+  if (Status st = detail::validateSnapshot(*snap); !st.ok()) return Status::error(name + ": " + st.message());
   snap->compression = compression;
   snap->file_bytes = stored;
   if (options.progress) options.progress(stored, stored);

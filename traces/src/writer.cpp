@@ -142,10 +142,15 @@ void SnapshotPickler::event(const TraceEvent& e) {
 void SnapshotPickler::deviceTraces() {
   std::int64_t count = 0;
   for (const DeviceTrace& d : snap_.devices) count = std::max(count, d.device + 1);
+  // Device number -> its trace (the first with that number, as findDevice): one pass, not one per device.
+  std::vector<const DeviceTrace*> by_device(static_cast<std::size_t>(count), nullptr);
+  for (const DeviceTrace& d : snap_.devices)
+    if (d.device >= 0 && !by_device[static_cast<std::size_t>(d.device)])
+      by_device[static_cast<std::size_t>(d.device)] = &d;
   p_.boundary();
   p_.emptyList();
   appendBatched(p_, static_cast<std::size_t>(count), [&](std::size_t i) {
-    const DeviceTrace* trace = snap_.findDevice(static_cast<std::int64_t>(i));
+    const DeviceTrace* trace = by_device[i];
     p_.boundary();
     p_.emptyList();
     if (trace) appendBatched(p_, trace->events.size(), [&](std::size_t j) { event(trace->events[j]); });
@@ -254,18 +259,14 @@ Expected<std::vector<std::uint8_t>> writeSnapshotBytes(const Snapshot& snapshot,
 }
 
 Status writeSnapshotFile(const Snapshot& snapshot, const std::string& path, const WriteOptions& options) {
-  const std::string tmp = path + ".tmp";
-  auto sink = detail::fileSink(tmp);
-  if (!sink) return sink.status();
-  Status st = writeTo(snapshot, sink->get(), options);
-  sink->reset();  // closes the file if writeTo stopped early
-  if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0)
-    st = Status::error(fmt::format("{}: cannot rename {} into place: {}", path, tmp, std::strerror(errno)));
-  if (!st.ok()) {
-    std::remove(tmp.c_str());
-    if (st.message().rfind(path, 0) != 0) return Status::error(path + ": " + st.message());  // name the file
-  }
-  return st;
+  return detail::writeFileVia(path, [&](detail::ByteSink* sink) { return writeTo(snapshot, sink, options); });
+}
+
+Status writeOutputFile(const std::string& path, std::string_view bytes) {
+  return detail::writeFileVia(path, [&](detail::ByteSink* sink) {
+    Status st = sink->write({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+    return st.ok() ? sink->finish() : st;
+  });
 }
 
 }  // namespace reservoir::traces

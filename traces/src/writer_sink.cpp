@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <sys/stat.h>
+
 namespace reservoir::traces::detail {
 namespace {
 
@@ -122,6 +124,46 @@ Expected<std::unique_ptr<ByteSink>> fileSink(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return Status::error(path + ": cannot create: " + std::strerror(errno));
   return std::unique_ptr<ByteSink>(std::make_unique<FileSink>(f, path));
+}
+
+namespace {
+
+// How `path` is written: replaced through a temporary file, or written in place.
+enum class OutputTarget : std::uint8_t { kReplace, kInPlace };
+
+Expected<OutputTarget> outputTarget(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return OutputTarget::kReplace;  // absent: created (open says why not)
+  if (S_ISDIR(st.st_mode)) return Status::error(path + ": is a directory, expected a file to write");
+  return S_ISREG(st.st_mode) ? OutputTarget::kReplace : OutputTarget::kInPlace;
+}
+
+Status namingPath(const std::string& path, Status st) {
+  if (st.ok() || st.message().rfind(path, 0) == 0) return st;
+  return Status::error(path + ": " + st.message());
+}
+
+}  // namespace
+
+Status writeFileVia(const std::string& path, const std::function<Status(ByteSink*)>& fill) {
+  auto target = outputTarget(path);
+  if (!target) return target.status();
+  if (*target == OutputTarget::kInPlace) {  // a device or pipe: written to, never replaced
+    auto sink = fileSink(path);
+    if (!sink) return sink.status();
+    Status st = fill(sink->get());
+    sink->reset();  // closes the file if `fill` stopped early
+    return namingPath(path, std::move(st));
+  }
+  const std::string tmp = path + ".tmp";
+  auto sink = fileSink(tmp);
+  if (!sink) return sink.status();
+  Status st = fill(sink->get());
+  sink->reset();
+  if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0)
+    st = Status::error(path + ": cannot rename " + tmp + " into place: " + std::strerror(errno));
+  if (!st.ok()) std::remove(tmp.c_str());
+  return namingPath(path, std::move(st));
 }
 
 std::unique_ptr<ByteSink> compressingSink(ByteSink* inner, Compression compression, int level) {

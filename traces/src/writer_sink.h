@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -36,6 +37,13 @@ class VectorSink final : public ByteSink {
 
 // Creates `path` (truncating it); errors name the path.
 Expected<std::unique_ptr<ByteSink>> fileSink(const std::string& path);
+
+// Writes `path` with what `fill` puts into the sink it is given (and finishes). A regular file
+// (or a new one) is written as `path`.tmp and renamed into place, so a failed or interrupted
+// write leaves the old file (and no .tmp) behind; a device, pipe or socket is written in place,
+// never replaced; a directory is refused. Every write and the close are checked; errors name
+// the path.
+Status writeFileVia(const std::string& path, const std::function<Status(ByteSink*)>& fill);
 
 // A sink that compresses into `inner` (which must outlive it), or nullptr for kNone.
 // `level` 0 = the library's default.

@@ -7,6 +7,7 @@
 #include <deque>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "reservoir/replay/callgraph.h"
@@ -201,7 +202,13 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   };
   const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  for (unsigned t = 1; t < jobs; ++t) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // the system gives no more threads: the ones started (and this one) do the work
+    }
+  }
   worker();
   for (auto& t : threads) t.join();
 

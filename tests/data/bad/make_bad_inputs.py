@@ -263,12 +263,58 @@ def compression():
          "decompressed stream")
 
 
+def flipped(data, pos):
+    return data[:pos] + bytes([data[pos] ^ 0x01]) + data[pos + 1:]
+
+
+def compressed_trailers():
+    # The reader reads a compressed input to its end, so its trailer is checked: the error comes
+    # at the end of the decompressed stream (len(good)), after the pickle itself parsed.
+    good = pickle.dumps(snapshot([[event(addr=4096 * i, time_us=i * 7919) for i in range(300)]], padding="x" * 200),
+                        protocol=4)
+    gz = gzip.compress(good, mtime=0)
+    case("gzip_trailer_cut_1.pickle.gz", gz[:-1], len(good), "gzip: compressed data ends early")
+    case("gzip_trailer_cut_8.pickle.gz", gz[:-8], len(good), "gzip: compressed data ends early")
+    case("gzip_crc_flipped.pickle.gz", flipped(gz, len(gz) - 8), len(good), "CRC32 in the trailer does not match")
+    case("gzip_length_flipped.pickle.gz", flipped(gz, len(gz) - 1), len(good), "length in the trailer does not match")
+    # Stored (level 0) blocks have no check of their own: a flipped byte of the padding string
+    # still parses, and only the CRC32 tells.
+    z = zlib.compressobj(0, zlib.DEFLATED, 31)
+    stored = z.compress(good) + z.flush()
+    case("gzip_stored_byte_flipped.pickle.gz", flipped(stored, stored.index(b"x" * 50) + 10), len(good),
+         "CRC32 in the trailer does not match")
+    zst = subprocess.run(["zstd", "-q", "-c", "-3", "--check"], input=good, capture_output=True, check=True).stdout
+    case("zstd_checksum_flipped.pickle.zst", flipped(zst, len(zst) - 1), len(good), "zstd: corrupt data",
+         "checksum does not match")
+
+
+def out_of_range_values():
+    # Sizes and addresses outside [0, 2^62): refused after the read, naming the entry.
+    for name, obj, reasons in [
+        ("event_size_2pow63.pickle", snapshot([[event(size=2**63)]]),
+         ["device_traces[0] entry 0 ('alloc')", "'size' is 9223372036854775808 (or", "outside [0, 2^62)"]),
+        ("event_size_negative.pickle", snapshot([[event(), event(action="free_requested", size=-14680064)]]),
+         ["device_traces[0] entry 1 ('free_requested')", "'size' is 18446744073694871552 (or -14680064 as a signed"]),
+        ("event_addr_2pow62.pickle", snapshot([[event(addr=2**62)]]), ["entry 0", "'addr' is 4611686018427387904"]),
+        ("segment_total_size_negative.pickle", snapshot(segments=[segment(total_size=-2097152)]),
+         ["segments[0]: 'total_size' is", "-2097152 as a signed number"]),
+        ("block_size_2pow63.pickle",
+         snapshot(segments=[segment(blocks=[{"address": 2097152, "size": 2**63, "requested_size": 512,
+                                             "state": "active_allocated", "frames": []}])]),
+         ["segments[0]['blocks'][0]: 'size' is 9223372036854775808"]),
+        ("devices_1025.pickle", snapshot([[] for _ in range(1025)]),
+         ["'device_traces' lists 1025 devices, more than the 1024"]),
+    ]:
+        case(name, pickle.dumps(obj, protocol=4), None, *reasons)
+
+
 def main():
     for name in os.listdir(HERE):
         if name != os.path.basename(__file__):
             os.remove(os.path.join(HERE, name))
     for make in (framing_and_headers, truncated_opcodes, huge_lengths, nesting_and_limits, memo_cases,
-                 code_payloads, not_snapshots, wrong_field_types, structure_errors, compression):
+                 code_payloads, not_snapshots, wrong_field_types, structure_errors, compression, compressed_trailers,
+                 out_of_range_values):
         make()
     with open(os.path.join(HERE, "expected.json"), "w") as f:
         json.dump(CASES, f, indent=1)

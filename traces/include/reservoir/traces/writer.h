@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reservoir/core/status.h"
@@ -28,6 +29,11 @@ struct WriteOptions {
 
 // Writes `snapshot` to `path` (through a temporary file renamed into place).
 Status writeSnapshotFile(const Snapshot& snapshot, const std::string& path, const WriteOptions& options = {});
+
+// Writes `bytes` to `path` as writeSnapshotFile writes a file: a regular file through a
+// temporary renamed into place (removed on failure), a device or pipe in place (never replaced),
+// every write and the close checked. For the CLI's other outputs (CSV).
+Status writeOutputFile(const std::string& path, std::string_view bytes);
 
 // The bytes writeSnapshotFile would write.
 Expected<std::vector<std::uint8_t>> writeSnapshotBytes(const Snapshot& snapshot, const WriteOptions& options = {});
