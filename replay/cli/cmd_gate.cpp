@@ -92,7 +92,7 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   conditions.fraction = w->fraction;
   for (const auto& e : w->edits)
     if (e.kind == replay::Edit::Kind::kDemand) conditions.demands.push_back(e);
-  if (!replay::hasCondition(conditions, !a.edits.capacity.empty() || a.edits.fraction.has_value())) {
+  if (!replay::hasCondition(conditions, !a.edits.device.capacity.empty() || a.edits.device.fraction.has_value())) {
     err << "reservoir: gate needs a condition: --max-peak-reserved BYTES, --demand BYTES@POINT, or --capacity / "
            "--fraction (fail on a predicted out-of-memory)\nrun 'reservoir gate --help'\n";
     return kUsage;
