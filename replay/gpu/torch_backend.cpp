@@ -337,10 +337,7 @@ std::int64_t reservedNow() { return cca::getDeviceStats(0).reserved_bytes[0].cur
 class TorchTarget final : public OpTarget {
  public:
   TorchTarget(const ReplayJob& job, Holdings& hold, const StreamMap& streams, DeviceMemory& mem)
-      : job_(job),
-        hold_(hold),
-        streams_(streams),
-        mem_(mem),
+      : job_(job), hold_(hold), streams_(streams), mem_(mem),
         use_c10_(c10::cuda::getStreamFromExternal(streams.use_stream, 0)) {}
 
   bool allocate(const BackendOp& op) override {

@@ -15,12 +15,9 @@ const AnomalyInfo& anomalyInfo(Anomaly anomaly) { return kInfo[static_cast<std::
 
 std::string_view severityName(Severity severity) {
   switch (severity) {
-    case Severity::kInfo:
-      return "info";
-    case Severity::kDataLoss:
-      return "data-loss";
-    case Severity::kError:
-      return "error";
+    case Severity::kInfo: return "info";
+    case Severity::kDataLoss: return "data-loss";
+    case Severity::kError: return "error";
   }
   return "?";
 }

@@ -287,12 +287,9 @@ Compression detectCompression(std::span<const std::uint8_t> magic) {
 
 std::unique_ptr<ByteSource> decompressing(std::unique_ptr<RawSource> raw, Compression compression) {
   switch (compression) {
-    case Compression::kGzip:
-      return std::make_unique<GzipSource>(std::move(raw));
-    case Compression::kZstd:
-      return std::make_unique<ZstdSource>(std::move(raw));
-    case Compression::kNone:
-      break;
+    case Compression::kGzip: return std::make_unique<GzipSource>(std::move(raw));
+    case Compression::kZstd: return std::make_unique<ZstdSource>(std::move(raw));
+    case Compression::kNone: break;
   }
   return raw;
 }

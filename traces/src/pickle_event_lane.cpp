@@ -132,11 +132,8 @@ void skipFrames(Cursor& c) {
       *out = Value::boolean(p[0] == kNewTrue);
       c.skip(1);
       return true;
-    case kEmptyList:
-      c.skip(1);
-      return laneFrameList(c, out);
-    default:
-      return false;
+    case kEmptyList: c.skip(1); return laneFrameList(c, out);
+    default: return false;
   }
 }
 

@@ -299,49 +299,28 @@ Status PickleMachine::step(std::uint8_t op) {
       if (marks_.size() >= options_.limits.max_marks) return fail("MARKs nested too deeply");
       marks_.push_back(stack_.size());
       return {};
-    case kNone:
-      return push(Value::none());
-    case kNewTrue:
-      return push(Value::boolean(true));
-    case kNewFalse:
-      return push(Value::boolean(false));
-    case kBinInt:
-      return pushInt(op, 4);
-    case kBinInt1:
-      return pushInt(op, 1);
-    case kBinInt2:
-      return pushInt(op, 2);
-    case kLong1:
-      return pushLong(op, 1);
-    case kLong4:
-      return pushLong(op, 4);
-    case kBinFloat:
-      return pushBinFloat();
-    case kShortBinUnicode:
-      return pushString(op, 1, false);
-    case kBinUnicode:
-      return pushString(op, 4, false);
-    case kBinUnicode8:
-      return pushString(op, 8, false);
-    case kShortBinString:
-      return pushString(op, 1, false);
-    case kBinString:
-      return pushString(op, 4, false);
-    case kShortBinBytes:
-      return pushString(op, 1, true);
-    case kBinBytes:
-      return pushString(op, 4, true);
+    case kNone: return push(Value::none());
+    case kNewTrue: return push(Value::boolean(true));
+    case kNewFalse: return push(Value::boolean(false));
+    case kBinInt: return pushInt(op, 4);
+    case kBinInt1: return pushInt(op, 1);
+    case kBinInt2: return pushInt(op, 2);
+    case kLong1: return pushLong(op, 1);
+    case kLong4: return pushLong(op, 4);
+    case kBinFloat: return pushBinFloat();
+    case kShortBinUnicode: return pushString(op, 1, false);
+    case kBinUnicode: return pushString(op, 4, false);
+    case kBinUnicode8: return pushString(op, 8, false);
+    case kShortBinString: return pushString(op, 1, false);
+    case kBinString: return pushString(op, 4, false);
+    case kShortBinBytes: return pushString(op, 1, true);
+    case kBinBytes: return pushString(op, 4, true);
     case kBinBytes8:
-    case kByteArray8:
-      return pushString(op, 8, true);
-    case kEmptyDict:
-      return makeContainer(CKind::kDict, stack_.size());
-    case kEmptyList:
-      return makeContainer(CKind::kList, stack_.size());
-    case kEmptyTuple:
-      return makeContainer(CKind::kTuple, stack_.size());
-    case kEmptySet:
-      return makeContainer(CKind::kSet, stack_.size());
+    case kByteArray8: return pushString(op, 8, true);
+    case kEmptyDict: return makeContainer(CKind::kDict, stack_.size());
+    case kEmptyList: return makeContainer(CKind::kList, stack_.size());
+    case kEmptyTuple: return makeContainer(CKind::kTuple, stack_.size());
+    case kEmptySet: return makeContainer(CKind::kSet, stack_.size());
     case kTuple1:
     case kTuple2:
     case kTuple3: {
@@ -390,8 +369,7 @@ Status PickleMachine::step(std::uint8_t op) {
       stack_.pop_back();
       return insertIntoList(target.handle(), item);
     }
-    case kMemoize:
-      return memoPut(memo_.size());
+    case kMemoize: return memoPut(memo_.size());
     case kBinPut:
     case kLongBinPut: {
       const std::size_t w = op == kBinPut ? 1 : 4;
@@ -435,8 +413,7 @@ Status PickleMachine::step(std::uint8_t op) {
       protocol_ = p;
       return {};
     }
-    default:
-      break;
+    default: break;
   }
   if (isCodeOpcode(op))
     return fail(
@@ -575,9 +552,7 @@ bool PickleMachine::fastStep(std::uint8_t op, StringId frames_key) {
       stack_.push_back(Value::none());
       ++pos_;
       return true;
-    case kFrame:
-      pos_ += 9;
-      return true;
+    case kFrame: pos_ += 9; return true;
     case kSetItems:
       if (!marks_.empty() && fastSetItems(frames_key)) {
         ++pos_;
@@ -622,8 +597,7 @@ bool PickleMachine::fastStep(std::uint8_t op, StringId frames_key) {
         return true;
       }
       break;
-    default:
-      break;
+    default: break;
   }
   return false;
 }

@@ -79,17 +79,10 @@ class Builder {
 
   void onEvent(std::uint32_t index, const TraceEvent& e) {
     switch (e.action) {
-      case Action::kAlloc:
-        onAlloc(index, e);
-        break;
-      case Action::kFreeRequested:
-        onFreeRequested(index, e);
-        break;
-      case Action::kFreeCompleted:
-        onFreeCompleted(index, e);
-        break;
-      default:
-        break;
+      case Action::kAlloc: onAlloc(index, e); break;
+      case Action::kFreeRequested: onFreeRequested(index, e); break;
+      case Action::kFreeCompleted: onFreeCompleted(index, e); break;
+      default: break;
     }
   }
 

@@ -22,14 +22,10 @@ std::optional<Action> parseAction(std::string_view name) {
 
 std::string_view blockStateName(BlockState state) {
   switch (state) {
-    case BlockState::kActiveAllocated:
-      return "active_allocated";
-    case BlockState::kActivePendingFree:
-      return "active_pending_free";
-    case BlockState::kInactive:
-      return "inactive";
-    case BlockState::kUnknown:
-      break;
+    case BlockState::kActiveAllocated: return "active_allocated";
+    case BlockState::kActivePendingFree: return "active_pending_free";
+    case BlockState::kInactive: return "inactive";
+    case BlockState::kUnknown: break;
   }
   return "unknown";
 }
@@ -43,12 +39,9 @@ std::optional<BlockState> parseBlockState(std::string_view name) {
 
 std::string_view compressionName(Compression compression) {
   switch (compression) {
-    case Compression::kNone:
-      return "none";
-    case Compression::kGzip:
-      return "gzip";
-    case Compression::kZstd:
-      return "zstd";
+    case Compression::kNone: return "none";
+    case Compression::kGzip: return "gzip";
+    case Compression::kZstd: return "zstd";
   }
   return "?";
 }

@@ -9,34 +9,16 @@ namespace reservoir::traces::detail {
 
 struct SnapshotAssembler::Keys {
   explicit Keys(StringTable& t)
-      : action(t.intern("action")),
-        addr(t.intern("addr")),
-        size(t.intern("size")),
-        stream(t.intern("stream")),
-        time_us(t.intern("time_us")),
-        frames(t.intern("frames")),
-        compile_context(t.intern("compile_context")),
-        user_metadata(t.intern("user_metadata")),
-        device_free(t.intern("device_free")),
-        filename(t.intern("filename")),
-        line(t.intern("line")),
-        name(t.intern("name")),
-        device(t.intern("device")),
-        address(t.intern("address")),
-        total_size(t.intern("total_size")),
-        allocated_size(t.intern("allocated_size")),
-        active_size(t.intern("active_size")),
-        requested_size(t.intern("requested_size")),
-        segment_type(t.intern("segment_type")),
-        segment_pool_id(t.intern("segment_pool_id")),
-        is_expandable(t.intern("is_expandable")),
-        blocks(t.intern("blocks")),
-        state(t.intern("state")),
-        stage(t.intern("stage")),
-        segments(t.intern("segments")),
-        device_traces(t.intern("device_traces")),
-        allocator_settings(t.intern("allocator_settings")),
-        external_annotations(t.intern("external_annotations")) {
+      : action(t.intern("action")), addr(t.intern("addr")), size(t.intern("size")), stream(t.intern("stream")),
+        time_us(t.intern("time_us")), frames(t.intern("frames")), compile_context(t.intern("compile_context")),
+        user_metadata(t.intern("user_metadata")), device_free(t.intern("device_free")), filename(t.intern("filename")),
+        line(t.intern("line")), name(t.intern("name")), device(t.intern("device")), address(t.intern("address")),
+        total_size(t.intern("total_size")), allocated_size(t.intern("allocated_size")),
+        active_size(t.intern("active_size")), requested_size(t.intern("requested_size")),
+        segment_type(t.intern("segment_type")), segment_pool_id(t.intern("segment_pool_id")),
+        is_expandable(t.intern("is_expandable")), blocks(t.intern("blocks")), state(t.intern("state")),
+        stage(t.intern("stage")), segments(t.intern("segments")), device_traces(t.intern("device_traces")),
+        allocator_settings(t.intern("allocator_settings")), external_annotations(t.intern("external_annotations")) {
     for (std::size_t i = 0; i < kActionCount; ++i) {
       const auto a = static_cast<Action>(i);
       if (a != Action::kUnknown) action_names[i] = t.intern(actionName(a));
@@ -130,40 +112,26 @@ StringId SnapshotAssembler::framesKey() const { return keys_->frames; }
 
 std::string SnapshotAssembler::typeName(const Value& v) {
   switch (v.tag) {
-    case VTag::kNone:
-      return "None";
-    case VTag::kBool:
-      return "bool";
+    case VTag::kNone: return "None";
+    case VTag::kBool: return "bool";
     case VTag::kInt:
     case VTag::kUInt64:
-    case VTag::kBigInt:
-      return "int";
-    case VTag::kFloat:
-      return "float";
-    case VTag::kStr:
-      return "str";
-    case VTag::kBytes:
-      return "bytes";
-    case VTag::kFrame:
-      return "frame dict";
-    case VTag::kStack:
-      return "list of frames";
-    case VTag::kConsumed:
-      return "already-converted object";
-    case VTag::kUnset:
-      return "undefined";
+    case VTag::kBigInt: return "int";
+    case VTag::kFloat: return "float";
+    case VTag::kStr: return "str";
+    case VTag::kBytes: return "bytes";
+    case VTag::kFrame: return "frame dict";
+    case VTag::kStack: return "list of frames";
+    case VTag::kConsumed: return "already-converted object";
+    case VTag::kUnset: return "undefined";
     case VTag::kContainer: {
       const Container* c = pool_.get(v);
       if (!c) return "stale object reference";
       switch (c->kind) {
-        case CKind::kDict:
-          return "dict";
-        case CKind::kList:
-          return "list";
-        case CKind::kTuple:
-          return "tuple";
-        case CKind::kSet:
-          return "set";
+        case CKind::kDict: return "dict";
+        case CKind::kList: return "list";
+        case CKind::kTuple: return "tuple";
+        case CKind::kSet: return "set";
       }
     }
   }
@@ -172,20 +140,13 @@ std::string SnapshotAssembler::typeName(const Value& v) {
 
 std::string SnapshotAssembler::repr(const Value& v) {
   switch (v.tag) {
-    case VTag::kNone:
-      return "None";
-    case VTag::kBool:
-      return v.bits ? "True" : "False";
-    case VTag::kInt:
-      return std::to_string(v.asInt());
-    case VTag::kUInt64:
-      return std::to_string(v.asUInt());
-    case VTag::kFloat:
-      return fmt::format("{}", v.asFloat());
-    case VTag::kStr:
-      return fmt::format("'{}'", text(v.strId()));
-    default:
-      return "<" + typeName(v) + ">";
+    case VTag::kNone: return "None";
+    case VTag::kBool: return v.bits ? "True" : "False";
+    case VTag::kInt: return std::to_string(v.asInt());
+    case VTag::kUInt64: return std::to_string(v.asUInt());
+    case VTag::kFloat: return fmt::format("{}", v.asFloat());
+    case VTag::kStr: return fmt::format("'{}'", text(v.strId()));
+    default: return "<" + typeName(v) + ">";
   }
 }
 
@@ -283,9 +244,7 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
       case F::kUserMetadata:
         if (v.isStr()) ev.user_metadata = v.strId();
         break;
-      case F::kUnknown:
-        ++unknown_key_count;
-        break;
+      case F::kUnknown: ++unknown_key_count; break;
     }
   }
   // Valid: now record what was odd about it.

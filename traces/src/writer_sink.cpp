@@ -168,12 +168,9 @@ Status writeFileVia(const std::string& path, const std::function<Status(ByteSink
 
 std::unique_ptr<ByteSink> compressingSink(ByteSink* inner, Compression compression, int level) {
   switch (compression) {
-    case Compression::kGzip:
-      return std::make_unique<GzipSink>(inner, level);
-    case Compression::kZstd:
-      return std::make_unique<ZstdSink>(inner, level);
-    case Compression::kNone:
-      break;
+    case Compression::kGzip: return std::make_unique<GzipSink>(inner, level);
+    case Compression::kZstd: return std::make_unique<ZstdSink>(inner, level);
+    case Compression::kNone: break;
   }
   return nullptr;
 }

@@ -6,16 +6,11 @@ namespace reservoir::gui {
 
 const char* blockKindName(BlockKind kind) {
   switch (kind) {
-    case BlockKind::kAllocated:
-      return "allocated";
-    case BlockKind::kPendingFree:
-      return "pending free";
-    case BlockKind::kCachedFree:
-      return "cached free";
-    case BlockKind::kInactiveSplit:
-      return "inactive split";
-    case BlockKind::kUnmapped:
-      return "unmapped pages";
+    case BlockKind::kAllocated: return "allocated";
+    case BlockKind::kPendingFree: return "pending free";
+    case BlockKind::kCachedFree: return "cached free";
+    case BlockKind::kInactiveSplit: return "inactive split";
+    case BlockKind::kUnmapped: return "unmapped pages";
   }
   return "?";
 }

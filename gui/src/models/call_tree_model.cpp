@@ -47,36 +47,26 @@ QVariant CallTreeModel::data(const QModelIndex& index, int role) const {
   if (!tree_ || !index.isValid()) return {};
   const auto& n = tree_->nodes[nodeOf(index)];
   switch (role) {
-    case FrameRole:
-      return n.frame.value();
-    case BytesRole:
-      return static_cast<qlonglong>(n.bytes);
-    case NodeRole:
-      return nodeOf(index);
+    case FrameRole: return n.frame.value();
+    case BytesRole: return static_cast<qlonglong>(n.bytes);
+    case NodeRole: return nodeOf(index);
     case Qt::TextAlignmentRole:
       return index.column() == kSite ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
-    case Qt::ToolTipRole:
-      return index.column() == kSite ? frameText(*snapshot_, n.frame) : QVariant();
-    case Qt::DisplayRole:
-      break;
-    default:
-      return {};
+    case Qt::ToolTipRole: return index.column() == kSite ? frameText(*snapshot_, n.frame) : QVariant();
+    case Qt::DisplayRole: break;
+    default: return {};
   }
   switch (index.column()) {
-    case kSite:
-      return shortFrameText(*snapshot_, n.frame);
-    case kBytes:
-      return sizeText(n.bytes);
+    case kSite: return shortFrameText(*snapshot_, n.frame);
+    case kBytes: return sizeText(n.bytes);
     case kShare: {
       const auto total = tree_->total();
       return total > 0 ? QString::number(100.0 * static_cast<double>(n.bytes) / static_cast<double>(total), 'f', 1) +
                              QLatin1Char('%')
                        : QString();
     }
-    case kBlocks:
-      return n.blocks;
-    default:
-      return {};
+    case kBlocks: return n.blocks;
+    default: return {};
   }
 }
 

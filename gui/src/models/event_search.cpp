@@ -62,16 +62,11 @@ Status addTerm(std::string_view term, EventQuery& q) {
 
 bool sizeMatches(const EventQuery::SizeTerm& s, std::uint64_t v) {
   switch (s.op) {
-    case '<':
-      return v < s.bytes;
-    case '>':
-      return v > s.bytes;
-    case 'l':
-      return v <= s.bytes;
-    case 'g':
-      return v >= s.bytes;
-    default:
-      return v == s.bytes;
+    case '<': return v < s.bytes;
+    case '>': return v > s.bytes;
+    case 'l': return v <= s.bytes;
+    case 'g': return v >= s.bytes;
+    default: return v == s.bytes;
   }
 }
 

@@ -28,31 +28,23 @@ QVariant EventTableModel::display(std::uint32_t e, int column) const {
   const auto& ev = t.trace().events[e];
   const bool has_size = ev.action != traces::Action::kSnapshot && ev.action != traces::Action::kUserDefined;
   switch (column) {
-    case kIndex:
-      return e;
-    case kTime:
-      return timeText(ev.time_us - t.facts.first_time_us);
-    case kAction:
-      return QString::fromUtf8(traces::actionName(ev.action).data());
+    case kIndex: return e;
+    case kTime: return timeText(ev.time_us - t.facts.first_time_us);
+    case kAction: return QString::fromUtf8(traces::actionName(ev.action).data());
     case kAddress:
       return ev.action == traces::Action::kOom
                  ? QStringLiteral("free %1").arg(sizeText(static_cast<std::int64_t>(ev.addr)))
                  : addressText(ev.addr);
-    case kSize:
-      return has_size ? sizeText(static_cast<std::int64_t>(ev.size)) : QVariant();
-    case kStream:
-      return QString::number(ev.stream);
+    case kSize: return has_size ? sizeText(static_cast<std::int64_t>(ev.size)) : QVariant();
+    case kStream: return QString::number(ev.stream);
     case kAllocation: {
       const auto a =
           t.lifetimes.event_allocation.empty() ? replay::AllocationLifetimes::kNone : t.lifetimes.event_allocation[e];
       return a == replay::AllocationLifetimes::kNone ? QVariant() : QVariant(QStringLiteral("#%1").arg(a));
     }
-    case kReserved:
-      return sizeText(t.series.reserved[e]);
-    case kFrame:
-      return topUserFrame(t.snapshot, ev.stack);
-    default:
-      return {};
+    case kReserved: return sizeText(t.series.reserved[e]);
+    case kFrame: return topUserFrame(t.snapshot, ev.stack);
+    default: return {};
   }
 }
 
@@ -61,14 +53,10 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
   const auto e = static_cast<std::uint32_t>(index.row());
   const auto& ev = plot_->trace->trace().events[e];
   switch (role) {
-    case Qt::DisplayRole:
-      return display(e, index.column());
-    case EventRole:
-      return e;
-    case StackRole:
-      return ev.stack.value();
-    case SortValueRole:
-      return index.column() == kSize ? QVariant(static_cast<qulonglong>(ev.size)) : QVariant(e);
+    case Qt::DisplayRole: return display(e, index.column());
+    case EventRole: return e;
+    case StackRole: return ev.stack.value();
+    case SortValueRole: return index.column() == kSize ? QVariant(static_cast<qulonglong>(ev.size)) : QVariant(e);
     case Qt::TextAlignmentRole:
       return index.column() == kSize || index.column() == kReserved || index.column() == kIndex
                  ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
@@ -80,8 +68,7 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
       if (ev.action == traces::Action::kSegmentFree || ev.action == traces::Action::kSegmentUnmap)
         return QBrush(QColor(150, 80, 0));
       return {};
-    default:
-      return {};
+    default: return {};
   }
 }
 

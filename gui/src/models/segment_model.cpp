@@ -9,16 +9,11 @@ namespace reservoir::gui {
 
 QColor blockKindColour(BlockKind kind) {
   switch (kind) {
-    case BlockKind::kAllocated:
-      return QColor(66, 133, 244);
-    case BlockKind::kPendingFree:
-      return QColor(171, 71, 188);
-    case BlockKind::kCachedFree:
-      return QColor(129, 199, 132);
-    case BlockKind::kInactiveSplit:
-      return QColor(255, 183, 77);
-    case BlockKind::kUnmapped:
-      return QColor(224, 224, 224);
+    case BlockKind::kAllocated: return QColor(66, 133, 244);
+    case BlockKind::kPendingFree: return QColor(171, 71, 188);
+    case BlockKind::kCachedFree: return QColor(129, 199, 132);
+    case BlockKind::kInactiveSplit: return QColor(255, 183, 77);
+    case BlockKind::kUnmapped: return QColor(224, 224, 224);
   }
   return Qt::gray;
 }
@@ -72,10 +67,8 @@ QVariant SegmentModel::segmentData(int s, int column, int role) const {
   if (role == Qt::ForegroundRole && seg.pinned) return QBrush(QColor(190, 30, 30));
   if (role != Qt::DisplayRole) return {};
   switch (column) {
-    case kAddress:
-      return addressText(seg.address);
-    case kSize:
-      return sizeText(static_cast<std::int64_t>(seg.size));
+    case kAddress: return addressText(seg.address);
+    case kSize: return sizeText(static_cast<std::int64_t>(seg.size));
     case kState:
       if (seg.unmapped_gap) return QStringLiteral("unmapped");
       return QStringLiteral("%1%2, %3 free%4")
@@ -83,12 +76,9 @@ QVariant SegmentModel::segmentData(int s, int column, int role) const {
                seg.expandable ? QStringLiteral(" expandable") : QString(),
                sizeText(static_cast<std::int64_t>(seg.free_bytes)),
                seg.pinned ? QStringLiteral(", pinned") : QString());
-    case kRequested:
-      return sizeText(static_cast<std::int64_t>(seg.allocated)) + QStringLiteral(" live");
-    case kAllocation:
-      return QStringLiteral("%1 blocks").arg(seg.block_count);
-    default:
-      return {};
+    case kRequested: return sizeText(static_cast<std::int64_t>(seg.allocated)) + QStringLiteral(" live");
+    case kAllocation: return QStringLiteral("%1 blocks").arg(seg.block_count);
+    default: return {};
   }
 }
 
@@ -104,24 +94,20 @@ QVariant SegmentModel::blockData(int b, int column, int role) const {
   const bool has_alloc =
       blk.allocation != StateBlock::kNoAllocationId && plot_ && blk.allocation < plot_->trace->lifetimes.count();
   switch (column) {
-    case kAddress:
-      return addressText(blk.address);
-    case kSize:
-      return sizeText(static_cast<std::int64_t>(blk.size));
+    case kAddress: return addressText(blk.address);
+    case kSize: return sizeText(static_cast<std::int64_t>(blk.size));
     case kState:
       return QString::fromLatin1(blockKindName(blk.kind)) + (blk.pinning ? QStringLiteral(" (pins)") : QString());
     case kRequested:
       return blk.kind == BlockKind::kAllocated || blk.kind == BlockKind::kPendingFree
                  ? sizeText(static_cast<std::int64_t>(blk.requested))
                  : QVariant();
-    case kAllocation:
-      return has_alloc ? QVariant(QStringLiteral("#%1").arg(blk.allocation)) : QVariant();
+    case kAllocation: return has_alloc ? QVariant(QStringLiteral("#%1").arg(blk.allocation)) : QVariant();
     case kFrame:
       return has_alloc && blk.kind != BlockKind::kCachedFree && blk.kind != BlockKind::kInactiveSplit
                  ? topUserFrame(plot_->trace->snapshot, plot_->trace->lifetimes.stack[blk.allocation])
                  : QVariant();
-    default:
-      return {};
+    default: return {};
   }
 }
 

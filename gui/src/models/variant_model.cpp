@@ -41,14 +41,10 @@ QVariant VariantModel::data(const QModelIndex& index, int role) const {
   if (v.running) return index.column() == kPeakReserved ? QStringLiteral("running...") : QString();
   if (!v.error.isEmpty()) return index.column() == kPeakReserved ? QStringLiteral("error") : QString();
   switch (index.column()) {
-    case kPeakReserved:
-      return sizeText(r->whatif.peak_reserved.bytes);
-    case kPeakAllocated:
-      return sizeText(r->whatif.peak_allocated.bytes);
-    case kSaving:
-      return saving == 0 ? QStringLiteral("=") : sizeText(saving);
-    case kFinalReserved:
-      return sizeText(r->whatif.final_reserved);
+    case kPeakReserved: return sizeText(r->whatif.peak_reserved.bytes);
+    case kPeakAllocated: return sizeText(r->whatif.peak_allocated.bytes);
+    case kSaving: return saving == 0 ? QStringLiteral("=") : sizeText(saving);
+    case kFinalReserved: return sizeText(r->whatif.final_reserved);
     case kAtProbe: {
       if (r->whatif.probes.empty() || r->baseline.probes.empty()) return QStringLiteral("-");
       const auto& b = r->baseline.probes.front();
@@ -57,8 +53,7 @@ QVariant VariantModel::data(const QModelIndex& index, int role) const {
     }
     case kOom:
       return r->whatif.oom ? QStringLiteral("OOM at event %1").arg(r->whatif.oom->event) : QStringLiteral("no");
-    default:
-      return {};
+    default: return {};
   }
 }
 

@@ -71,16 +71,11 @@ void rasterizeCurves(TimelineFrame& f) {
 
 CurveStyle curveStyle(CurveKind kind) {
   switch (kind) {
-    case CurveKind::kReserved:
-      return {0xff1e1e1eu, 2, 0, 0};
-    case CurveKind::kAllocated:
-      return {0xff1964d2u, 1, 0, 0};
-    case CurveKind::kActive:
-      return {0xff00966eu, 1, 4, 3};
-    case CurveKind::kMapped:
-      return {0xff823cb4u, 1, 2, 2};
-    case CurveKind::kVariant:
-      return {0xfff06e00u, 2, 7, 4};
+    case CurveKind::kReserved: return {0xff1e1e1eu, 2, 0, 0};
+    case CurveKind::kAllocated: return {0xff1964d2u, 1, 0, 0};
+    case CurveKind::kActive: return {0xff00966eu, 1, 4, 3};
+    case CurveKind::kMapped: return {0xff823cb4u, 1, 2, 2};
+    case CurveKind::kVariant: return {0xfff06e00u, 2, 7, 4};
   }
   return {};
 }

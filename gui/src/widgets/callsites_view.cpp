@@ -17,13 +17,8 @@
 namespace reservoir::gui {
 
 CallSitesView::CallSitesView(TraceDocument* doc, QWidget* parent)
-    : QWidget(parent),
-      doc_(doc),
-      direction_(new QComboBox(this)),
-      when_(new QComboBox(this)),
-      summary_(new QLabel(this)),
-      tree_(new QTreeView(this)),
-      model_(new CallTreeModel(this)),
+    : QWidget(parent), doc_(doc), direction_(new QComboBox(this)), when_(new QComboBox(this)),
+      summary_(new QLabel(this)), tree_(new QTreeView(this)), model_(new CallTreeModel(this)),
       timer_(new QTimer(this)) {
   direction_->addItems({tr("Top-down (callers first)"), tr("Bottom-up (allocating frames first)")});
   when_->addItems({tr("at the cursor"), tr("at the peak reserved")});

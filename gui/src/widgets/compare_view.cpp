@@ -142,12 +142,8 @@ void ComparePlot::paintEvent(QPaintEvent*) {
 }
 
 CompareView::CompareView(QWidget* parent)
-    : QWidget(parent),
-      a_(new QComboBox(this)),
-      b_(new QComboBox(this)),
-      axis_(new QComboBox(this)),
-      plot_(new ComparePlot(this)),
-      table_(new QTableWidget(this)) {
+    : QWidget(parent), a_(new QComboBox(this)), b_(new QComboBox(this)), axis_(new QComboBox(this)),
+      plot_(new ComparePlot(this)), table_(new QTableWidget(this)) {
   axis_->addItems({tr("align on events"), tr("align on time")});
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Compare"), this));

@@ -17,13 +17,8 @@
 namespace reservoir::gui {
 
 EventsView::EventsView(TraceDocument* doc, QWidget* parent)
-    : QWidget(parent),
-      doc_(doc),
-      search_(new QLineEdit(this)),
-      status_(new QLabel(this)),
-      table_(new QTableView(this)),
-      model_(new EventTableModel(this)),
-      proxy_(new EventFilterProxy(this)) {
+    : QWidget(parent), doc_(doc), search_(new QLineEdit(this)), status_(new QLabel(this)), table_(new QTableView(this)),
+      model_(new EventTableModel(this)), proxy_(new EventFilterProxy(this)) {
   search_->setPlaceholderText(
       tr("Search: 0x7f12... (address)  size>1MiB  action:segment_alloc  frame:optimizer  (Enter)"));
   search_->setClearButtonEnabled(true);

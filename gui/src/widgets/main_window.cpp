@@ -21,14 +21,9 @@
 namespace reservoir::gui {
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent),
-      tabs_(new QTabWidget(this)),
-      compare_(new CompareView(this)),
-      facts_(new FactsModel(this)),
-      facts_view_(new QTableView(this)),
-      progress_(new QProgressBar(this)),
-      cancel_(new QPushButton(tr("Cancel"), this)),
-      status_(new QLabel(this)) {
+    : QMainWindow(parent), tabs_(new QTabWidget(this)), compare_(new CompareView(this)), facts_(new FactsModel(this)),
+      facts_view_(new QTableView(this)), progress_(new QProgressBar(this)),
+      cancel_(new QPushButton(tr("Cancel"), this)), status_(new QLabel(this)) {
   setWindowTitle(tr("Reservoir — CUDA caching allocator traces"));
   setAcceptDrops(true);
   tabs_->setDocumentMode(true);

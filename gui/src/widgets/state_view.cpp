@@ -15,13 +15,8 @@
 namespace reservoir::gui {
 
 StateView::StateView(TraceDocument* doc, QWidget* parent)
-    : QWidget(parent),
-      doc_(doc),
-      map_(new SegmentMap(this)),
-      tree_(new QTreeView(this)),
-      model_(new SegmentModel(this)),
-      details_(new QTextBrowser(this)),
-      timer_(new QTimer(this)) {
+    : QWidget(parent), doc_(doc), map_(new SegmentMap(this)), tree_(new QTreeView(this)),
+      model_(new SegmentModel(this)), details_(new QTextBrowser(this)), timer_(new QTimer(this)) {
   tree_->setModel(model_);
   tree_->setUniformRowHeights(true);
   tree_->setAlternatingRowColors(true);

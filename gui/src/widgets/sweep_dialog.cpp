@@ -27,12 +27,8 @@ void candidateToEdits(const std::vector<std::string>& flags, QStringList* edits,
 }
 
 SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
-    : QDialog(parent),
-      doc_(doc),
-      progress_(new QProgressBar(this)),
-      status_(new QLabel(this)),
-      table_(new QTableWidget(this)),
-      use_(new QPushButton(tr("Run as a variant"), this)) {
+    : QDialog(parent), doc_(doc), progress_(new QProgressBar(this)), status_(new QLabel(this)),
+      table_(new QTableWidget(this)), use_(new QPushButton(tr("Run as a variant"), this)) {
   setWindowTitle(tr("Sweep: where should cleanup go?"));
   resize(900, 500);
   progress_->setRange(0, 1000);

@@ -245,40 +245,18 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
   if (!doc_) return QWidget::keyPressEvent(event);
   const std::int64_t step = (event->modifiers() & Qt::ShiftModifier) ? 100 : 1;
   switch (event->key()) {
-    case Qt::Key_Right:
-      doc_->moveCursor(step);
-      break;
-    case Qt::Key_Left:
-      doc_->moveCursor(-step);
-      break;
-    case Qt::Key_PageDown:
-      doc_->moveCursor(10000);
-      break;
-    case Qt::Key_PageUp:
-      doc_->moveCursor(-10000);
-      break;
-    case Qt::Key_Home:
-      doc_->setCursor(0);
-      break;
-    case Qt::Key_End:
-      doc_->setCursor(0xfffffffeu);
-      break;
-    case Qt::Key_P:
-      doc_->jumpToPeak();
-      break;
+    case Qt::Key_Right: doc_->moveCursor(step); break;
+    case Qt::Key_Left: doc_->moveCursor(-step); break;
+    case Qt::Key_PageDown: doc_->moveCursor(10000); break;
+    case Qt::Key_PageUp: doc_->moveCursor(-10000); break;
+    case Qt::Key_Home: doc_->setCursor(0); break;
+    case Qt::Key_End: doc_->setCursor(0xfffffffeu); break;
+    case Qt::Key_P: doc_->jumpToPeak(); break;
     case Qt::Key_Plus:
-    case Qt::Key_Equal:
-      zoomBy(0.5);
-      break;
-    case Qt::Key_Minus:
-      zoomBy(2.0);
-      break;
-    case Qt::Key_0:
-      resetZoom();
-      break;
-    default:
-      QWidget::keyPressEvent(event);
-      return;
+    case Qt::Key_Equal: zoomBy(0.5); break;
+    case Qt::Key_Minus: zoomBy(2.0); break;
+    case Qt::Key_0: resetZoom(); break;
+    default: QWidget::keyPressEvent(event); return;
   }
   event->accept();
 }

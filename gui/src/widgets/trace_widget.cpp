@@ -14,15 +14,9 @@
 namespace reservoir::gui {
 
 TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
-    : QWidget(parent),
-      doc_(doc),
-      split_(new QSplitter(Qt::Vertical, this)),
-      timeline_(new TimelineView(this)),
-      tabs_(new QTabWidget(this)),
-      state_(new StateView(doc, this)),
-      events_(new EventsView(doc, this)),
-      callsites_(new CallSitesView(doc, this)),
-      whatif_(new WhatIfPanel(doc, this)) {
+    : QWidget(parent), doc_(doc), split_(new QSplitter(Qt::Vertical, this)), timeline_(new TimelineView(this)),
+      tabs_(new QTabWidget(this)), state_(new StateView(doc, this)), events_(new EventsView(doc, this)),
+      callsites_(new CallSitesView(doc, this)), whatif_(new WhatIfPanel(doc, this)) {
   timeline_->setDocument(doc);
   tabs_->addTab(state_, tr("Allocator state"));
   tabs_->addTab(events_, tr("Events"));

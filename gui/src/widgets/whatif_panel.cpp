@@ -20,16 +20,9 @@
 namespace reservoir::gui {
 
 WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
-    : QWidget(parent),
-      doc_(doc),
-      kind_(new QComboBox(this)),
-      point_(new QLineEdit(this)),
-      edits_(new QPlainTextEdit(this)),
-      settings_(new QLineEdit(this)),
-      sweep_(new QPushButton(tr("Sweep..."), this)),
-      table_(new QTableView(this)),
-      model_(new VariantModel(doc, this)),
-      report_(new QPlainTextEdit(this)) {
+    : QWidget(parent), doc_(doc), kind_(new QComboBox(this)), point_(new QLineEdit(this)),
+      edits_(new QPlainTextEdit(this)), settings_(new QLineEdit(this)), sweep_(new QPushButton(tr("Sweep..."), this)),
+      table_(new QTableView(this)), model_(new VariantModel(doc, this)), report_(new QPlainTextEdit(this)) {
   kind_->addItems({QStringLiteral("cleanup"), QStringLiteral("release"), QStringLiteral("probe"),
                    QStringLiteral("demand"), QStringLiteral("reset-peaks")});
   point_->setPlaceholderText(

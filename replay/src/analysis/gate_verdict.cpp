@@ -144,24 +144,18 @@ Expected<ConditionVerdict> judgeDemand(const std::vector<GateInput>& traces, con
 
 std::string_view verdictName(Verdict v) {
   switch (v) {
-    case Verdict::kPass:
-      return "pass";
-    case Verdict::kFail:
-      return "fail";
-    case Verdict::kUnknown:
-      return "unknown";
+    case Verdict::kPass: return "pass";
+    case Verdict::kFail: return "fail";
+    case Verdict::kUnknown: return "unknown";
   }
   return "unknown";
 }
 
 std::string_view conditionKindName(ConditionVerdict::Kind k) {
   switch (k) {
-    case ConditionVerdict::Kind::kPeakReserved:
-      return "peak_reserved";
-    case ConditionVerdict::Kind::kDemand:
-      return "demand";
-    case ConditionVerdict::Kind::kOom:
-      return "oom";
+    case ConditionVerdict::Kind::kPeakReserved: return "peak_reserved";
+    case ConditionVerdict::Kind::kDemand: return "demand";
+    case ConditionVerdict::Kind::kOom: return "oom";
   }
   return "unknown";
 }

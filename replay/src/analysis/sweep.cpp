@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <system_error>
@@ -117,6 +118,22 @@ std::optional<std::int64_t> probeValue(const RunResult& r) {
   return r.probes.front().reserved;
 }
 
+// Runs `worker` on `jobs` threads, this one included; when the system gives no more threads,
+// the ones started (and this one) do the work.
+template <typename F>
+void runOnThreads(unsigned jobs, F& worker) {
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) {
+    try {
+      threads.emplace_back(std::ref(worker));
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  worker();
+  for (auto& t : threads) t.join();
+}
+
 }  // namespace
 
 Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
@@ -200,17 +217,7 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
       }
     }
   };
-  const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t) {
-    try {
-      threads.emplace_back(worker);
-    } catch (const std::system_error&) {
-      break;  // the system gives no more threads: the ones started (and this one) do the work
-    }
-  }
-  worker();
-  for (auto& t : threads) t.join();
+  runOnThreads(o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency()), worker);
 
   for (std::size_t i = 0; i < cands.size(); ++i) {
     if (!results[i]) {

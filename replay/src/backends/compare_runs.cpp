@@ -124,9 +124,7 @@ void compareEvents(const BackendResult& want, const BackendResult& got, sim::Byt
     }
     ++c.events_compared;
     switch (x.action) {
-      case Action::kSegmentAlloc:
-        pairing.add(x.addr, x.size, y.addr);
-        break;
+      case Action::kSegmentAlloc: pairing.add(x.addr, x.size, y.addr); break;
       case Action::kSegmentFree: {
         const auto t = pairing.translate(x.addr);
         if (t && *t != y.addr) {
@@ -161,8 +159,7 @@ void compareEvents(const BackendResult& want, const BackendResult& got, sim::Byt
         }
         break;
       }
-      default:
-        break;  // oom: device_free differs between devices
+      default: break;  // oom: device_free differs between devices
     }
   }
   if (a.size() != b.size()) differ(n, fmt::format("{} events against {}", a.size(), b.size()));

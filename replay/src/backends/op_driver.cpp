@@ -24,12 +24,8 @@ void dispatch(const ReplayJob& job, std::size_t i, const BackendOp& op, OpTarget
         ++r.ooms;
       }
       break;
-    case BackendOpKind::kFree:
-      target.deallocate(op);
-      break;
-    case BackendOpKind::kEmptyCache:
-      target.emptyCache(i, op);
-      break;
+    case BackendOpKind::kFree: target.deallocate(op); break;
+    case BackendOpKind::kEmptyCache: target.emptyCache(i, op); break;
     case BackendOpKind::kProbe: {
       const OpTarget::Figures f = target.read(OpTarget::Reading::kProbe);
       r.probes.push_back(Probe{editText(prog, op), f.reserved, f.allocated, f.active, op.boundary});

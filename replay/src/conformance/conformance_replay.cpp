@@ -129,15 +129,9 @@ class Driver {
  public:
   Driver(const traces::Snapshot& snap, std::size_t device_index, const traces::RequestStream& requests,
          const sim::AllocatorConfig& config, const ConformanceOptions& options, ConformanceReport& report)
-      : snap_(snap),
-        trace_(snap.devices[device_index]),
-        req_(requests),
-        options_(options),
-        report_(report),
-        oracle_(trace_.events, report.total_memory),
-        model_(config, &oracle_, &oracle_),
-        handles_(requests.allocations.size()),
-        free_op_(requests.allocations.size(), kNoOp) {
+      : snap_(snap), trace_(snap.devices[device_index]), req_(requests), options_(options), report_(report),
+        oracle_(trace_.events, report.total_memory), model_(config, &oracle_, &oracle_),
+        handles_(requests.allocations.size()), free_op_(requests.allocations.size(), kNoOp) {
     if (options.expensive_checks) model_.setCheckLevel(sim::CheckLevel::kExpensive);
     if (report.fraction < 1.0) model_.setMemoryFraction(report.fraction);
   }
@@ -239,20 +233,15 @@ void Driver::estimateCapacity(const traces::WindowStart& start) {
   for (const TraceEvent& e : trace_.events) {
     switch (e.action) {
       case Action::kSegmentAlloc:
-      case Action::kSegmentMap:
-        reserved += static_cast<std::int64_t>(e.size);
-        break;
+      case Action::kSegmentMap: reserved += static_cast<std::int64_t>(e.size); break;
       case Action::kSegmentFree:
-      case Action::kSegmentUnmap:
-        reserved -= static_cast<std::int64_t>(e.size);
-        break;
+      case Action::kSegmentUnmap: reserved -= static_cast<std::int64_t>(e.size); break;
       case Action::kOom: {
         const auto c = e.addr + static_cast<sim::ByteCount>(reserved);
         capacity_ = capacity_ ? std::min(*capacity_, c) : c;
         break;
       }
-      default:
-        break;
+      default: break;
     }
   }
   if (capacity_)
@@ -305,18 +294,14 @@ void Driver::noteTimeline(std::size_t from, std::size_t to) {
 void Driver::step() {
   const TraceEvent& e = trace_.events[oracle_.pos];
   switch (e.action) {
-    case Action::kFreeRequested:
-      doFree(oracle_.pos);
-      return;
+    case Action::kFreeRequested: doFree(oracle_.pos); return;
     case Action::kAlloc:
     case Action::kOom:
     case Action::kFreeCompleted:
     case Action::kSegmentAlloc:
     case Action::kSegmentFree:
     case Action::kSegmentMap:
-    case Action::kSegmentUnmap:
-      doGroup();
-      return;
+    case Action::kSegmentUnmap: doGroup(); return;
     default:
       ++oracle_.pos;  // markers (snapshot, user_defined) change nothing
       return;
@@ -454,16 +439,12 @@ void Driver::doMalloc(std::size_t k, std::size_t first) {
 std::string Driver::describeRequest() const {
   const TraceEvent& e = trace_.events[std::min(current_event_, trace_.events.size() - 1)];
   switch (current_request_) {
-    case Request::kFree:
-      return fmt::format("free of the block at {:#x}", e.addr);
-    case Request::kMalloc:
-      return fmt::format("malloc({} bytes) on stream {}", e.size, e.stream);
-    case Request::kEmptyCacheAlone:
-      return "empty_cache (inferred: cache released outside any allocation)";
+    case Request::kFree: return fmt::format("free of the block at {:#x}", e.addr);
+    case Request::kMalloc: return fmt::format("malloc({} bytes) on stream {}", e.size, e.stream);
+    case Request::kEmptyCacheAlone: return "empty_cache (inferred: cache released outside any allocation)";
     case Request::kEmptyCacheFirst:
       return "empty_cache (inferred: releases before an allocation that did not need them)";
-    case Request::kNone:
-      break;
+    case Request::kNone: break;
   }
   return "(start of the trace)";
 }

@@ -54,12 +54,8 @@ void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, 
     const auto& ev = trace.events[e];
     const auto sz = static_cast<std::int64_t>(ev.size);
     switch (ev.action) {
-      case Action::kSegmentAlloc:
-        reserved += sz;
-        break;
-      case Action::kSegmentFree:
-        reserved -= sz;
-        break;
+      case Action::kSegmentAlloc: reserved += sz; break;
+      case Action::kSegmentFree: reserved -= sz; break;
       case Action::kSegmentMap:
         reserved += sz;
         mapped += sz;
@@ -70,11 +66,8 @@ void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, 
         mapped -= sz;
         any_map = true;
         break;
-      case Action::kOom:
-        s.ooms.push_back(static_cast<std::uint32_t>(e));
-        break;
-      default:
-        break;
+      case Action::kOom: s.ooms.push_back(static_cast<std::uint32_t>(e)); break;
+      default: break;
     }
     const auto a = l.event_allocation.empty() ? AllocationLifetimes::kNone : l.event_allocation[e];
     if (a != AllocationLifetimes::kNone) {

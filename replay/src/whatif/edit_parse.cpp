@@ -77,16 +77,11 @@ std::optional<Edit::Kind> editKindFromName(std::string_view name) {
 
 Expected<Edit> parseEdit(Edit::Kind kind, std::string_view text) {
   switch (kind) {
-    case Edit::Kind::kCleanup:
-      return parseCleanup(text);
-    case Edit::Kind::kRelease:
-      return parseRelease(text);
-    case Edit::Kind::kProbe:
-      return parseProbe(text);
-    case Edit::Kind::kDemand:
-      return parseDemand(text);
-    case Edit::Kind::kResetPeaks:
-      return parseResetPeaks(text);
+    case Edit::Kind::kCleanup: return parseCleanup(text);
+    case Edit::Kind::kRelease: return parseRelease(text);
+    case Edit::Kind::kProbe: return parseProbe(text);
+    case Edit::Kind::kDemand: return parseDemand(text);
+    case Edit::Kind::kResetPeaks: return parseResetPeaks(text);
   }
   return Status::error("unknown edit kind");
 }

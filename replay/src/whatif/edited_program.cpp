@@ -9,18 +9,12 @@ namespace reservoir::replay {
 
 std::string_view backendOpName(BackendOpKind kind) {
   switch (kind) {
-    case BackendOpKind::kMalloc:
-      return "malloc";
-    case BackendOpKind::kFree:
-      return "free";
-    case BackendOpKind::kEmptyCache:
-      return "empty_cache";
-    case BackendOpKind::kProbe:
-      return "probe";
-    case BackendOpKind::kResetPeaks:
-      return "reset_peaks";
-    case BackendOpKind::kDemand:
-      return "demand";
+    case BackendOpKind::kMalloc: return "malloc";
+    case BackendOpKind::kFree: return "free";
+    case BackendOpKind::kEmptyCache: return "empty_cache";
+    case BackendOpKind::kProbe: return "probe";
+    case BackendOpKind::kResetPeaks: return "reset_peaks";
+    case BackendOpKind::kDemand: return "demand";
   }
   return "?";
 }
@@ -83,12 +77,8 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
         ++out.cleanups;
         out.ops.push_back(b);
         return;
-      case Edit::Kind::kProbe:
-        b.kind = BackendOpKind::kProbe;
-        break;
-      case Edit::Kind::kResetPeaks:
-        b.kind = BackendOpKind::kResetPeaks;
-        break;
+      case Edit::Kind::kProbe: b.kind = BackendOpKind::kProbe; break;
+      case Edit::Kind::kResetPeaks: b.kind = BackendOpKind::kResetPeaks; break;
       case Edit::Kind::kDemand:
         b.kind = BackendOpKind::kDemand;
         b.size = e.bytes;

@@ -229,8 +229,7 @@ Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& 
       if (static_cast<std::size_t>(p.value) >= trace.events.size())
         return Status::error(fmt::format("point '{}': the trace has {} events", p.text, trace.events.size()));
       return std::vector<Gap>{Gap{static_cast<std::uint32_t>(p.value + 1), Phase::kAfter}};
-    case Point::Kind::kTime:
-      return std::vector<Gap>{Gap{boundaryAtTime(trace, p.value), Phase::kAfter}};
+    case Point::Kind::kTime: return std::vector<Gap>{Gap{boundaryAtTime(trace, p.value), Phase::kAfter}};
   }
   return gaps;
 }

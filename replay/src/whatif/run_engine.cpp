@@ -5,13 +5,8 @@
 namespace reservoir::replay::detail {
 
 Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, const RunSettings& s)
-    : p_(p),
-      s_(s),
-      device_(p, s.address_model, s.usable),
-      drift_(p.snapshot->devices[p.device_index]),
-      model_(s.config, &device_, nullptr),
-      handles_(),
-      released_() {
+    : p_(p), s_(s), device_(p, s.address_model, s.usable), drift_(p.snapshot->devices[p.device_index]),
+      model_(s.config, &device_, nullptr), handles_(), released_() {
   model_.rebind(&device_, wireSink());
   if (s.fraction < 1.0) model_.setMemoryFraction(s.fraction);
   for (const auto& pool : p.program.private_pools) model_.createPool(pool);
@@ -20,18 +15,8 @@ Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, c
 }
 
 Runner::Runner(const Runner& o)
-    : p_(o.p_),
-      s_(o.s_),
-      device_(o.device_),
-      drift_(o.drift_),
-      sink_(),
-      model_(o.model_),
-      handles_(o.handles_),
-      released_(o.released_),
-      items_(o.items_),
-      next_item_(o.next_item_),
-      next_op_(o.next_op_),
-      r_(o.r_) {
+    : p_(o.p_), s_(o.s_), device_(o.device_), drift_(o.drift_), sink_(), model_(o.model_), handles_(o.handles_),
+      released_(o.released_), items_(o.items_), next_item_(o.next_item_), next_op_(o.next_op_), r_(o.r_) {
   model_.rebind(&device_, wireSink());
 }
 

@@ -68,16 +68,11 @@ struct Item {
 
 inline int kindOrder(Edit::Kind k) {
   switch (k) {
-    case Edit::Kind::kRelease:
-      return 0;
-    case Edit::Kind::kCleanup:
-      return 1;
-    case Edit::Kind::kResetPeaks:
-      return 2;
-    case Edit::Kind::kProbe:
-      return 3;
-    case Edit::Kind::kDemand:
-      return 4;
+    case Edit::Kind::kRelease: return 0;
+    case Edit::Kind::kCleanup: return 1;
+    case Edit::Kind::kResetPeaks: return 2;
+    case Edit::Kind::kProbe: return 3;
+    case Edit::Kind::kDemand: return 4;
   }
   return 5;
 }
