@@ -51,10 +51,9 @@ RunSettings EditedRun::edited() const {
 }
 
 RunSettings EditedRun::baseline() const {
-  RunSettings s;
+  RunSettings s = edited();  // the same device, the recording's own settings and fraction
   s.config = recorded_config;
   s.fraction = recorded_fraction;
-  s.usable = usable;
   return s;
 }
 
