@@ -503,7 +503,7 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
   report.total_memory =
       options.env.total_memory.value_or(capture && capture->device_total ? *capture->device_total : kH200TotalMemory);
   report.events_total = snapshot.devices[device_index].events.size();
-  const traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index]);
+  traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index]);
   auto start = traces::rebuildWindowStart(snapshot, device_index, requests);
   if (!start) return start.status();
   report.window_complete = start->complete;
@@ -534,6 +534,7 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
     report = std::move(trial);
     break;
   }
+  if (options.request_stream) *options.request_stream = std::move(requests);
   return report;
 }
 

@@ -49,12 +49,12 @@ Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size
   ConformanceOptions opts;
   opts.env = env;
   opts.program = &p.program;
+  opts.request_stream = &p.requests;  // built once, by the conformance replay
   auto report = runConformance(snapshot, device_index, opts);
   if (!report) return report.status();
   p.conformance = std::move(*report);
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
-  p.requests = traces::buildRequestStream(snapshot.devices[device_index]);
   const SegmentWalk walk = walkSegmentEvents(snapshot.devices[device_index], p.program);
   p.derived_capacity = walk.capacity_from_ooms;
   p.recorded_peak_reserved = walk.peak_reserved;

@@ -36,11 +36,13 @@ struct ConformanceOptions {
   ReplayEnvironment env;
   bool expensive_checks = false;
   bool keep_timeline = false;  // per-event reserved/allocated/active, for peaks and plots
-  Program* program = nullptr;
+  Program* program = nullptr;  // when set, receives the trace's requests (complete even past a divergence)
+  // When set, receives the request stream the replay was built on (so callers need not build
+  // it a second time).
+  traces::RequestStream* request_stream = nullptr;
   // Event boundaries where the program called torch.cuda.reset_peak_memory_stats(): peaks in
   // the capture's memory_stats() count from the last one.
-  std::vector<std::uint32_t>
-      reset_peaks_at;  // when set, receives the trace's requests (complete even past a divergence)
+  std::vector<std::uint32_t> reset_peaks_at;
   std::function<void(std::size_t done, std::size_t total)> progress;
   const std::atomic<bool>* cancel = nullptr;
 };
