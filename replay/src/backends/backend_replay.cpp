@@ -11,15 +11,10 @@
 namespace reservoir::replay {
 
 Expected<EditedRunChoice> chooseEditedRunAsWhatIf(const PreparedTrace& p, const WhatIfOptions& w) {
-  const EditedRun run = chooseEditedRun(p, w);  // the one rule whatif, sweep, gate and export use
-  EditedRunChoice c;
-  c.config = run.config;
-  c.fraction = run.fraction;
-  c.capacity = w.capacity;
+  EditedRunChoice c{chooseEditedRun(p, w)};  // the one rule whatif, sweep, gate and export use
+  c.given_capacity = w.capacity;
   c.overhead = w.overhead;
   c.address_model = w.address_model;
-  c.usable = run.usable;
-  c.capacity_source = run.capacity_source;
   return c;
 }
 
@@ -62,10 +57,7 @@ Status predict(JobContext& c, const EditedRunChoice& run) {
   if (!r) return Status::error(r.message());
   BackendResult& model = c.report.model;
   model = std::move(*r);
-  RunSettings rs;
-  rs.config = run.config;
-  rs.fraction = run.fraction;
-  rs.usable = run.usable;
+  RunSettings rs = run.edited();
   rs.address_model = run.address_model;
   const RunResult engine = replayProgram(c.prepared, c.edits, rs);
   if (engine.peak_reserved.bytes != model.peak_reserved.bytes || engine.final_reserved != model.final_reserved ||
@@ -170,7 +162,7 @@ Expected<BackendReplayReport> runBackendReplay(const PreparedTrace& prepared, co
   job.program = &c.report.program;
   job.config = run.config;
   job.fraction = run.fraction;
-  job.capacity = run.capacity;
+  job.capacity = run.given_capacity;
   job.overhead = run.overhead;
   job.usable = run.usable;
   job.address_model = run.address_model;

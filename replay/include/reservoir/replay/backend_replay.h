@@ -15,26 +15,21 @@
 #include "reservoir/replay/backend.h"
 #include "reservoir/replay/conformance.h"
 #include "reservoir/replay/edited_program.h"
+#include "reservoir/replay/edited_run.h"
 #include "reservoir/replay/whatif.h"
 
 namespace reservoir::replay {
 
-// The edited run's settings and device: allocator settings, memory fraction, the memory the cache
-// may use and where that figure comes from.
-struct EditedRunChoice {
-  sim::AllocatorConfig config;
-  double fraction = 1.0;
-  std::optional<sim::ByteCount> capacity;  // as given
+// The edited run as `reservoir whatif` chooses it (chooseEditedRun: settings, fraction, the
+// memory the cache may use and where that figure comes from), with what a GPU backend also
+// needs: the capacity and overhead as given, and the address model.
+struct EditedRunChoice : EditedRun {
+  std::optional<sim::ByteCount> given_capacity;  // --capacity as given (the GPU backends hold the rest back)
   sim::ByteCount overhead = 0;
-  std::optional<sim::ByteCount> usable;  // what the cache may take
-  std::string capacity_source = "unlimited";
   AddressModel address_model = AddressModel::kRecorded;
 };
 
-// The edited run's settings as `reservoir whatif` chooses them from its options: --set over the
-// recorded settings, --fraction over the recorded one, and the cache's memory from --capacity, else
-// the recorded ooms, else the device's total memory when there is an overhead, less the overhead.
-// (This copy of that rule stands until one shared type decides the edited run for every entry point.)
+// chooseEditedRun for the whatif options, plus the capacity, overhead and address model as given.
 Expected<EditedRunChoice> chooseEditedRunAsWhatIf(const PreparedTrace& prepared, const WhatIfOptions& options);
 
 struct BackendReplayOptions {
