@@ -122,9 +122,30 @@ std::string plainCodecError(std::string_view codec, std::string_view what) {
   return std::string(codec) + ": corrupt data (" + std::string(what) + ")";
 }
 
-class GzipSource final : public ByteSource {
+// A decompressor over a raw source: counts what it hands out, reports the compressed bytes
+// read, and at the end drains the stream so that the codec's integrity checks run.
+class DecompressingSource : public ByteSource {
  public:
-  explicit GzipSource(std::unique_ptr<RawSource> inner) : inner_(std::move(inner)), in_(kChunk) {
+  explicit DecompressingSource(std::unique_ptr<RawSource> inner, std::size_t chunk)
+      : inner_(std::move(inner)), in_(chunk) {}
+  Expected<std::size_t> read(std::span<std::uint8_t> dst) final {
+    auto n = decode(dst);
+    if (n) produced_ += *n;
+    return n;
+  }
+  [[nodiscard]] std::uint64_t storedConsumed() const final { return inner_->storedConsumed(); }
+  Status finish() final { return drain(*this); }
+
+ protected:
+  virtual Expected<std::size_t> decode(std::span<std::uint8_t> dst) = 0;
+  std::unique_ptr<RawSource> inner_;
+  std::vector<std::uint8_t> in_;
+  std::string pending_error_;
+};
+
+class GzipSource final : public DecompressingSource {
+ public:
+  explicit GzipSource(std::unique_ptr<RawSource> inner) : DecompressingSource(std::move(inner), kChunk) {
     std::memset(&zs_, 0, sizeof(zs_));
     ok_ = inflateInit2(&zs_, 15 + 32) == Z_OK;  // 15 window bits, +32: gzip or zlib header
   }
@@ -132,16 +153,8 @@ class GzipSource final : public ByteSource {
   GzipSource(const GzipSource&) = delete;
   GzipSource& operator=(const GzipSource&) = delete;
 
-  Expected<std::size_t> read(std::span<std::uint8_t> dst) override {
-    auto n = decode(dst);
-    if (n) produced_ += *n;
-    return n;
-  }
-  [[nodiscard]] std::uint64_t storedConsumed() const override { return inner_->storedConsumed(); }
-  Status finish() override { return drain(*this); }
-
  private:
-  Expected<std::size_t> decode(std::span<std::uint8_t> dst) {
+  Expected<std::size_t> decode(std::span<std::uint8_t> dst) override {
     if (!ok_) return Status::error("gzip: cannot initialise zlib");
     if (!pending_error_.empty()) return Status::error(pending_error_);
     const auto want = static_cast<uInt>(std::min<std::size_t>(dst.size(), 1u << 30));
@@ -178,35 +191,24 @@ class GzipSource final : public ByteSource {
   }
 
  private:
-  std::unique_ptr<RawSource> inner_;
-  std::vector<std::uint8_t> in_;
   z_stream zs_;
-  std::string pending_error_;
   bool ok_ = false;
   bool finished_ = false;
   bool member_started_ = false;
 };
 
-class ZstdSource final : public ByteSource {
+class ZstdSource final : public DecompressingSource {
  public:
   explicit ZstdSource(std::unique_ptr<RawSource> inner)
-      : inner_(std::move(inner)), in_(ZSTD_DStreamInSize()), ds_(ZSTD_createDStream()) {
+      : DecompressingSource(std::move(inner), ZSTD_DStreamInSize()), ds_(ZSTD_createDStream()) {
     if (ds_) ZSTD_initDStream(ds_);
   }
   ~ZstdSource() override { ZSTD_freeDStream(ds_); }
   ZstdSource(const ZstdSource&) = delete;
   ZstdSource& operator=(const ZstdSource&) = delete;
 
-  Expected<std::size_t> read(std::span<std::uint8_t> dst) override {
-    auto n = decode(dst);
-    if (n) produced_ += *n;
-    return n;
-  }
-  [[nodiscard]] std::uint64_t storedConsumed() const override { return inner_->storedConsumed(); }
-  Status finish() override { return drain(*this); }
-
  private:
-  Expected<std::size_t> decode(std::span<std::uint8_t> dst) {
+  Expected<std::size_t> decode(std::span<std::uint8_t> dst) override {
     if (!ds_) return Status::error("zstd: cannot create a decompression stream");
     if (!pending_error_.empty()) return Status::error(pending_error_);
     ZSTD_outBuffer out{dst.data(), dst.size(), 0};
@@ -244,11 +246,8 @@ class ZstdSource final : public ByteSource {
   }
 
  private:
-  std::unique_ptr<RawSource> inner_;
-  std::vector<std::uint8_t> in_;
   ZSTD_DStream* ds_;
   ZSTD_inBuffer input_{nullptr, 0, 0};
-  std::string pending_error_;
   static constexpr std::size_t kFrameStart = 6;  // enough of a frame header for zstd to ask for the rest
   std::size_t last_hint_ = 0;
   std::size_t next_in_ = kFrameStart;
