@@ -31,11 +31,10 @@ void load() {
   if (g_rec) return;
   auto loaded = replay::loadTraceFile(g_trace, std::nullopt, nullptr, {});
   if (!loaded) return;
-  std::shared_ptr<const replay::LoadedTrace> shared = std::move(*loaded);
+  std::shared_ptr<const replay::LoadStage> shared = std::move(*loaded);
   g_rec = makeRecordedPlot(shared);
   auto model = replay::buildModelStage(*shared, replay::kDefaultCheckpointEvery, nullptr, {});
   if (model) {
-    (*model)->owner = shared;
     g_model = makeModelPlot(std::shared_ptr<const replay::ModelStage>(std::move(*model)));
   }
 }

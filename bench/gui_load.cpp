@@ -56,7 +56,7 @@ void BM_FirstView(benchmark::State& state) {
       return;
     }
     auto plot =
-        reservoir::gui::makeRecordedPlot(std::shared_ptr<const reservoir::replay::LoadedTrace>(std::move(*loaded)));
+        reservoir::gui::makeRecordedPlot(std::shared_ptr<const reservoir::replay::LoadStage>(std::move(*loaded)));
     reservoir::gui::TimelineRequest req;
     req.width = 1500;
     req.height = 420;

@@ -18,7 +18,7 @@ namespace {
 using namespace reservoir;
 
 std::string g_trace;
-std::shared_ptr<const replay::LoadedTrace> g_loaded;
+std::shared_ptr<const replay::LoadStage> g_loaded;
 std::unique_ptr<replay::ModelStage> g_model;
 
 void load() {

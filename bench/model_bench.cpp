@@ -14,7 +14,7 @@ namespace {
 using namespace reservoir;
 
 struct Loaded {
-  traces::Snapshot snap;
+  std::shared_ptr<const traces::Snapshot> snap;
   std::size_t device = 0;
   replay::PreparedTrace prepared;
 };
@@ -23,8 +23,8 @@ const Loaded& loaded() {
   static const auto l = [] {
     auto snap = traces::readSnapshotFile(
         bench::traceFromEnv("RESERVOIR_BENCH_TRACE", "traces/samples/resume-expandable/resume-main.rank0.pickle"));
-    auto* out = new Loaded{std::move(*snap), 0, {}};
-    out->device = out->snap.busiestDevice();
+    auto* out = new Loaded{std::make_shared<const traces::Snapshot>(std::move(*snap)), 0, {}};
+    out->device = out->snap->busiestDevice();
     out->prepared = std::move(*replay::prepareTrace(out->snap, out->device, {}));
     return out;
   }();
@@ -34,10 +34,10 @@ const Loaded& loaded() {
 void BM_Conformance(benchmark::State& state) {
   const auto& l = loaded();
   for (auto _ : state) {
-    auto r = replay::runConformance(l.snap, l.device, {});
+    auto r = replay::runConformance(*l.snap, l.device, {});
     if (!r || !r->exact()) state.SkipWithError("not exact");
   }
-  const double events = static_cast<double>(l.snap.devices[l.device].events.size());
+  const double events = static_cast<double>(l.snap->devices[l.device].events.size());
   state.counters["events_per_s"] =
       benchmark::Counter(events * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }

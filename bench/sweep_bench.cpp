@@ -17,7 +17,7 @@ void BM_Sweep100(benchmark::State& state) {
     return;
   }
   const std::size_t dev = snap->busiestDevice();
-  auto prepared = replay::prepareTrace(*snap, dev, {});
+  auto prepared = replay::prepareTrace(std::make_shared<const traces::Snapshot>(std::move(*snap)), dev, {});
   replay::SweepOptions o;
   o.max_candidates = 100;
   o.jobs = static_cast<unsigned>(state.range(0));
@@ -27,7 +27,7 @@ void BM_Sweep100(benchmark::State& state) {
     evaluated = rep->evaluated;
   }
   state.counters["candidates"] = static_cast<double>(evaluated);
-  state.counters["events"] = static_cast<double>(snap->devices[dev].events.size());
+  state.counters["events"] = static_cast<double>(prepared->snapshot->devices[dev].events.size());
 }
 BENCHMARK(BM_Sweep100)->Arg(1)->Arg(2)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "common.h"
 #include "reservoir/replay/point.h"
+#include "reservoir/replay/report_json.h"
 #include "reservoir/replay/whatif.h"
 
 namespace reservoir::cli {
@@ -19,44 +20,6 @@ struct CheckArgs {
   std::vector<std::string> reset_peaks;
   EnvOptions env;
 };
-
-nlohmann::json mismatchesJson(const std::vector<replay::Mismatch>& ms) {
-  nlohmann::json arr = nlohmann::json::array();
-  for (const auto& m : ms) arr.push_back({{"what", m.what}, {"expected", m.expected}, {"simulated", m.simulated}});
-  return arr;
-}
-
-nlohmann::json reportJson(const replay::ConformanceReport& r, const std::string& path) {
-  nlohmann::json j;
-  j["trace"] = path;
-  j["device"] = r.device;
-  j["exact"] = r.exact();
-  j["events_compared"] = r.events_compared;
-  j["events_total"] = r.events_total;
-  j["settings"] = r.settings;
-  j["fraction"] = r.fraction;
-  j["total_memory"] = r.total_memory;
-  j["window_complete"] = r.window_complete;
-  j["empty_cache_calls_inferred"] = r.empty_cache_calls;
-  if (r.first_divergence) {
-    const auto& d = *r.first_divergence;
-    j["first_divergence"] = {{"event_index", d.event_index},
-                             {"expected", d.expected},
-                             {"simulated", d.simulated},
-                             {"request", d.request},
-                             {"stack", d.stack},
-                             {"pool_state", d.pool_state},
-                             {"reason", d.reason}};
-  } else {
-    j["first_divergence"] = nullptr;
-  }
-  j["layout_mismatches"] = mismatchesJson(r.layout_mismatches);
-  j["stats_mismatches"] = mismatchesJson(r.stats_mismatches);
-  j["stats_compared"] = r.stats_compared.size();
-  j["invariant_failure"] = r.invariant_failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.invariant_failure);
-  j["notes"] = r.notes;
-  return j;
-}
 
 void printHuman(std::ostream& out, const replay::ConformanceReport& r, const std::string& path) {
   out << fmt::format("{} (device {}): {} events, settings \"{}\", fraction {}, device memory {}\n", path, r.device,
@@ -88,7 +51,7 @@ void printHuman(std::ostream& out, const replay::ConformanceReport& r, const std
 
 // check --settings: the same requests under other settings, compared with the recording as a
 // report (not a pass/fail: other settings are expected to make other decisions).
-int runSettingsReport(const CheckArgs& a, const LoadedTrace& trace, std::size_t dev,
+int runSettingsReport(const CheckArgs& a, const replay::Trace& trace, std::size_t dev,
                       const replay::ReplayEnvironment& env, std::ostream& out, std::ostream& err) {
   replay::ReplayEnvironment recorded = env;
   recorded.settings.reset();
@@ -100,7 +63,7 @@ int runSettingsReport(const CheckArgs& a, const LoadedTrace& trace, std::size_t 
   rs.usable = prepared->derived_capacity;
   rs.compare_with_recording = true;
   const auto run = replay::replayProgram(*prepared, {}, rs);
-  const auto& events = trace.snapshot.devices[dev].events;
+  const auto& events = trace.snap().devices[dev].events;
   if (a.json) {
     nlohmann::json j = {
         {"trace", a.trace},
@@ -134,7 +97,7 @@ int runSettingsReport(const CheckArgs& a, const LoadedTrace& trace, std::size_t 
 int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   auto opened = openTrace(a.trace, a.device, a.env, err);
   if (!opened) return fail(err, opened.message());
-  const LoadedTrace& trace = *opened->trace;
+  const replay::Trace& trace = opened->trace;
   const std::size_t dev = opened->device;
   const replay::ReplayEnvironment& env = opened->env;
   if (env.settings) return runSettingsReport(a, trace, dev, env, out, err);
@@ -144,16 +107,16 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   for (const auto& text : a.reset_peaks) {
     auto point = replay::parsePoint(text);
     if (!point) return fail(err, "--reset-peaks: " + point.message());
-    auto gaps = replay::resolvePoint(*point, trace.snapshot, dev);
+    auto gaps = replay::resolvePoint(*point, trace.snap(), dev);
     if (!gaps) return fail(err, "--reset-peaks: " + gaps.message());
     for (const auto& g : *gaps) opts.reset_peaks_at.push_back(g.boundary);
   }
   Progress progress(err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
-  auto report = replay::runConformance(trace.snapshot, dev, opts);
+  auto report = replay::runConformance(trace.snap(), dev, opts);
   if (!report) return fail(err, a.trace + ": " + report.message());
   if (a.json)
-    out << reportJson(*report, a.trace).dump(2) << "\n";
+    out << replay::conformanceJson(*report, a.trace).dump(2) << "\n";
   else
     printHuman(out, *report, a.trace);
   return report->exact() ? kOk : kFailed;

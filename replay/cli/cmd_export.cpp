@@ -65,7 +65,7 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   if (!w) return fail(err, w.message());
   auto opened = openTrace(a.trace, a.device, a.env, err);
   if (!opened) return fail(err, opened.message());
-  const LoadedTrace& trace = *opened->trace;
+  const replay::Trace& trace = opened->trace;
   const std::size_t dev = opened->device;
   auto prepared = replay::prepareTrace(trace.snapshot, dev, replay::editedRunEnvironment(opened->env, *w));
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "edit_options.h"
 #include "reservoir/replay/gate.h"
+#include "reservoir/replay/report_json.h"
 #include "reservoir/simulator/sizes.h"
 
 namespace reservoir::cli {
@@ -21,64 +22,6 @@ struct GateArgs {
   EnvOptions env;
   EditOptions edits;
 };
-
-nlohmann::json traceJson(const replay::ConditionVerdict& c, const replay::TraceVerdict& t, const std::string& path) {
-  nlohmann::json j{{"trace", path}, {"verdict", replay::verdictName(t.verdict)}};
-  switch (c.kind) {
-    case replay::ConditionVerdict::Kind::kPeakReserved:
-      j["peak_reserved"] = t.value;
-      j["event_index"] = t.event;
-      break;
-    case replay::ConditionVerdict::Kind::kDemand:
-      j["free"] = t.verdict == replay::Verdict::kUnknown ? nlohmann::json(nullptr) : nlohmann::json(t.value);
-      j["fits"] = t.verdict == replay::Verdict::kPass;
-      j["times_reached"] = t.count;
-      break;
-    case replay::ConditionVerdict::Kind::kOom:
-      j["oom"] = t.verdict == replay::Verdict::kFail
-                     ? nlohmann::json{{"event_index", t.event}, {"size", t.value}, {"count", t.count}}
-                     : nlohmann::json(nullptr);
-      break;
-  }
-  j["capacity"] = t.capacity ? nlohmann::json(*t.capacity) : nlohmann::json(nullptr);
-  return j;
-}
-
-nlohmann::json gateJson(const replay::GateVerdict& v, const std::vector<std::string>& paths,
-                        const std::vector<replay::WhatIfReport>& reports, std::optional<sim::ByteCount> budget) {
-  nlohmann::json conditions = nlohmann::json::array();
-  for (const auto& c : v.conditions) {
-    nlohmann::json j{{"kind", replay::conditionKindName(c.kind)},
-                     {"verdict", replay::verdictName(c.verdict)},
-                     {"worst_trace", paths[c.worst]},
-                     {"reason", c.reason}};
-    if (c.kind == replay::ConditionVerdict::Kind::kPeakReserved) j["budget"] = c.limit;
-    if (c.kind == replay::ConditionVerdict::Kind::kDemand) {
-      j["demand"] = c.text;
-      j["point"] = c.point;
-      j["bytes"] = c.limit;
-    }
-    j["traces"] = nlohmann::json::array();
-    for (const auto& t : c.traces) j["traces"].push_back(traceJson(c, t, paths[t.trace]));
-    conditions.push_back(std::move(j));
-  }
-  nlohmann::json per = nlohmann::json::array();
-  for (std::size_t i = 0; i < reports.size(); ++i) {
-    const auto& r = reports[i].whatif;
-    bool ok = true;
-    for (const auto& c : v.conditions) ok = ok && c.traces[i].verdict == replay::Verdict::kPass;
-    per.push_back(
-        {{"trace", paths[i]}, {"pass", ok}, {"peak_reserved", r.peak_reserved.bytes}, {"oom", r.oom.has_value()}});
-  }
-  return {{"pass", v.pass},
-          {"undecided", v.undecided},
-          {"reason", v.reason},
-          {"worst_trace", paths[v.worst_trace]},
-          {"budget", budget ? nlohmann::json(*budget) : nlohmann::json(nullptr)},
-          {"max_peak_reserved", reports[v.worst_trace].whatif.peak_reserved.bytes},
-          {"conditions", conditions},
-          {"traces", per}};
-}
 
 int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   replay::GateConditions conditions;
@@ -101,7 +44,7 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   for (const auto& path : a.traces) {
     auto opened = openTrace(path, a.device, a.env, err);
     if (!opened) return fail(err, opened.message());
-    auto rep = replay::runWhatIf(opened->trace->snapshot, opened->device, opened->env, *w);
+    auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, *w);
     if (!rep) return fail(err, path + ": " + rep.message());
     reports.push_back(std::move(*rep));
   }
@@ -110,7 +53,7 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   auto v = replay::judgeGate(inputs, conditions);
   if (!v) return fail(err, v.message());
   if (a.json)
-    out << gateJson(*v, a.traces, reports, conditions.max_peak_reserved).dump(2) << "\n";
+    out << replay::gateJson(*v, a.traces, reports, conditions.max_peak_reserved).dump(2) << "\n";
   else if (v->pass)
     out << "OK: " << v->summary << "\n";
   else

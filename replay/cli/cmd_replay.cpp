@@ -421,7 +421,7 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   env = replay::editedRunEnvironment(env, *w);
   auto prepared = [&] {
     Progress progress(err, "preparing " + a.trace);
-    return replay::prepareTrace(opened->trace->snapshot, opened->device, env);
+    return replay::prepareTrace(opened->trace.snapshot, opened->device, env);
   }();
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   const replay::PreparedTrace& p = *prepared;

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
+#include "reservoir/replay/report_json.h"
 #include "reservoir/replay/sweep.h"
 #include "reservoir/simulator/sizes.h"
 
@@ -58,7 +59,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   }
   auto opened = openTrace(a.trace, a.device, a.env, err);
   if (!opened) return fail(err, opened.message());
-  const LoadedTrace& trace = *opened->trace;
+  const replay::Trace& trace = opened->trace;
   const std::size_t dev = opened->device;
   replay::SweepOptions o;
   static_cast<replay::EditedRunOptions&>(o) = std::move(*edited_run);
@@ -77,28 +78,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   auto rep = replay::runSweep(*prepared, o);
   if (!rep) return fail(err, a.trace + ": " + rep.message());
   if (a.json) {
-    nlohmann::json j;
-    j["trace"] = a.trace;
-    j["objective"] = rep->objective;
-    j["baseline_peak_reserved"] = rep->baseline_peak_reserved;
-    j["baseline_peak_allocated"] = rep->baseline_peak_allocated;
-    if (rep->baseline_reserved_at_point) j["baseline_reserved_at_point"] = *rep->baseline_reserved_at_point;
-    j["evaluated"] = rep->evaluated;
-    j["seconds"] = rep->seconds;
-    j["candidates"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < rep->candidates.size() && i < a.top; ++i) {
-      const auto& c = rep->candidates[i];
-      nlohmann::json cj = {{"edits", c.edits},
-                           {"description", c.description},
-                           {"peak_reserved", c.peak_reserved},
-                           {"peak_allocated", c.peak_allocated},
-                           {"saving", c.saving},
-                           {"empty_cache_calls", c.empty_cache_calls},
-                           {"oom", c.oom}};
-      if (c.reserved_at_point) cj["reserved_at_point"] = *c.reserved_at_point;
-      j["candidates"].push_back(cj);
-    }
-    out << j.dump(2) << "\n";
+    out << replay::sweepJson(*rep, a.trace, a.top).dump(2) << "\n";
     return kOk;
   }
   out << fmt::format("{}: {} candidates in {:.2f} s, ranked by {} (then by empty_cache calls)\n", a.trace,

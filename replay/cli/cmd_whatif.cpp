@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <future>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
-#include "whatif_output.h"
+#include "reservoir/replay/report_json.h"
+#include "reservoir/replay/report_text.h"
 
 namespace reservoir::cli {
 namespace {
@@ -22,69 +22,52 @@ struct WhatIfArgs {
   EditOptions edits;
 };
 
+// One trace's result, or why it has none.
 struct Outcome {
-  std::string path;
-  std::unique_ptr<LoadedTrace> trace;  // what the report's environment pointed into
-  std::optional<replay::WhatIfReport> report;
+  std::optional<replay::RankWhatIf> result;
   std::string error;
 };
 
 Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
-  Outcome o;
-  o.path = path;
   auto opened = openTrace(path, a.device, a.env, err);
-  if (!opened) {
-    o.error = opened.message();
-    return o;
-  }
-  o.trace = std::move(opened->trace);  // the heap object stays put: opened->env still points into it
-  auto rep = replay::runWhatIf(o.trace->snapshot, opened->device, opened->env, w);
-  if (!rep)
-    o.error = path + ": " + rep.message();
-  else
-    o.report = std::move(*rep);
-  return o;
+  if (!opened) return Outcome{std::nullopt, opened.message()};
+  auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
+  if (!rep) return Outcome{std::nullopt, path + ": " + rep.message()};
+  return Outcome{replay::RankWhatIf{std::move(opened->trace), std::move(*rep)}, {}};
 }
 
-int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
-  auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+// Analyses the traces `jobs` at a time, keeping their order.
+std::vector<Outcome> analyzeAll(const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
   const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::vector<Outcome> outcomes(a.traces.size());
   std::size_t next = 0;
   while (next < a.traces.size()) {
     std::vector<std::future<Outcome>> batch;
     for (unsigned k = 0; k < jobs && next < a.traces.size(); ++k, ++next)
-      batch.push_back(std::async(std::launch::async, [&, i = next] { return analyzeOne(a.traces[i], a, *w, err); }));
+      batch.push_back(std::async(std::launch::async, [&, i = next] { return analyzeOne(a.traces[i], a, w, err); }));
     for (std::size_t k = 0; k < batch.size(); ++k) outcomes[next - batch.size() + k] = batch[k].get();
   }
-  for (const auto& o : outcomes)
+  return outcomes;
+}
+
+int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
+  auto w = makeWhatIfOptions(a.edits);
+  if (!w) return fail(err, w.message());
+  std::vector<replay::RankWhatIf> ranks;
+  for (auto& o : analyzeAll(a, *w, err)) {
     if (!o.error.empty()) return fail(err, o.error);
+    ranks.push_back(std::move(*o.result));
+  }
   if (a.json) {
-    if (outcomes.size() == 1) {
-      out << whatIfJson(outcomes[0].trace->snapshot, *outcomes[0].report, outcomes[0].path).dump(2) << "\n";
-      return kOk;
-    }
-    nlohmann::json j;
-    j["traces"] = nlohmann::json::array();
-    std::int64_t mb = 0, mw = 0;
-    for (const auto& o : outcomes) {
-      j["traces"].push_back(whatIfJson(o.trace->snapshot, *o.report, o.path));
-      mb = std::max(mb, o.report->baseline.peak_reserved.bytes);
-      mw = std::max(mw, o.report->whatif.peak_reserved.bytes);
-    }
-    j["max_over_traces"] = {{"baseline_peak_reserved", mb}, {"whatif_peak_reserved", mw}};
-    out << j.dump(2) << "\n";
+    out << replay::whatIfJson(ranks).dump(2) << "\n";
     return kOk;
   }
-  std::int64_t mb = 0, mw = 0;
-  for (const auto& o : outcomes) {
-    printWhatIf(out, o.trace->snapshot, *o.report, o.path);
-    mb = std::max(mb, o.report->baseline.peak_reserved.bytes);
-    mw = std::max(mw, o.report->whatif.peak_reserved.bytes);
+  for (const auto& r : ranks) out << replay::whatIfReportText(r.trace.snap(), r.report, r.trace.path);
+  if (ranks.size() > 1) {
+    const auto m = replay::maxOverTraces(ranks);
+    out << fmt::format("max over {} traces: peak reserved {} -> {}\n", ranks.size(), sizeText(m.baseline_peak_reserved),
+                       sizeText(m.whatif_peak_reserved));
   }
-  if (outcomes.size() > 1)
-    out << fmt::format("max over {} traces: peak reserved {} -> {}\n", outcomes.size(), sizeText(mb), sizeText(mw));
   return kOk;
 }
 

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include "reservoir/simulator/sizes.h"
-#include "reservoir/traces/reader.h"
 
 namespace reservoir::cli {
 
@@ -34,28 +33,16 @@ void Progress::operator()(std::uint64_t done, std::uint64_t total) {
   err_ << "\r" << label_ << " " << pct << "%" << std::flush;
 }
 
-Expected<LoadedTrace> loadTrace(const std::string& path, std::ostream& err, bool use_capture_json) {
+Expected<replay::Trace> loadTrace(const std::string& path, std::ostream& err, bool use_capture_json) {
   Progress progress(err, "reading " + path);
-  traces::ReadOptions opts;
+  replay::TraceReadOptions opts;
+  opts.use_capture_json = use_capture_json;
   opts.progress = [&](std::uint64_t d, std::uint64_t t) { progress(d, t); };
-  auto snap = traces::readSnapshotFile(path, opts);
-  if (!snap) return snap.status();
-  LoadedTrace t{path, std::move(*snap), std::nullopt};
-  if (use_capture_json) t.capture = replay::findCaptureFacts(path);
-  return t;
+  return replay::readTrace(path, opts);
 }
 
-Expected<std::size_t> chooseDevice(const traces::Snapshot& snap, std::optional<std::int64_t> device) {
-  if (snap.devices.empty()) return Status::error("the snapshot has no device traces");
-  if (!device) return snap.busiestDevice();
-  for (std::size_t i = 0; i < snap.devices.size(); ++i)
-    if (snap.devices[i].device == *device) return i;
-  return Status::error(
-      fmt::format("no device {} in the snapshot (it has devices 0..{})", *device, snap.devices.size() - 1));
-}
-
-Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, const LoadedTrace& trace) {
-  replay::ReplayEnvironment env;
+Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, const replay::Trace& trace) {
+  replay::ReplayEnvironment env = trace.environment();
   env.fraction = opts.fraction;
   if (!opts.capacity.empty()) {
     auto c = sim::parseSize(opts.capacity);
@@ -67,20 +54,18 @@ Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, cons
     if (!cfg) return Status::error("--settings: " + cfg.message());
     env.settings = opts.settings;
   }
-  if (trace.capture) env.capture = &*trace.capture;
   return env;
 }
 
 Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_t> device, const EnvOptions& opts,
                               std::ostream& err) {
-  auto loaded = loadTrace(path, err, !opts.no_capture_json);
-  if (!loaded) return loaded.status();
-  auto trace = std::make_unique<LoadedTrace>(std::move(*loaded));
-  auto dev = chooseDevice(trace->snapshot, device);
+  auto trace = loadTrace(path, err, !opts.no_capture_json);
+  if (!trace) return trace.status();
+  auto dev = replay::chooseDevice(trace->snap(), device);
   if (!dev) return Status::error(path + ": " + dev.message());
-  auto env = makeEnvironment(opts, *trace);  // points into *trace
+  auto env = makeEnvironment(opts, *trace);
   if (!env) return env.status();
-  return OpenTrace{std::move(trace), *dev, std::move(*env)};
+  return OpenTrace{std::move(*trace), *dev, std::move(*env)};
 }
 
 std::string sizeText(std::int64_t bytes) {

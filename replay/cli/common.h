@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -12,6 +11,7 @@
 #include "reservoir/core/status.h"
 #include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/conformance.h"
+#include "reservoir/replay/trace.h"
 #include "reservoir/traces/snapshot.h"
 
 namespace reservoir::cli {
@@ -25,30 +25,20 @@ struct EnvOptions {
 
 void addEnvOptions(CLI::App* app, EnvOptions* env);
 
-struct LoadedTrace {
-  std::string path;
-  traces::Snapshot snapshot;
-  std::optional<replay::CaptureFacts> capture;
-};
-
-// Reads `path`, showing progress on stderr when it is a terminal.
-Expected<LoadedTrace> loadTrace(const std::string& path, std::ostream& err, bool use_capture_json);
-
-// The device index for --device N (a CUDA device number), or the busiest device.
-Expected<std::size_t> chooseDevice(const traces::Snapshot& snap, std::optional<std::int64_t> device);
+// Reads `path` (and X.json beside it unless told not to), showing progress on stderr when it is
+// a terminal.
+Expected<replay::Trace> loadTrace(const std::string& path, std::ostream& err, bool use_capture_json);
 
 // The environment for replays: options first, then the capture's JSON.
-Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, const LoadedTrace& trace);
+Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, const replay::Trace& trace);
 
-// A trace opened for replay: read, its device chosen, its replay environment made. The
-// environment points into the trace (its capture facts), so the trace lives on the heap and
-// stays put when an OpenTrace moves.
+// A trace opened for replay: read, its device chosen, its replay environment made.
 struct OpenTrace {
-  std::unique_ptr<LoadedTrace> trace;
+  replay::Trace trace;
   std::size_t device = 0;
   replay::ReplayEnvironment env;
 };
-// loadTrace + chooseDevice + makeEnvironment; a device error names the file.
+// loadTrace + replay::chooseDevice + makeEnvironment; a device error names the file.
 Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_t> device, const EnvOptions& opts,
                               std::ostream& err);
 

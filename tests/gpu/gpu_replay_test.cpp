@@ -6,6 +6,7 @@
 
 #include "reservoir/replay/backend.h"
 #include "reservoir/replay/gpu_backends.h"
+#include "reservoir/replay/trace.h"
 #include "reservoir/traces/reader.h"
 #include "reservoir/traces/writer.h"
 #include "test_paths.h"
@@ -14,7 +15,7 @@ namespace reservoir::replay {
 namespace {
 
 struct Case {
-  traces::Snapshot snapshot;
+  std::shared_ptr<const traces::Snapshot> snapshot;
   CaptureFacts facts;
   PreparedTrace prepared;
   EditedProgram program;
@@ -32,9 +33,9 @@ std::unique_ptr<Case> synthCase(const std::string& settings, std::size_t events,
   if (!t) return nullptr;
   auto c = std::make_unique<Case>();
   c->facts.memory_stats = sim::memoryStatsMap(t->final_stats);
-  c->snapshot = std::move(t->snapshot);
+  c->snapshot = std::make_shared<const traces::Snapshot>(std::move(t->snapshot));
   ReplayEnvironment env;
-  env.capture = &c->facts;
+  env.capture = std::make_shared<const CaptureFacts>(c->facts);
   auto p = prepareTrace(c->snapshot, 0, env);
   EXPECT_TRUE(p.ok()) << p.message();
   if (!p) return nullptr;
@@ -123,10 +124,10 @@ TEST(TorchBackend, TheModelReproducesTheRealAllocatorsRecording) {
   // The model on the real allocator's own recording (its addresses, its record_stream timing).
   auto snap = traces::readSnapshotBytes(r->snapshot_bytes, "torch");
   ASSERT_TRUE(snap.ok()) << snap.message();
-  CaptureFacts facts;
-  facts.memory_stats = sim::memoryStatsMap(r->final_stats);
+  auto facts = std::make_shared<CaptureFacts>();
+  facts->memory_stats = sim::memoryStatsMap(r->final_stats);
   ConformanceOptions co;
-  co.env.capture = &facts;
+  co.env.capture = facts;
   auto conf = runConformance(*snap, 0, co);
   ASSERT_TRUE(conf.ok()) << conf.message();
   EXPECT_TRUE(conf->exact()) << (conf->first_divergence
@@ -138,9 +139,9 @@ TEST(TorchBackend, TheWorkedExampleFromLibTorch) {
   auto backend = backendOrSkip("torch");
   if (!backend) GTEST_SKIP() << "this build has no torch backend";
   RESERVOIR_REQUIRE_SHARED_TRACES();
-  auto snap = traces::readSnapshotFile(test::sharedTrace("cpp/worked-example.cpp-pickle2.pickle").string());
+  auto snap = readTrace(test::sharedTrace("cpp/worked-example.cpp-pickle2.pickle").string());
   ASSERT_TRUE(snap.ok()) << snap.message();
-  auto p = prepareTrace(*snap, snap->busiestDevice(), ReplayEnvironment{});
+  auto p = prepareTrace(snap->snapshot, snap->snap().busiestDevice(), ReplayEnvironment{});
   ASSERT_TRUE(p.ok()) << p.message();
   const EditedProgram prog = flattenProgram(*p, {});
   ReplayJob job;

@@ -70,7 +70,7 @@ TEST_F(ModelsTest, EventFilterProxy) {
   EXPECT_EQ(proxy.rowCount(), m.rowCount());
   auto q = parseEventQuery("action:segment_alloc");
   ASSERT_TRUE(q);
-  auto rows = matchEvents(doc_->recorded()->trace->snapshot, doc_->recorded()->trace->trace(), *q);
+  auto rows = matchEvents(doc_->recorded()->trace->snapshot(), doc_->recorded()->trace->deviceTrace(), *q);
   ASSERT_FALSE(rows.empty());
   proxy.setMatches(rows, true);
   EXPECT_EQ(proxy.rowCount(), static_cast<int>(rows.size()));
@@ -110,9 +110,9 @@ TEST_F(ModelsTest, CallTreeModelBothDirections) {
   for (auto dir : {replay::TreeDirection::kTopDown, replay::TreeDirection::kBottomUp}) {
     CallTreeModel m;
     Tester tester(&m, Tester::FailureReportingMode::Fatal);
-    auto tree = std::make_shared<replay::CallTree>(replay::buildCallTree(doc_->recorded()->trace->snapshot, live, dir));
-    m.setTree(tree,
-              std::shared_ptr<const traces::Snapshot>(doc_->recorded()->trace, &doc_->recorded()->trace->snapshot));
+    auto tree =
+        std::make_shared<replay::CallTree>(replay::buildCallTree(doc_->recorded()->trace->snapshot(), live, dir));
+    m.setTree(tree, doc_->recorded()->trace->trace.snapshot);
     ASSERT_GT(m.rowCount(), 0);
     std::int64_t sum = 0;
     for (int r = 0; r < m.rowCount(); ++r) sum += m.index(r, 0).data(CallTreeModel::BytesRole).toLongLong();
@@ -163,14 +163,14 @@ TEST(EventSearch, ParsesTerms) {
 
 TEST_F(ModelsTest, EventSearchFindsSizesAndFrames) {
   const auto& t = *doc_->recorded()->trace;
-  auto big = matchEvents(t.snapshot, t.trace(), *parseEventQuery("action:segment_alloc size>=2MiB"));
-  for (auto e : big) EXPECT_GE(t.trace().events[e].size, 2u << 20);
-  auto frames = matchEvents(t.snapshot, t.trace(), *parseEventQuery("frame:state_dict_loader"));
+  auto big = matchEvents(t.snapshot(), t.deviceTrace(), *parseEventQuery("action:segment_alloc size>=2MiB"));
+  for (auto e : big) EXPECT_GE(t.deviceTrace().events[e].size, 2u << 20);
+  auto frames = matchEvents(t.snapshot(), t.deviceTrace(), *parseEventQuery("frame:state_dict_loader"));
   EXPECT_FALSE(frames.empty());
-  const auto& ev = t.trace().events[big.empty() ? 0 : big[0]];
+  const auto& ev = t.deviceTrace().events[big.empty() ? 0 : big[0]];
   char hex[32];
   std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(ev.addr));
-  auto at = matchEvents(t.snapshot, t.trace(), *parseEventQuery(hex));
+  auto at = matchEvents(t.snapshot(), t.deviceTrace(), *parseEventQuery(hex));
   EXPECT_FALSE(at.empty());
 }
 

@@ -17,9 +17,9 @@ std::string tinyTrace() { return (test::samplesDir() / "resume-tiny" / "resume-m
 TEST(Session, FirstStageSeriesAgreeWithTheLifetimes) {
   auto loaded = loadTraceFile(tinyTrace(), std::nullopt, nullptr, {});
   ASSERT_TRUE(loaded) << loaded.message();
-  const LoadedTrace& t = **loaded;
+  const LoadStage& t = **loaded;
   const auto& s = t.series;
-  ASSERT_EQ(s.size(), t.trace().events.size());
+  ASSERT_EQ(s.size(), t.deviceTrace().events.size());
   // live[e] is the sum of the allocations alive after e, as the bands count them.
   for (std::size_t e = 0; e < s.size(); e += std::max<std::size_t>(1, s.size() / 50)) {
     std::int64_t live = 0;
@@ -57,8 +57,8 @@ TEST(Session, WhatIfOnThePreparedTraceEqualsRunWhatIf) {
   WhatIfOptions o;
   o.edits.push_back(*parseCleanup("after:state_dict_loader.py:load"));
   o.edits.push_back(*parseProbe("after:state_dict_loader.py:load"));
-  auto fast = runWhatIfPrepared(**loaded, (*model)->prepared, o);
-  auto full = runWhatIf((*loaded)->snapshot, (*loaded)->device_index, (*loaded)->environment(), o);
+  auto fast = runWhatIfPrepared(**model, o);
+  auto full = runWhatIf((*loaded)->trace.snapshot, (*loaded)->device_index, (*loaded)->environment(), o);
   ASSERT_TRUE(fast) << fast.message();
   ASSERT_TRUE(full) << full.message();
   EXPECT_EQ(fast->whatif.peak_reserved.bytes, full->whatif.peak_reserved.bytes);
@@ -77,13 +77,13 @@ TEST(Session, PublishesStagesInOrderOnItsThread) {
   std::vector<std::string> seen;
   bool done = false;
   SessionCallbacks cb;
-  cb.loaded = [&](std::shared_ptr<const LoadedTrace>) {
+  cb.loaded = [&](std::shared_ptr<const LoadStage>) {
     std::lock_guard l(mu);
     seen.push_back("loaded");
   };
   cb.modelled = [&](std::shared_ptr<const ModelStage> m) {
     std::lock_guard l(mu);
-    seen.push_back(m->owner ? "modelled" : "modelled-without-owner");
+    seen.push_back(m->prepared.snapshot == m->trace.snapshot ? "modelled" : "modelled-without-its-snapshot");
   };
   cb.progress = [&](SessionStage s, std::uint64_t, std::uint64_t) {
     if (s != SessionStage::kDone) return;
@@ -113,7 +113,7 @@ TEST(Session, CancelStopsTheRead) {
   std::string message;
   SessionCallbacks cb;
   cb.failed = [&](std::string m) { message = std::move(m); };
-  cb.loaded = [](std::shared_ptr<const LoadedTrace>) {};
+  cb.loaded = [](std::shared_ptr<const LoadStage>) {};
   {
     TraceSession session(tinyTrace(), cb);
     session.cancel();

@@ -179,7 +179,7 @@ TEST_F(WidgetsTest, ExportsTheWhatIfAsASnapshotThatReadsBack) {
   std::size_t frees = 0, recorded_frees = 0;
   for (const auto& e : snap->devices[page->document()->recorded()->trace->device_index].events)
     frees += e.action == traces::Action::kSegmentFree;
-  for (const auto& e : page->document()->recorded()->trace->trace().events)
+  for (const auto& e : page->document()->recorded()->trace->deviceTrace().events)
     recorded_frees += e.action == traces::Action::kSegmentFree;
   EXPECT_GT(frees, recorded_frees);
 }
@@ -250,10 +250,9 @@ TEST(GuiExport, TheExportedRunIsTheWhatIfRun) {
   const std::string trace = test::sharedTrace("synth/roundup-s4.pickle").string();
   auto loaded = replay::loadTraceFile(trace, std::nullopt, nullptr, {});
   ASSERT_TRUE(loaded) << loaded.message();
-  std::shared_ptr<const replay::LoadedTrace> owner = std::move(*loaded);
+  std::shared_ptr<const replay::LoadStage> owner = std::move(*loaded);
   auto stage = replay::buildModelStage(*owner, 4096, nullptr, {});
   ASSERT_TRUE(stage) << stage.message();
-  (*stage)->owner = owner;
   ModelPlot plot;
   plot.model = std::move(*stage);
   const QStringList edits{QStringLiteral("cleanup before:synth.py:main")};
@@ -265,13 +264,14 @@ TEST(GuiExport, TheExportedRunIsTheWhatIfRun) {
 
   auto options = makeWhatIfOptions(edits, settings);
   ASSERT_TRUE(options) << options.message();
-  auto rep = replay::runWhatIf(owner->snapshot, owner->device_index, owner->environment(), *options);
+  auto rep = replay::runWhatIf(owner->trace.snapshot, owner->device_index, owner->environment(), *options);
   ASSERT_TRUE(rep) << rep.message();
   ASSERT_TRUE(rep->whatif.oom.has_value());  // the capacity the recorded oom implies is reached
 
-  auto exported = traces::readSnapshotFile(path.toStdString());
+  auto exported = replay::readTrace(path.toStdString());
   ASSERT_TRUE(exported) << exported.message();
-  auto prepared = replay::prepareTrace(*exported, exported->busiestDevice(), replay::ReplayEnvironment{});
+  auto prepared =
+      replay::prepareTrace(exported->snapshot, exported->snap().busiestDevice(), replay::ReplayEnvironment{});
   ASSERT_TRUE(prepared) << prepared.message();
   EXPECT_EQ(prepared->recorded_peak_reserved, rep->whatif.peak_reserved.bytes);
   EXPECT_TRUE(prepared->derived_capacity.has_value());  // the exported run has the oom too

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "cli_runner.h"
 #include "reservoir/replay/sweep.h"
+#include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/reader.h"
 #include "test_paths.h"
@@ -17,17 +18,18 @@ namespace {
 constexpr const char* kAfterLoad = "after:state_dict_loader.py:load";
 
 struct Loaded {
-  traces::Snapshot snapshot;
+  std::shared_ptr<const traces::Snapshot> snapshot;
   std::size_t device = 0;
 };
 
-Loaded load(const std::string& rel) {
-  auto snap = traces::readSnapshotFile((test::samplesDir() / rel).string());
-  EXPECT_TRUE(snap.ok()) << snap.message();
-  Loaded l{std::move(*snap), 0};
-  l.device = l.snapshot.busiestDevice();
-  return l;
+Loaded loadPath(const std::string& path) {
+  auto trace = readTrace(path);
+  EXPECT_TRUE(trace.ok()) << trace.message();
+  if (!trace) return {std::make_shared<const traces::Snapshot>(), 0};
+  return Loaded{trace->snapshot, trace->snap().busiestDevice()};
 }
+
+Loaded load(const std::string& rel) { return loadPath((test::samplesDir() / rel).string()); }
 
 // What the what-if engine says for a candidate's flags (cleanups only), from scratch.
 WhatIfReport whatIfFor(const Loaded& l, const std::vector<std::string>& flags) {
@@ -122,10 +124,10 @@ TEST(Export, ThePredictionIsTheMeasuredVariantEventForEvent) {
   const auto r = cli({"export", (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string(), "--cleanup",
                       kAfterLoad, "--out", out});
   ASSERT_EQ(r.code, cli::kOk) << r.err;
-  const Loaded predicted{*traces::readSnapshotFile(out), 0};
+  const Loaded predicted = loadPath(out);
   const Loaded measured = load("resume-tiny/resume-postload.rank0.pickle");
-  const auto& p = predicted.snapshot.devices.at(0).events;
-  const auto& m = measured.snapshot.devices.at(measured.device).events;
+  const auto& p = predicted.snapshot->devices.at(0).events;
+  const auto& m = measured.snapshot->devices.at(measured.device).events;
   ASSERT_EQ(p.size(), m.size());
   for (std::size_t i = 0; i < p.size(); ++i) {
     ASSERT_EQ(p[i].action, m[i].action) << "event " << i;

@@ -14,6 +14,7 @@
 #include "reservoir/replay/backend_replay.h"
 #include "reservoir/replay/edited_program.h"
 #include "reservoir/replay/edited_run.h"
+#include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/reader.h"
 #include "reservoir/traces/writer.h"
@@ -23,21 +24,18 @@ namespace reservoir::replay {
 namespace {
 
 struct Loaded {
-  traces::Snapshot snapshot;
-  std::optional<CaptureFacts> capture;
+  Trace trace;
   PreparedTrace prepared;
+  [[nodiscard]] const traces::Snapshot& snapshot() const { return trace.snap(); }
 };
 
 std::unique_ptr<Loaded> load(const std::filesystem::path& path) {
-  auto snap = traces::readSnapshotFile(path.string());
-  EXPECT_TRUE(snap.ok()) << snap.message();
-  if (!snap) return nullptr;
+  auto trace = readTrace(path.string());
+  EXPECT_TRUE(trace.ok()) << trace.message();
+  if (!trace) return nullptr;
   auto l = std::make_unique<Loaded>();
-  l->snapshot = std::move(*snap);
-  l->capture = findCaptureFacts(path.string());
-  ReplayEnvironment env;
-  if (l->capture) env.capture = &*l->capture;
-  auto p = prepareTrace(l->snapshot, l->snapshot.busiestDevice(), env);
+  l->trace = std::move(*trace);
+  auto p = prepareTrace(l->trace.snapshot, l->snapshot().busiestDevice(), l->trace.environment());
   EXPECT_TRUE(p.ok()) << p.message();
   if (!p) return nullptr;
   l->prepared = std::move(*p);
@@ -68,7 +66,7 @@ std::unique_ptr<SynthProgram> synthProgram(const SynthOptions& o) {
   auto s = std::make_unique<SynthProgram>();
   s->trace = std::move(*t);
   ReplayEnvironment env;
-  auto p = prepareTrace(s->trace.snapshot, 0, env);
+  auto p = prepareTrace(std::make_shared<const traces::Snapshot>(std::move(s->trace.snapshot)), 0, env);
   EXPECT_TRUE(p.ok()) << p.message();
   if (!p) return nullptr;
   s->prepared = std::move(*p);
@@ -88,9 +86,9 @@ RunResult engineRun(const PreparedTrace& p, const std::vector<ResolvedEdit>& es,
 // The recording as a backend result (its events and final layout; figures from `like`).
 BackendResult recordingAsResult(const Loaded& l, const BackendResult& like) {
   BackendResult r = like;
-  const auto& trace = l.snapshot.devices[l.prepared.device_index];
+  const auto& trace = l.snapshot().devices[l.prepared.device_index];
   r.events = eventsOf(trace);
-  r.segments = segmentsOf(l.snapshot, trace.device);
+  r.segments = segmentsOf(l.snapshot(), trace.device);
   r.stats_known = false;
   return r;
 }
@@ -229,10 +227,10 @@ TEST(Synth, TheModelIsExactOnItsOwnTraceAndTheModelBackendReplaysIt) {
     ASSERT_TRUE(bytes.ok()) << bytes.message();
     auto back = traces::readSnapshotBytes(*bytes, "synth");
     ASSERT_TRUE(back.ok()) << back.message();
-    CaptureFacts facts;
-    facts.memory_stats = sim::memoryStatsMap(t->final_stats);
+    auto facts = std::make_shared<CaptureFacts>();
+    facts->memory_stats = sim::memoryStatsMap(t->final_stats);
     ReplayEnvironment env;
-    env.capture = &facts;
+    env.capture = facts;
     ConformanceOptions co;
     co.env = env;
     auto conf = runConformance(*back, 0, co);
@@ -242,7 +240,8 @@ TEST(Synth, TheModelIsExactOnItsOwnTraceAndTheModelBackendReplaysIt) {
                                        : std::string("final state"));
     EXPECT_GT(conf->stats_compared.size(), 30u);
 
-    auto p = prepareTrace(*back, 0, env);
+    const auto shared = std::make_shared<const traces::Snapshot>(std::move(*back));
+    auto p = prepareTrace(shared, 0, env);
     ASSERT_TRUE(p.ok()) << p.message();
     const EditedProgram prog = flattenProgram(*p, {});
     EXPECT_GT(prog.deferred_frees, 0u);
@@ -250,8 +249,8 @@ TEST(Synth, TheModelIsExactOnItsOwnTraceAndTheModelBackendReplaysIt) {
     auto r = makeModelBackend()->run(jobFor(*p, prog));
     ASSERT_TRUE(r.ok()) << r.message();
     BackendResult rec = *r;
-    rec.events = eventsOf(back->devices[0]);
-    rec.segments = segmentsOf(*back, 0);
+    rec.events = eventsOf(shared->devices[0]);
+    rec.segments = segmentsOf(*shared, 0);
     rec.final_stats = t->final_stats;
     const auto c = compareResults(*r, rec);
     EXPECT_TRUE(c.exact()) << (c.first_difference ? c.first_difference->expected + " / " + c.first_difference->got

@@ -17,7 +17,7 @@ void expectExact(const TraceCase& c) {
   ASSERT_TRUE(snap.ok()) << snap.message();
   const auto capture = findCaptureFacts(c.path.string());
   ConformanceOptions opts;
-  if (capture) opts.env.capture = &*capture;
+  if (capture) opts.env.capture = std::make_shared<const CaptureFacts>(*capture);
   opts.expensive_checks = true;
   const std::size_t dev = snap->busiestDevice();
   for (const auto& text : c.reset_peaks) {

@@ -10,6 +10,7 @@
 
 #include "cli_runner.h"
 #include "reservoir/replay/session.h"
+#include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/reader.h"
 #include "test_paths.h"
@@ -53,12 +54,12 @@ Figures fromReport(const WhatIfReport& r) {
 }
 
 Figures viaLibrary(const Case& c) {
-  auto snap = traces::readSnapshotFile(c.trace);
+  auto snap = readTrace(c.trace);
   EXPECT_TRUE(snap.ok()) << snap.message();
   const auto facts = findCaptureFacts(c.trace);
   ReplayEnvironment env;
-  if (facts) env.capture = &*facts;
-  auto rep = runWhatIf(*snap, snap->busiestDevice(), env, libraryOptions(c));
+  if (facts) env.capture = std::make_shared<const CaptureFacts>(*facts);
+  auto rep = runWhatIf(snap->snapshot, snap->snap().busiestDevice(), env, libraryOptions(c));
   EXPECT_TRUE(rep.ok()) << rep.message();
   return rep.ok() ? fromReport(*rep) : Figures{};
 }
@@ -68,7 +69,7 @@ Figures viaSession(const Case& c) {
   EXPECT_TRUE(loaded) << loaded.message();
   auto model = buildModelStage(**loaded, 256, nullptr, {});
   EXPECT_TRUE(model) << model.message();
-  auto rep = runWhatIfPrepared(**loaded, (*model)->prepared, libraryOptions(c));
+  auto rep = runWhatIfPrepared(**model, libraryOptions(c));
   EXPECT_TRUE(rep.ok()) << rep.message();
   return rep.ok() ? fromReport(*rep) : Figures{};
 }
@@ -118,18 +119,18 @@ Figures viaExport(const Case& c) {
   for (auto& f : editFlags(c)) args.push_back(f);
   const auto r = test::runReservoir(args);
   EXPECT_EQ(r.code, 0) << r.err;
-  auto snap = traces::readSnapshotFile(out.string());
+  auto snap = readTrace(out.string());
   std::filesystem::remove(out);
   EXPECT_TRUE(snap.ok()) << snap.message();
   if (!snap.ok()) return {};
-  auto p = prepareTrace(*snap, snap->busiestDevice(), ReplayEnvironment{});
+  auto p = prepareTrace(snap->snapshot, snap->snap().busiestDevice(), ReplayEnvironment{});
   EXPECT_TRUE(p.ok()) << p.message();
   if (!p.ok()) return {};
   Figures f;
   f.peak_reserved = p->recorded_peak_reserved;
   std::int64_t reserved = 0;
   for (const auto& s : p->program.seed) reserved += static_cast<std::int64_t>(s.size);
-  for (const auto& e : snap->devices[p->device_index].events) {
+  for (const auto& e : snap->snap().devices[p->device_index].events) {
     using traces::Action;
     if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap)
       reserved += static_cast<std::int64_t>(e.size);

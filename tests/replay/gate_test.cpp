@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cli_runner.h"
 #include "reservoir/replay/gate.h"
+#include "reservoir/replay/trace.h"
 #include "reservoir/traces/reader.h"
 #include "test_paths.h"
 
@@ -200,14 +201,14 @@ TEST(GateUsage, AConditionIsRequiredAndBadInputIsAnError) {
 }
 
 TEST(GateLibrary, JudgesReportsAndRefusesMissingOnes) {
-  auto snap = traces::readSnapshotFile(offload("offload-main"));
+  auto snap = readTrace(offload("offload-main"));
   ASSERT_TRUE(snap.ok()) << snap.message();
   WhatIfOptions o;
   o.analyze_peak = false;
   o.capacity = static_cast<sim::ByteCount>(kTotal);
   o.overhead = static_cast<sim::ByteCount>(kOverhead);
   o.edits.push_back(*parseDemand("138GiB@" + std::string(kWakeUpPoint)));
-  auto rep = runWhatIf(*snap, snap->busiestDevice(), ReplayEnvironment{}, o);
+  auto rep = runWhatIf(snap->snapshot, snap->snap().busiestDevice(), ReplayEnvironment{}, o);
   ASSERT_TRUE(rep.ok()) << rep.message();
   GateConditions c;
   c.demands = o.edits;
@@ -231,7 +232,7 @@ TEST(GateLibrary, JudgesReportsAndRefusesMissingOnes) {
   WhatIfOptions unknown = o;
   unknown.capacity.reset();
   unknown.overhead = 0;
-  auto rep2 = runWhatIf(*snap, snap->busiestDevice(), ReplayEnvironment{}, unknown);
+  auto rep2 = runWhatIf(snap->snapshot, snap->snap().busiestDevice(), ReplayEnvironment{}, unknown);
   ASSERT_TRUE(rep2.ok()) << rep2.message();
   auto u = judgeGate({{"main", &*rep2}}, c);
   ASSERT_TRUE(u.ok()) << u.message();

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/reader.h"
 #include "trace_cases.h"
@@ -27,12 +28,12 @@ Measured readMeasured(const std::filesystem::path& json_path) {
 }
 
 WhatIfReport predict(const std::filesystem::path& main_trace, const std::string& cleanup) {
-  auto snap = traces::readSnapshotFile(main_trace.string());
+  auto snap = readTrace(main_trace.string());
   EXPECT_TRUE(snap.ok()) << snap.message();
   WhatIfOptions opts;
   opts.edits.push_back(*parseCleanup(cleanup));
   opts.edits.push_back(*parseProbe(kAfterLoad));
-  auto rep = runWhatIf(*snap, snap->busiestDevice(), ReplayEnvironment{}, opts);
+  auto rep = runWhatIf(snap->snapshot, snap->snap().busiestDevice(), ReplayEnvironment{}, opts);
   EXPECT_TRUE(rep.ok()) << rep.message();
   return *rep;
 }
@@ -84,14 +85,14 @@ TEST(MotivatingCase, SameGapRunsAfterItemsBeforeBeforeItems) {
 // With no edits, the what-if replay reproduces the recorded peak reserved and makes every
 // decision the recording made (recorded address model).
 void expectBaselineReproduces(const test::TraceCase& c) {
-  auto snap = traces::readSnapshotFile(c.path.string());
+  auto snap = readTrace(c.path.string());
   ASSERT_TRUE(snap.ok()) << snap.message();
   ReplayEnvironment env;
   const auto capture = findCaptureFacts(c.path.string());
-  if (capture) env.capture = &*capture;
+  if (capture) env.capture = std::make_shared<const CaptureFacts>(*capture);
   WhatIfOptions opts;
   opts.analyze_peak = false;
-  auto rep = runWhatIf(*snap, snap->busiestDevice(), env, opts);
+  auto rep = runWhatIf(snap->snapshot, snap->snap().busiestDevice(), env, opts);
   ASSERT_TRUE(rep.ok()) << rep.message();
   EXPECT_EQ(rep->baseline.peak_reserved.bytes, rep->recorded_peak_reserved) << c.name;
   EXPECT_FALSE(rep->baseline.decision_change.has_value())
@@ -115,12 +116,12 @@ INSTANTIATE_TEST_SUITE_P(Own, NoEditReplay, ::testing::ValuesIn(test::collectTra
                          });
 
 TEST(WhatIf, CapacityPredictsOutOfMemoryAndDemand) {
-  auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  auto snap = readTrace((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
   ASSERT_TRUE(snap.ok());
   WhatIfOptions opts;
   opts.capacity = 400ull << 20;  // below the 510 MiB peak
   opts.edits.push_back(*parseDemand("100MiB@after:state_dict_loader.py:load"));
-  auto rep = runWhatIf(*snap, 0, ReplayEnvironment{}, opts);
+  auto rep = runWhatIf(snap->snapshot, 0, ReplayEnvironment{}, opts);
   ASSERT_TRUE(rep.ok()) << rep.message();
   ASSERT_TRUE(rep->baseline.oom.has_value());
   EXPECT_GT(rep->baseline.oom->count, 0u);
@@ -132,23 +133,23 @@ TEST(WhatIf, CapacityPredictsOutOfMemoryAndDemand) {
 }
 
 TEST(WhatIf, ReleaseFreesMatchingTensorsAtThePoint) {
-  auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  auto snap = readTrace((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
   ASSERT_TRUE(snap.ok());
   WhatIfOptions opts;
   // The optimizer state created by _init_optim_state during the load, released right after it.
   opts.edits.push_back(*parseRelease("_init_optim_state@after:state_dict_loader.py:load"));
   opts.edits.push_back(*parseProbe(kAfterLoad));
-  auto rep = runWhatIf(*snap, 0, ReplayEnvironment{}, opts);
+  auto rep = runWhatIf(snap->snapshot, 0, ReplayEnvironment{}, opts);
   ASSERT_TRUE(rep.ok()) << rep.message();
   EXPECT_LT(rep->whatif.probes[0].allocated, rep->baseline.probes[0].allocated);
 }
 
 TEST(WhatIf, SettingsChangeTheReplay) {
-  auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  auto snap = readTrace((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
   ASSERT_TRUE(snap.ok());
   WhatIfOptions opts;
   opts.settings = *sim::parseAllocConf("expandable_segments:True");
-  auto rep = runWhatIf(*snap, 0, ReplayEnvironment{}, opts);
+  auto rep = runWhatIf(snap->snapshot, 0, ReplayEnvironment{}, opts);
   ASSERT_TRUE(rep.ok()) << rep.message();
   EXPECT_NE(rep->whatif.peak_reserved.bytes, rep->baseline.peak_reserved.bytes);
   EXPECT_EQ(rep->whatif.peak_allocated.bytes % 512, 0);

@@ -2,7 +2,6 @@
 
 #include "app/trace_document.h"
 #include "reservoir/replay/export.h"
-#include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/writer.h"
 
 namespace reservoir::gui {
@@ -12,11 +11,7 @@ Status exportWhatIfSnapshot(const ModelPlot& model, const QStringList& edits, co
   auto options = makeWhatIfOptions(edits, settings);
   if (!options) return options.status();
   const auto& stage = *model.model;
-  const auto& loaded = *stage.owner;
-  // The session drops the prepared request stream (replays do not read it); the export names
-  // each block's allocation stack from it.
-  replay::PreparedTrace prepared = stage.prepared;
-  prepared.requests = traces::buildRequestStream(loaded.trace());
+  const replay::PreparedTrace& prepared = stage.prepared;
   auto resolved = replay::resolveEdits(prepared, options->edits);
   if (!resolved) return resolved.status();
   // The edited run's device as every entry point chooses it (capacity from the recorded

@@ -7,7 +7,7 @@ LifetimeView RecordedPlot::lifetimes() const {
   return LifetimeView{l.begin, l.end, l.size, l.event_allocation, trace->series.live, event_size_class};
 }
 
-std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const replay::LoadedTrace> trace) {
+std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const replay::LoadStage> trace) {
   auto p = std::make_shared<RecordedPlot>();
   p->trace = std::move(trace);
   const auto& s = p->trace->series;
@@ -15,7 +15,7 @@ std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const repla
   p->live = MinMaxPyramid(s.live);
   p->mapped = MinMaxPyramid(s.mapped);
   for (const auto& a : p->trace->annotations) p->annotation_events.push_back(a.event);
-  p->stack_colour.resize(p->trace->snapshot.stackCount());
+  p->stack_colour.resize(p->trace->snapshot().stackCount());
   for (std::size_t k = 0; k < p->stack_colour.size(); ++k) p->stack_colour[k] = paletteColour(k);
   p->event_size_class = eventSizeClasses(p->trace->lifetimes.event_allocation, p->trace->lifetimes.size);
   return p;

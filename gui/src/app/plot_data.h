@@ -14,7 +14,7 @@
 namespace reservoir::gui {
 
 struct RecordedPlot {
-  std::shared_ptr<const replay::LoadedTrace> trace;
+  std::shared_ptr<const replay::LoadStage> trace;
   MinMaxPyramid reserved, live, mapped;
   std::vector<std::uint32_t> annotation_events;  // sorted, parallel to trace->annotations
   std::vector<std::uint32_t> stack_colour;       // per stack id: its bands' colour (0xAARRGGBB)
@@ -36,7 +36,7 @@ struct OpCurve {
   MinMaxPyramid lod;
 };
 
-std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const replay::LoadedTrace> trace);
+std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const replay::LoadStage> trace);
 std::shared_ptr<const ModelPlot> makeModelPlot(std::shared_ptr<const replay::ModelStage> model);
 std::shared_ptr<const OpCurve> makeOpCurve(const std::vector<replay::TimelinePoint>& timeline);
 

@@ -27,7 +27,7 @@ void TraceDocument::start() {
         },
         Qt::QueuedConnection);
   };
-  cb.loaded = [self](std::shared_ptr<const replay::LoadedTrace> t) {
+  cb.loaded = [self](std::shared_ptr<const replay::LoadStage> t) {
     auto plot = makeRecordedPlot(std::move(t));  // on the worker thread
     QMetaObject::invokeMethod(
         self,
@@ -147,14 +147,14 @@ VariantOutcome computeVariant(std::shared_ptr<const ModelPlot> model, QStringLis
     return out;
   }
   options->keep_timeline = true;
-  const auto& owner = *model->model->owner;
-  auto rep = replay::runWhatIfPrepared(owner, model->model->prepared, *options);
+  const replay::ModelStage& stage = *model->model;
+  auto rep = replay::runWhatIfPrepared(stage, *options);
   if (!rep) {
     out.error = QString::fromStdString(rep.message());
     return out;
   }
   out.curve = makeOpCurve(rep->whatif.timeline);
-  out.text = QString::fromStdString(replay::whatIfReportText(owner.snapshot, *rep, owner.path));
+  out.text = QString::fromStdString(replay::whatIfReportText(stage.trace.snap(), *rep, stage.trace.path));
   auto shared = std::make_shared<replay::WhatIfReport>(std::move(*rep));
   shared->baseline.timeline.clear();  // only the what-if curve is drawn; the baseline is the model's
   shared->baseline.timeline.shrink_to_fit();

@@ -25,7 +25,7 @@ int EventTableModel::columnCount(const QModelIndex& parent) const { return paren
 
 QVariant EventTableModel::display(std::uint32_t e, int column) const {
   const auto& t = *plot_->trace;
-  const auto& ev = t.trace().events[e];
+  const auto& ev = t.deviceTrace().events[e];
   const bool has_size = ev.action != traces::Action::kSnapshot && ev.action != traces::Action::kUserDefined;
   switch (column) {
     case kIndex: return e;
@@ -43,7 +43,7 @@ QVariant EventTableModel::display(std::uint32_t e, int column) const {
       return a == replay::AllocationLifetimes::kNone ? QVariant() : QVariant(QStringLiteral("#%1").arg(a));
     }
     case kReserved: return sizeText(t.series.reserved[e]);
-    case kFrame: return topUserFrame(t.snapshot, ev.stack);
+    case kFrame: return topUserFrame(t.snapshot(), ev.stack);
     default: return {};
   }
 }
@@ -51,7 +51,7 @@ QVariant EventTableModel::display(std::uint32_t e, int column) const {
 QVariant EventTableModel::data(const QModelIndex& index, int role) const {
   if (!plot_ || !index.isValid() || index.row() >= rowCount()) return {};
   const auto e = static_cast<std::uint32_t>(index.row());
-  const auto& ev = plot_->trace->trace().events[e];
+  const auto& ev = plot_->trace->deviceTrace().events[e];
   switch (role) {
     case Qt::DisplayRole: return display(e, index.column());
     case EventRole: return e;

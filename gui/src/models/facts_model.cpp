@@ -73,7 +73,7 @@ void FactsModel::rebuild() {
     add(t, QStringLiteral("frames / stacks"), QStringLiteral("%1 / %2").arg(f.frames).arg(f.stacks));
     if (!s.mapped.empty()) add(t, QStringLiteral("expandable pages mapped (end)"), sizeText(s.mapped.back()));
     std::vector<std::pair<QString, QString>> settings;
-    settingsRows(rec->trace->snapshot.settings, settings);
+    settingsRows(rec->trace->snapshot().settings, settings);
     for (auto& [n, v] : settings) add(QStringLiteral("allocator settings"), n, v);
     if (const auto m = doc_->model()) {
       const auto& c = m->model->prepared.conformance;

@@ -53,8 +53,8 @@ CallSitesView::CallSitesView(TraceDocument* doc, QWidget* parent)
     const FrameId f(i.data(CallTreeModel::FrameRole).toUInt());
     if (!f.valid()) return;
     QMenu menu;
-    const QString after = pointForFrame(rec->trace->snapshot, f, true);
-    const QString before = pointForFrame(rec->trace->snapshot, f, false);
+    const QString after = pointForFrame(rec->trace->snapshot(), f, true);
+    const QString before = pointForFrame(rec->trace->snapshot(), f, false);
     menu.addAction(tr("What-if: cleanup %1").arg(after), this, [this, after] { emit pointPicked(after); });
     menu.addAction(tr("What-if: cleanup %1").arg(before), this, [this, before] { emit pointPicked(before); });
     menu.exec(tree_->viewport()->mapToGlobal(pos));
@@ -79,8 +79,8 @@ void CallSitesView::rebuild() {
     live.emplace_back(s, static_cast<std::int64_t>(b.size));
   }
   const auto dir = direction_->currentIndex() == 1 ? replay::TreeDirection::kBottomUp : replay::TreeDirection::kTopDown;
-  auto tree = std::make_shared<replay::CallTree>(replay::buildCallTree(rec->trace->snapshot, live, dir));
-  model_->setTree(tree, std::shared_ptr<const traces::Snapshot>(rec->trace, &rec->trace->snapshot));
+  auto tree = std::make_shared<replay::CallTree>(replay::buildCallTree(rec->trace->snapshot(), live, dir));
+  model_->setTree(tree, rec->trace->trace.snapshot);
   summary_->setText(tr("event %1: %2 in %3 live blocks").arg(event).arg(sizeText(tree->total())).arg(live.size()));
   tree_->expandToDepth(dir == replay::TreeDirection::kTopDown ? 6 : 1);
 }

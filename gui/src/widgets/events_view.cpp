@@ -88,7 +88,7 @@ void EventsView::applyQuery() {
     proxy_->setMatches({}, false);
     status_->setText(tr("%1 events").arg(rec->events()));
   } else {
-    auto rows = matchEvents(rec->trace->snapshot, rec->trace->trace(), *q);
+    auto rows = matchEvents(rec->trace->snapshot(), rec->trace->deviceTrace(), *q);
     status_->setText(tr("%1 of %2 events").arg(rows.size()).arg(rec->events()));
     proxy_->setMatches(std::move(rows), true);
   }

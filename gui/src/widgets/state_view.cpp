@@ -92,7 +92,7 @@ QString allocationHtml(const TraceDocument& doc, std::uint32_t a) {
   if (l.end[a] < rec->events() && l.end[a] != l.free_requested[a] + 1)
     h += QStringLiteral(", completed at %1 (record_stream)").arg(ev(l.end[a]));
   h += QStringLiteral("</p><p><b>allocated at</b> (click a frame to use it as a what-if point):</p>");
-  return h + stackHtml(rec->trace->snapshot, l.stack[a], 24);
+  return h + stackHtml(rec->trace->snapshot(), l.stack[a], 24);
 }
 
 void StateView::showDetails(int block) {
@@ -121,7 +121,7 @@ void StateView::onLink(const QUrl& url) {
     doc_->setCursor(e);
     emit eventRequested(e);
   } else if (s.startsWith(QLatin1String("frame:")) && doc_->recorded()) {
-    emit pointPicked(pointForFrame(doc_->recorded()->trace->snapshot, FrameId(s.mid(6).toUInt())));
+    emit pointPicked(pointForFrame(doc_->recorded()->trace->snapshot(), FrameId(s.mid(6).toUInt())));
   }
 }
 

@@ -293,7 +293,7 @@ QString TimelineView::hoverText(int column, double y_px) const {
                 .arg(sizeText(static_cast<std::int64_t>(l.size[a])))
                 .arg(l.begin[a])
                 .arg(l.end[a])
-                .arg(stackHtml(rec.trace->snapshot, l.stack[a], 10));
+                .arg(stackHtml(rec.trace->snapshot(), l.stack[a], 10));
   }
   return text;
 }

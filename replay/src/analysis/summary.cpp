@@ -5,6 +5,7 @@
 #include <future>
 #include <system_error>
 
+#include "reservoir/traces/recorded_reserved.h"
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/window_start.h"
 
@@ -33,33 +34,23 @@ FinalState finalState(const traces::Snapshot& snap, std::optional<std::int64_t> 
 namespace {
 
 void recordedReservedPeak(const traces::DeviceTrace& trace, DeviceSummary& s) {
-  std::int64_t reserved = s.start_reserved;
-  s.peak_reserved = PeakPoint{reserved, 0, trace.events.empty() ? 0 : trace.events[0].time_us, StackId(0), true};
-  for (std::size_t i = 0; i < trace.events.size(); ++i) {
-    const auto& e = trace.events[i];
-    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap)
-      reserved += static_cast<std::int64_t>(e.size);
-    else if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap)
-      reserved -= static_cast<std::int64_t>(e.size);
-    else
-      continue;
-    if (reserved > s.peak_reserved.bytes) {
-      // The segment event is part of a malloc: its stack is the request's.
-      std::size_t k = i;
-      while (k < trace.events.size() && trace.events[k].action != Action::kAlloc &&
-             trace.events[k].action != Action::kOom)
-        ++k;
-      const auto& at = k < trace.events.size() ? trace.events[k] : e;
-      s.peak_reserved = PeakPoint{reserved, i, e.time_us, at.stack, true};
-    }
-  }
+  const auto walk = traces::walkRecordedReserved(trace, s.start_reserved);
+  s.peak_reserved = PeakPoint{walk.peak, 0, trace.events.empty() ? 0 : trace.events[0].time_us, StackId(0), true};
+  if (!walk.peak_event) return;
+  // The segment event is part of a malloc: its stack is the request's.
+  const std::size_t i = *walk.peak_event;
+  std::size_t k = i;
+  while (k < trace.events.size() && trace.events[k].action != Action::kAlloc && trace.events[k].action != Action::kOom)
+    ++k;
+  const auto& at = k < trace.events.size() ? trace.events[k] : trace.events[i];
+  s.peak_reserved = PeakPoint{walk.peak, i, trace.events[i].time_us, at.stack, true};
 }
 
 void modelAllocatedPeak(const traces::Snapshot& snap, std::size_t device_index, const ReplayEnvironment& env,
                         DeviceSummary& s) {
   ConformanceOptions opts;
   opts.env = env;
-  opts.env.capture = nullptr;
+  opts.env.capture.reset();
   opts.keep_timeline = true;
   auto report = runConformance(snap, device_index, opts);
   if (!report) {

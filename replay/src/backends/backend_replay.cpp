@@ -85,7 +85,7 @@ void checkOwnRecording(const JobContext& c, BackendRun& run, bool& exact) {
   facts.memory_stats = sim::memoryStatsMap(run.result.final_stats);
   facts.device_total = run.result.memory.total;
   ConformanceOptions co;
-  co.env.capture = &facts;
+  co.env.capture = std::make_shared<const CaptureFacts>(std::move(facts));
   co.env.fraction = c.job.fraction < 1.0 ? std::optional<double>(c.job.fraction) : std::nullopt;
   co.env.total_memory = c.prepared.total_memory;
   std::size_t index = 0;

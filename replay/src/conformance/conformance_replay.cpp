@@ -10,6 +10,7 @@
 
 #include "conformance/final_state_checks.h"
 #include "conformance/recorded_oracle.h"
+#include "reservoir/traces/recorded_reserved.h"
 
 namespace reservoir::replay {
 
@@ -230,20 +231,7 @@ void Driver::estimateCapacity(const traces::WindowStart& start) {
   // Usable capacity, from each oom: cudaMemGetInfo's free bytes plus what the cache held.
   std::int64_t reserved = 0;
   for (const auto& s : start.segments) reserved += static_cast<std::int64_t>(s.size);
-  for (const TraceEvent& e : trace_.events) {
-    switch (e.action) {
-      case Action::kSegmentAlloc:
-      case Action::kSegmentMap: reserved += static_cast<std::int64_t>(e.size); break;
-      case Action::kSegmentFree:
-      case Action::kSegmentUnmap: reserved -= static_cast<std::int64_t>(e.size); break;
-      case Action::kOom: {
-        const auto c = e.addr + static_cast<sim::ByteCount>(reserved);
-        capacity_ = capacity_ ? std::min(*capacity_, c) : c;
-        break;
-      }
-      default: break;
-    }
-  }
+  capacity_ = traces::walkRecordedReserved(trace_, reserved).capacity_from_ooms;
   if (capacity_)
     report_.notes.push_back(
         fmt::format("usable capacity {} bytes, from the recorded oom events (device_free + "
@@ -476,7 +464,7 @@ void Driver::finish() {
   report_.invariant_failure = model_.invariantFailure();
   if (report_.first_divergence) return;
   detail::compareLayout(snap_, trace_.device, model_.segments(), report_);
-  detail::compareStats(model_.stats(), options_.env.capture, report_);
+  detail::compareStats(model_.stats(), options_.env.capture.get(), report_);
 }
 
 }  // namespace
@@ -497,7 +485,7 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
   report.device_index = device_index;
   report.device = snapshot.devices[device_index].device;
   report.settings = config->last_settings;
-  const CaptureFacts* capture = options.env.capture;
+  const CaptureFacts* capture = options.env.capture.get();
   report.fraction =
       options.env.fraction.value_or(capture && capture->fraction && *capture->fraction > 0 ? *capture->fraction : 1.0);
   report.total_memory =

@@ -5,6 +5,7 @@
 
 #include "reservoir/replay/session.h"
 #include "reservoir/traces/reader.h"
+#include "reservoir/traces/recorded_reserved.h"
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/window_start.h"
 
@@ -52,23 +53,13 @@ void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, 
   std::vector<std::int64_t> mapped_series(n);
   for (std::size_t e = 0; e < n; ++e) {
     const auto& ev = trace.events[e];
-    const auto sz = static_cast<std::int64_t>(ev.size);
-    switch (ev.action) {
-      case Action::kSegmentAlloc: reserved += sz; break;
-      case Action::kSegmentFree: reserved -= sz; break;
-      case Action::kSegmentMap:
-        reserved += sz;
-        mapped += sz;
-        any_map = true;
-        break;
-      case Action::kSegmentUnmap:
-        reserved -= sz;
-        mapped -= sz;
-        any_map = true;
-        break;
-      case Action::kOom: s.ooms.push_back(static_cast<std::uint32_t>(e)); break;
-      default: break;
+    const std::int64_t change = traces::reservedChange(ev);
+    reserved += change;
+    if (ev.action == Action::kSegmentMap || ev.action == Action::kSegmentUnmap) {
+      mapped += change;
+      any_map = true;
     }
+    if (ev.action == Action::kOom) s.ooms.push_back(static_cast<std::uint32_t>(e));
     const auto a = l.event_allocation.empty() ? AllocationLifetimes::kNone : l.event_allocation[e];
     if (a != AllocationLifetimes::kNone) {
       if (ev.action == Action::kAlloc && l.begin[a] == e) live += static_cast<std::int64_t>(l.size[a]);
@@ -115,14 +106,14 @@ std::string anomalyLines(const traces::AnomalyCounters& c) {
   return out;
 }
 
-TraceFacts makeFacts(const LoadedTrace& t, bool complete, std::int64_t start_reserved) {
+TraceFacts makeFacts(const LoadStage& t, bool complete, std::int64_t start_reserved) {
   TraceFacts f;
-  const auto& trace = t.trace();
-  f.path = t.path;
-  f.file_bytes = t.snapshot.file_bytes;
+  const auto& trace = t.deviceTrace();
+  f.path = t.path();
+  f.file_bytes = t.snapshot().file_bytes;
   f.device = trace.device;
   f.device_index = t.device_index;
-  f.devices = t.snapshot.devices.size();
+  f.devices = t.snapshot().devices.size();
   f.events = trace.events.size();
   f.complete = complete;
   f.start_reserved = start_reserved;
@@ -131,43 +122,36 @@ TraceFacts makeFacts(const LoadedTrace& t, bool complete, std::int64_t start_res
     f.last_time_us = t.series.time_us.back();
   }
   f.allocations = t.lifetimes.count();
-  for (const auto& seg : t.snapshot.segments) {
+  for (const auto& seg : t.snapshot().segments) {
     if (seg.device != trace.device) continue;
     ++f.segments_final;
     f.expandable = f.expandable || seg.is_expandable;
   }
-  f.frames = t.snapshot.frames.size();
-  f.stacks = t.snapshot.stackCount();
-  f.settings = t.snapshot.settings.alloc_conf;
-  f.expandable = f.expandable || t.snapshot.settings.expandable_segments;
-  f.anomalies = anomalyLines(t.snapshot.anomalies);
+  f.frames = t.snapshot().frames.size();
+  f.stacks = t.snapshot().stackCount();
+  f.settings = t.snapshot().settings.alloc_conf;
+  f.expandable = f.expandable || t.snapshot().settings.expandable_segments;
+  f.anomalies = anomalyLines(t.snapshot().anomalies);
   return f;
 }
 
 }  // namespace
 
-ReplayEnvironment LoadedTrace::environment() const {
-  ReplayEnvironment env;
-  if (capture) env.capture = &*capture;
-  return env;
-}
-
-Expected<std::unique_ptr<LoadedTrace>> buildLoadedTrace(traces::Snapshot snapshot, std::string path,
-                                                        std::optional<std::size_t> device) {
-  if (snapshot.devices.empty()) return Status::error(path + ": the snapshot has no device traces");
-  auto t = std::make_unique<LoadedTrace>();
-  t->path = std::move(path);
-  t->snapshot = std::move(snapshot);
-  t->device_index = device.value_or(t->snapshot.busiestDevice());
-  if (t->device_index >= t->snapshot.devices.size())
-    return Status::error(fmt::format("{}: no device index {}", t->path, t->device_index));
-  const auto& trace = t->trace();
+Expected<std::unique_ptr<LoadStage>> buildLoadStage(Trace loaded, std::optional<std::size_t> device) {
+  if (!loaded.snapshot || loaded.snapshot->devices.empty())
+    return Status::error(loaded.path + ": the snapshot has no device traces");
+  auto t = std::make_unique<LoadStage>();
+  t->trace = std::move(loaded);
+  t->device_index = device.value_or(t->snapshot().busiestDevice());
+  if (t->device_index >= t->snapshot().devices.size())
+    return Status::error(fmt::format("{}: no device index {}", t->path(), t->device_index));
+  const auto& trace = t->deviceTrace();
   std::int64_t start_reserved = 0, start_live = 0;
   bool complete = true;
   {
     const auto rs = traces::buildRequestStream(trace);
     t->lifetimes = makeLifetimes(rs, trace.events.size());
-    auto start = traces::rebuildWindowStart(t->snapshot, t->device_index, rs);
+    auto start = traces::rebuildWindowStart(t->snapshot(), t->device_index, rs);
     if (start) {
       complete = start->complete;
       for (const auto& seg : start->segments) start_reserved += static_cast<std::int64_t>(seg.size);
@@ -178,22 +162,20 @@ Expected<std::unique_ptr<LoadedTrace>> buildLoadedTrace(traces::Snapshot snapsho
   for (std::size_t a = 0; a < t->lifetimes.count(); ++a)
     if (t->lifetimes.before_window[a]) start_live += static_cast<std::int64_t>(t->lifetimes.size[a]);
   fillSeries(trace, t->lifetimes, start_reserved, start_live, t->series);
-  t->annotations = markAnnotations(t->snapshot, trace, t->series);
+  t->annotations = markAnnotations(t->snapshot(), trace, t->series);
   t->facts = makeFacts(*t, complete, start_reserved);
   return t;
 }
 
-Expected<std::unique_ptr<LoadedTrace>> loadTraceFile(const std::string& path, std::optional<std::size_t> device,
-                                                     const std::atomic<bool>* cancel,
-                                                     std::function<void(std::uint64_t, std::uint64_t)> progress) {
-  traces::ReadOptions opts;
+Expected<std::unique_ptr<LoadStage>> loadTraceFile(const std::string& path, std::optional<std::size_t> device,
+                                                   const std::atomic<bool>* cancel,
+                                                   std::function<void(std::uint64_t, std::uint64_t)> progress) {
+  TraceReadOptions opts;
   opts.cancel = cancel;
   opts.progress = std::move(progress);
-  auto snap = traces::readSnapshotFile(path, opts);
-  if (!snap) return snap.status();
-  auto loaded = buildLoadedTrace(std::move(*snap), path, device);
-  if (loaded) (*loaded)->capture = findCaptureFacts(path);
-  return loaded;
+  auto trace = readTrace(path, opts);
+  if (!trace) return trace.status();
+  return buildLoadStage(std::move(*trace), device);
 }
 
 }  // namespace reservoir::replay

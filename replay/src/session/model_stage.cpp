@@ -22,11 +22,12 @@ std::vector<sim::SegmentView> ModelStage::stateAtEvent(std::uint32_t event) cons
   return index->segmentsAfterOp(opAtOrBefore(event));
 }
 
-Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadedTrace& loaded, std::uint32_t every,
+Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadStage& loaded, std::uint32_t every,
                                                       const std::atomic<bool>* cancel,
                                                       std::function<void(std::size_t, std::size_t)> progress) {
   auto m = std::make_unique<ModelStage>();
-  auto prepared = prepareTrace(loaded.snapshot, loaded.device_index, loaded.environment());
+  m->trace = loaded.trace;
+  auto prepared = prepareTrace(loaded.trace.snapshot, loaded.device_index, loaded.environment());
   if (!prepared) return prepared.status();
   m->prepared = std::move(*prepared);
   if (cancel && cancel->load()) return Status::error("cancelled");
@@ -53,11 +54,7 @@ Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadedTrace& loaded,
     m->active[j] = m->run.timeline[j].active;
   }
   std::vector<TimelinePoint>().swap(m->run.timeline);
-  // Replays never read the request stream (stage 1 keeps the lifetimes); exportWhatIf
-  // rebuilds it for the one thing that does.
-  traces::RequestStream().allocations.swap(m->prepared.requests.allocations);
-  std::vector<AllocationId>().swap(m->prepared.requests.event_allocation);
-  m->graph = std::make_unique<CallGraph>(loaded.snapshot, loaded.device_index);
+  m->graph = std::make_unique<CallGraph>(loaded.snapshot(), loaded.device_index);
   return m;
 }
 
@@ -116,15 +113,14 @@ void TraceSession::run() {
   Throttle reading(callbacks_.progress, SessionStage::kReading);
   auto loaded = loadTraceFile(path_, device_, &cancel_, [&](std::uint64_t d, std::uint64_t t) { reading(d, t); });
   if (!loaded) return fail(loaded.message());
-  std::shared_ptr<const LoadedTrace> shared = std::move(*loaded);
+  std::shared_ptr<const LoadStage> shared = std::move(*loaded);
   releaseFreedMemory();
   if (callbacks_.loaded) callbacks_.loaded(shared);
   if (cancel_.load()) return fail("cancelled");
   Throttle modelling(callbacks_.progress, SessionStage::kModelling);
   auto model = buildModelStage(*shared, kDefaultCheckpointEvery, &cancel_,
                                [&](std::size_t d, std::size_t t) { modelling(d, t); });
-  if (!model) return fail(shared->path + ": " + model.message());
-  (*model)->owner = shared;
+  if (!model) return fail(shared->path() + ": " + model.message());
   releaseFreedMemory();
   if (callbacks_.modelled) callbacks_.modelled(std::shared_ptr<const ModelStage>(std::move(*model)));
   if (callbacks_.progress) callbacks_.progress(SessionStage::kDone, 1, 1);

@@ -4,13 +4,12 @@
 
 namespace reservoir::replay {
 
-Expected<WhatIfReport> runWhatIfPrepared(const LoadedTrace& loaded, const PreparedTrace& p,
-                                         const WhatIfOptions& options) {
+Expected<WhatIfReport> runWhatIfPrepared(const ModelStage& stage, const WhatIfOptions& options) {
   // A capacity can change the environment the trace is prepared in (its total memory).
-  const ReplayEnvironment env = loaded.environment();
+  const ReplayEnvironment env = stage.trace.environment();
   if (editedRunEnvironment(env, options).total_memory != env.total_memory)
-    return runWhatIf(loaded.snapshot, loaded.device_index, env, options);
-  return runWhatIfOn(p, options);
+    return runWhatIf(stage.trace.snapshot, stage.prepared.device_index, env, options);
+  return runWhatIfOn(stage.prepared, options);
 }
 
 }  // namespace reservoir::replay

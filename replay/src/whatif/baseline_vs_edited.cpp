@@ -2,46 +2,18 @@
 #include <fmt/format.h>
 
 #include "reservoir/replay/whatif.h"
+#include "reservoir/traces/recorded_reserved.h"
 
 namespace reservoir::replay {
 
 using traces::Action;
 
-namespace {
-
-// One walk over the segment events on top of the window's start state: the recorded peak
-// reserved, and the usable device memory at each recorded oom (cudaMemGetInfo's free bytes
-// plus what the cache held then; the smallest is the capacity that made it fail).
-struct SegmentWalk {
-  std::int64_t peak_reserved = 0;
-  std::optional<sim::ByteCount> capacity_from_ooms;
-};
-
-SegmentWalk walkSegmentEvents(const traces::DeviceTrace& trace, const Program& program) {
-  std::int64_t reserved = 0;
-  for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.size);
-  SegmentWalk w;
-  w.peak_reserved = reserved;
-  for (const auto& e : trace.events) {
-    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentMap)
-      reserved += static_cast<std::int64_t>(e.size);
-    if (e.action == Action::kSegmentFree || e.action == Action::kSegmentUnmap)
-      reserved -= static_cast<std::int64_t>(e.size);
-    w.peak_reserved = std::max(w.peak_reserved, reserved);
-    if (e.action == Action::kOom) {
-      const auto c = e.addr + static_cast<sim::ByteCount>(reserved);
-      w.capacity_from_ooms = w.capacity_from_ooms ? std::min(*w.capacity_from_ooms, c) : c;
-    }
-  }
-  return w;
-}
-
-}  // namespace
-
-Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size_t device_index,
+Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> shared, std::size_t device_index,
                                      const ReplayEnvironment& env) {
+  if (!shared) return Status::error("no snapshot");
+  const traces::Snapshot& snapshot = *shared;
   PreparedTrace p;
-  p.snapshot = &snapshot;
+  p.snapshot = std::move(shared);
   p.device_index = device_index;
   auto cfg = replayConfig(snapshot, env);
   if (!cfg) return cfg.status();
@@ -55,9 +27,11 @@ Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size
   p.conformance = std::move(*report);
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
-  const SegmentWalk walk = walkSegmentEvents(snapshot.devices[device_index], p.program);
+  std::int64_t seeded = 0;
+  for (const auto& s : p.program.seed) seeded += static_cast<std::int64_t>(s.size);
+  const auto walk = traces::walkRecordedReserved(snapshot.devices[device_index], seeded);
   p.derived_capacity = walk.capacity_from_ooms;
-  p.recorded_peak_reserved = walk.peak_reserved;
+  p.recorded_peak_reserved = walk.peak;
   for (const auto& e : snapshot.devices[device_index].events)
     if (e.action == Action::kSegmentAlloc) p.recorded_segments_by_size[e.size].push_back(e.addr);
   p.completes_at_by_tag.assign(p.requests.allocations.size() + 1, kNoOp);
@@ -90,9 +64,9 @@ std::vector<ResolvedEdit> observationsOnly(const std::vector<ResolvedEdit>& edit
 
 }  // namespace
 
-Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t device_index,
+Expected<WhatIfReport> runWhatIf(std::shared_ptr<const traces::Snapshot> snapshot, std::size_t device_index,
                                  const ReplayEnvironment& env, const WhatIfOptions& options) {
-  auto prepared = prepareTrace(snapshot, device_index, editedRunEnvironment(env, options));
+  auto prepared = prepareTrace(std::move(snapshot), device_index, editedRunEnvironment(env, options));
   if (!prepared) return prepared.status();
   return runWhatIfOn(*prepared, options);
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,10 +27,10 @@ using sim::ByteCount;
 inline constexpr std::uint64_t kH200TotalMemory = 150109880320ull;
 
 struct ReplayEnvironment {
-  std::optional<double> fraction;         // memory fraction (set_per_process_memory_fraction)
-  std::optional<ByteCount> total_memory;  // totalGlobalMem
-  std::optional<std::string> settings;    // PYTORCH_CUDA_ALLOC_CONF to use instead of the recorded one
-  const CaptureFacts* capture = nullptr;  // figures to compare the final statistics with
+  std::optional<double> fraction;               // memory fraction (set_per_process_memory_fraction)
+  std::optional<ByteCount> total_memory;        // totalGlobalMem
+  std::optional<std::string> settings;          // PYTORCH_CUDA_ALLOC_CONF to use instead of the recorded one
+  std::shared_ptr<const CaptureFacts> capture;  // figures to compare the final statistics with (shared)
 };
 
 struct ConformanceOptions {

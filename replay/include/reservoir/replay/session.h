@@ -1,6 +1,6 @@
 // A trace opened for interactive use (the GUI): loaded on a worker thread, published in
 // immutable stages so that a first view can be drawn before the model has run:
-//   1. LoadedTrace: the snapshot, per-event series straight from the recording (reserved,
+//   1. LoadStage: the trace (its shared snapshot), per-event series straight from the recording (reserved,
 //      live requested bytes, mapped expandable bytes, time) and compact allocation lifetimes;
 //   2. ModelStage: the prepared program, a StateIndex (allocator state at any event, the
 //      modelled allocated/active timeline) and the call graph.
@@ -19,6 +19,7 @@
 #include "reservoir/replay/callgraph.h"
 #include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/conformance.h"
+#include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/snapshot.h"
 
@@ -74,23 +75,23 @@ struct TraceFacts {
   std::string anomalies;  // one line per non-zero counter
 };
 
-struct LoadedTrace {
-  std::string path;
-  traces::Snapshot snapshot;
-  std::optional<CaptureFacts> capture;
+struct LoadStage {
+  Trace trace;  // the snapshot (shared) and its capture facts
   std::size_t device_index = 0;
   AllocationLifetimes lifetimes;
   EventSeries series;
   std::vector<AnnotationMark> annotations;
   TraceFacts facts;
 
-  [[nodiscard]] const traces::DeviceTrace& trace() const { return snapshot.devices[device_index]; }
-  [[nodiscard]] ReplayEnvironment environment() const;
+  [[nodiscard]] const traces::Snapshot& snapshot() const { return *trace.snapshot; }
+  [[nodiscard]] const std::string& path() const { return trace.path; }
+  [[nodiscard]] const traces::DeviceTrace& deviceTrace() const { return snapshot().devices[device_index]; }
+  [[nodiscard]] ReplayEnvironment environment() const { return trace.environment(); }
 };
 
 struct ModelStage {
-  std::shared_ptr<const LoadedTrace> owner;  // keeps the snapshot `prepared` points to alive
-  PreparedTrace prepared;
+  Trace trace;                        // the load stage's trace (the same shared snapshot)
+  PreparedTrace prepared;             // request stream kept: exports name each block's allocation from it
   std::unique_ptr<StateIndex> index;  // built on `prepared` (this object never moves)
   RunResult run;                      // the baseline run (its timeline moved to the arrays below)
   // Per op (after op j): modelled reserved, allocated and active bytes.
@@ -103,22 +104,20 @@ struct ModelStage {
 };
 
 // Stage 1 for an already read snapshot (tests, benchmarks).
-Expected<std::unique_ptr<LoadedTrace>> buildLoadedTrace(traces::Snapshot snapshot, std::string path,
-                                                        std::optional<std::size_t> device = std::nullopt);
-Expected<std::unique_ptr<LoadedTrace>> loadTraceFile(const std::string& path, std::optional<std::size_t> device,
-                                                     const std::atomic<bool>* cancel,
-                                                     std::function<void(std::uint64_t, std::uint64_t)> progress);
+Expected<std::unique_ptr<LoadStage>> buildLoadStage(Trace trace, std::optional<std::size_t> device = std::nullopt);
+Expected<std::unique_ptr<LoadStage>> loadTraceFile(const std::string& path, std::optional<std::size_t> device,
+                                                   const std::atomic<bool>* cancel,
+                                                   std::function<void(std::uint64_t, std::uint64_t)> progress);
 // Stage 2. `every`: ops between the state index's checkpoints (a cursor move replays at
 // most that many ops; memory grows with ops / every).
 inline constexpr std::uint32_t kDefaultCheckpointEvery = 16384;
-Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadedTrace& loaded, std::uint32_t every,
+Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadStage& loaded, std::uint32_t every,
                                                       const std::atomic<bool>* cancel,
                                                       std::function<void(std::size_t, std::size_t)> progress);
 
 // A what-if run on an already prepared trace (the same report runWhatIf gives, without
 // preparing the trace again). Falls back to runWhatIf when a capacity is given.
-Expected<WhatIfReport> runWhatIfPrepared(const LoadedTrace& loaded, const PreparedTrace& prepared,
-                                         const WhatIfOptions& options);
+Expected<WhatIfReport> runWhatIfPrepared(const ModelStage& stage, const WhatIfOptions& options);
 
 // Returns memory freed by the stages to the system (glibc's malloc_trim; a no-op elsewhere).
 void releaseFreedMemory();
@@ -127,7 +126,7 @@ enum class SessionStage : std::uint8_t { kReading, kModelling, kDone };
 
 struct SessionCallbacks {
   std::function<void(SessionStage, std::uint64_t done, std::uint64_t total)> progress;  // throttled
-  std::function<void(std::shared_ptr<const LoadedTrace>)> loaded;
+  std::function<void(std::shared_ptr<const LoadStage>)> loaded;
   std::function<void(std::shared_ptr<const ModelStage>)> modelled;
   std::function<void(std::string)> failed;  // the reader's message, or "cancelled"
 };

@@ -132,12 +132,12 @@ struct WhatIfReport {
 };
 
 // Runs baseline and edited replays of one device of `snapshot`.
-Expected<WhatIfReport> runWhatIf(const traces::Snapshot& snapshot, std::size_t device_index,
+Expected<WhatIfReport> runWhatIf(std::shared_ptr<const traces::Snapshot> snapshot, std::size_t device_index,
                                  const ReplayEnvironment& env, const WhatIfOptions& options);
 
 // The pieces, for sweeps that replay many edits of one program.
 struct PreparedTrace {
-  const traces::Snapshot* snapshot = nullptr;
+  std::shared_ptr<const traces::Snapshot> snapshot;  // shared: a prepared trace keeps its snapshot alive
   std::size_t device_index = 0;
   traces::RequestStream requests;
   Program program;
@@ -153,7 +153,7 @@ struct PreparedTrace {
   std::vector<std::uint32_t> completes_at_by_tag;
 };
 
-Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size_t device_index,
+Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> snapshot, std::size_t device_index,
                                      const ReplayEnvironment& env);
 
 struct ResolvedEdit {

@@ -1,25 +1,23 @@
-#include "whatif_output.h"
+// The what-if report as JSON (the keys `reservoir whatif --json` prints and the Python package returns).
+#include "reservoir/replay/report_json.h"
 
-#include <fmt/format.h>
+#include <algorithm>
 
-#include "common.h"
-#include "reservoir/replay/report_text.h"
-#include "reservoir/simulator/sizes.h"
+namespace reservoir::replay {
 
-namespace reservoir::cli {
 namespace {
 
-nlohmann::json peakJson(const traces::Snapshot& snap, const replay::PeakInfo& p) {
-  if (p.op == replay::kNoOp) return nullptr;
+nlohmann::json peakJson(const traces::Snapshot& snap, const PeakInfo& p) {
+  if (p.op == kNoOp) return nullptr;
   return {{"bytes", p.bytes},
           {"event_index", p.event},
           {"time_us", p.time_us},
-          {"stack", replay::describeStack(snap, p.stack, 6)}};
+          {"stack", describeStack(snap, p.stack, 6)}};
 }
 
 }  // namespace
 
-nlohmann::json runJson(const traces::Snapshot& snap, const replay::RunResult& r) {
+nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r) {
   nlohmann::json j;
   j["peak_reserved"] = r.peak_reserved.bytes;
   j["peak_allocated"] = r.peak_allocated.bytes;
@@ -39,7 +37,7 @@ nlohmann::json runJson(const traces::Snapshot& snap, const replay::RunResult& r)
                 {"size", r.oom->size},
                 {"stream", r.oom->stream},
                 {"count", r.oom->count},
-                {"stack", replay::describeStack(snap, r.oom->stack, 8)}};
+                {"stack", describeStack(snap, r.oom->stack, 8)}};
   else
     j["oom"] = nullptr;
   if (!r.demands.empty()) {
@@ -59,7 +57,7 @@ nlohmann::json runJson(const traces::Snapshot& snap, const replay::RunResult& r)
       nlohmann::json live = nlohmann::json::array();
       for (std::size_t k = 0; k < ps.live_blocks.size() && k < 5; ++k)
         live.push_back(
-            {{"size", ps.live_blocks[k].first}, {"stack", replay::describeStack(snap, ps.live_blocks[k].second, 5)}});
+            {{"size", ps.live_blocks[k].first}, {"stack", describeStack(snap, ps.live_blocks[k].second, 5)}});
       pinned.push_back(
           {{"address", ps.address}, {"size", ps.size}, {"free_bytes", ps.free_bytes}, {"live_blocks", live}});
     }
@@ -72,7 +70,7 @@ nlohmann::json runJson(const traces::Snapshot& snap, const replay::RunResult& r)
   return j;
 }
 
-nlohmann::json whatIfJson(const traces::Snapshot& snap, const replay::WhatIfReport& rep, const std::string& path) {
+nlohmann::json whatIfJson(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path) {
   nlohmann::json j;
   j["trace"] = path;
   j["device"] = snap.devices[rep.device_index].device;
@@ -92,9 +90,24 @@ nlohmann::json whatIfJson(const traces::Snapshot& snap, const replay::WhatIfRepo
   return j;
 }
 
-void printWhatIf(std::ostream& out, const traces::Snapshot& snap, const replay::WhatIfReport& rep,
-                 const std::string& path) {
-  out << replay::whatIfReportText(snap, rep, path);
+MaxOverTraces maxOverTraces(const std::vector<RankWhatIf>& ranks) {
+  MaxOverTraces m;
+  for (const auto& r : ranks) {
+    m.baseline_peak_reserved = std::max(m.baseline_peak_reserved, r.report.baseline.peak_reserved.bytes);
+    m.whatif_peak_reserved = std::max(m.whatif_peak_reserved, r.report.whatif.peak_reserved.bytes);
+  }
+  return m;
 }
 
-}  // namespace reservoir::cli
+nlohmann::json whatIfJson(const std::vector<RankWhatIf>& ranks) {
+  if (ranks.size() == 1) return whatIfJson(ranks[0].trace.snap(), ranks[0].report, ranks[0].trace.path);
+  nlohmann::json j;
+  j["traces"] = nlohmann::json::array();
+  for (const auto& r : ranks) j["traces"].push_back(whatIfJson(r.trace.snap(), r.report, r.trace.path));
+  const MaxOverTraces m = maxOverTraces(ranks);
+  j["max_over_traces"] = {{"baseline_peak_reserved", m.baseline_peak_reserved},
+                          {"whatif_peak_reserved", m.whatif_peak_reserved}};
+  return j;
+}
+
+}  // namespace reservoir::replay

@@ -1,0 +1,50 @@
+// The reports as JSON: one rendering for every front end (the CLI's --json, the Python
+// package's dicts, the MPI driver's reduced output), so the keys documented once hold
+// everywhere.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reservoir/replay/conformance.h"
+#include "reservoir/replay/gate.h"
+#include "reservoir/replay/summary.h"
+#include "reservoir/replay/sweep.h"
+#include "reservoir/replay/trace.h"
+#include "reservoir/replay/whatif.h"
+
+namespace reservoir::replay {
+
+// One run's figures (a what-if report's "baseline" or "whatif").
+nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r);
+// One trace's what-if report.
+nlohmann::json whatIfJson(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path);
+
+// A what-if over several ranks: each trace with its report.
+struct RankWhatIf {
+  Trace trace;
+  WhatIfReport report;
+};
+struct MaxOverTraces {
+  std::int64_t baseline_peak_reserved = 0;
+  std::int64_t whatif_peak_reserved = 0;
+};
+MaxOverTraces maxOverTraces(const std::vector<RankWhatIf>& ranks);
+// One trace: its report as above; several: {"traces": [...], "max_over_traces": {...}}.
+nlohmann::json whatIfJson(const std::vector<RankWhatIf>& ranks);
+
+// `reservoir info`: the snapshot and the summaries of the devices chosen.
+nlohmann::json infoJson(const traces::Snapshot& snap, const std::string& path, const std::vector<DeviceSummary>& sums);
+// `reservoir check`: the conformance report.
+nlohmann::json conformanceJson(const ConformanceReport& r, const std::string& path);
+// `reservoir gate`: the verdict over the traces `paths` (in the order of `reports`).
+nlohmann::json gateJson(const GateVerdict& v, const std::vector<std::string>& paths,
+                        const std::vector<WhatIfReport>& reports, std::optional<sim::ByteCount> budget);
+// `reservoir sweep`: the best `top` candidates.
+nlohmann::json sweepJson(const SweepReport& rep, const std::string& path, std::size_t top);
+
+}  // namespace reservoir::replay

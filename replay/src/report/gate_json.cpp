@@ -1,0 +1,68 @@
+// The gate's verdict as JSON (`reservoir gate --json`).
+#include "reservoir/replay/report_json.h"
+
+namespace reservoir::replay {
+
+namespace {
+
+nlohmann::json gateTraceJson(const ConditionVerdict& c, const TraceVerdict& t, const std::string& path) {
+  nlohmann::json j{{"trace", path}, {"verdict", verdictName(t.verdict)}};
+  switch (c.kind) {
+    case ConditionVerdict::Kind::kPeakReserved:
+      j["peak_reserved"] = t.value;
+      j["event_index"] = t.event;
+      break;
+    case ConditionVerdict::Kind::kDemand:
+      j["free"] = t.verdict == Verdict::kUnknown ? nlohmann::json(nullptr) : nlohmann::json(t.value);
+      j["fits"] = t.verdict == Verdict::kPass;
+      j["times_reached"] = t.count;
+      break;
+    case ConditionVerdict::Kind::kOom:
+      j["oom"] = t.verdict == Verdict::kFail
+                     ? nlohmann::json{{"event_index", t.event}, {"size", t.value}, {"count", t.count}}
+                     : nlohmann::json(nullptr);
+      break;
+  }
+  j["capacity"] = t.capacity ? nlohmann::json(*t.capacity) : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json gateJson(const GateVerdict& v, const std::vector<std::string>& paths,
+                        const std::vector<WhatIfReport>& reports, std::optional<sim::ByteCount> budget) {
+  nlohmann::json conditions = nlohmann::json::array();
+  for (const auto& c : v.conditions) {
+    nlohmann::json j{{"kind", conditionKindName(c.kind)},
+                     {"verdict", verdictName(c.verdict)},
+                     {"worst_trace", paths[c.worst]},
+                     {"reason", c.reason}};
+    if (c.kind == ConditionVerdict::Kind::kPeakReserved) j["budget"] = c.limit;
+    if (c.kind == ConditionVerdict::Kind::kDemand) {
+      j["demand"] = c.text;
+      j["point"] = c.point;
+      j["bytes"] = c.limit;
+    }
+    j["traces"] = nlohmann::json::array();
+    for (const auto& t : c.traces) j["traces"].push_back(gateTraceJson(c, t, paths[t.trace]));
+    conditions.push_back(std::move(j));
+  }
+  nlohmann::json per = nlohmann::json::array();
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const auto& r = reports[i].whatif;
+    bool ok = true;
+    for (const auto& c : v.conditions) ok = ok && c.traces[i].verdict == Verdict::kPass;
+    per.push_back(
+        {{"trace", paths[i]}, {"pass", ok}, {"peak_reserved", r.peak_reserved.bytes}, {"oom", r.oom.has_value()}});
+  }
+  return {{"pass", v.pass},
+          {"undecided", v.undecided},
+          {"reason", v.reason},
+          {"worst_trace", paths[v.worst_trace]},
+          {"budget", budget ? nlohmann::json(*budget) : nlohmann::json(nullptr)},
+          {"max_peak_reserved", reports[v.worst_trace].whatif.peak_reserved.bytes},
+          {"conditions", conditions},
+          {"traces", per}};
+}
+
+}  // namespace reservoir::replay
