@@ -296,6 +296,7 @@ def test_without_world_size_a_real_rank_is_recorded_as_it_runs(kit, tmp_path):
     (["--world-size", "0", "--", "train.py"], "--world-size must be at least 1"),
     (["--world-size", "2", "--", "missing.py"], "missing.py: no such file"),
     (["--world-size", "2", "--max-entries", "0", "--", "train.py"], "max_entries must be at least 1"),
+    (["--rank", "3", "--", "train.py"], "--rank needs --world-size"),
 ])
 def test_usage_errors_say_what_is_wrong(kit, tmp_path, args, message):
     script(tmp_path, "alloc(1)\n")

@@ -37,7 +37,7 @@ def split_command(argv: List[str]) -> Tuple[List[str], List[str]]:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python3 -m reservoir.capture", description=DESCRIPTION)
     p.add_argument("--world-size", type=int, help="the job's world size W (omit under torchrun: record the real rank)")
-    p.add_argument("--rank", type=int, default=0, help="the rank R this process plays (default 0)")
+    p.add_argument("--rank", type=int, help="the rank R this process plays (default 0; needs --world-size)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="a setting of the run, recorded in the sidecar's config (repeatable)")
     p.add_argument("--out", default="capture", help="output folder (default: ./capture)")
@@ -57,7 +57,9 @@ def make_capture(options: argparse.Namespace, command: List[str], environ=None) 
     environ = os.environ if environ is None else environ
     config = sidecar.parse_params(options.param)
     fake = options.world_size is not None
-    rank = options.rank if fake else int(environ.get("RANK", 0))
+    if options.rank is not None and not fake:
+        raise CaptureError("--rank needs --world-size (without it the kit records the real rank torchrun started)")
+    rank = (options.rank or 0) if fake else int(environ.get("RANK", 0))
     tag = options.tag or _default_tag(command)
     stem = os.path.join(options.out, f"{tag}.rank{rank}")
     return Capture(stem, max_entries=options.max_entries, stacks=options.stacks, params=config,
