@@ -104,17 +104,16 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   replay::ConformanceOptions opts;
   opts.env = env;
   opts.expensive_checks = a.expensive;
-  for (const auto& text : a.reset_peaks) {
-    auto point = replay::parsePoint(text);
-    if (!point) return fail(err, "--reset-peaks: " + point.message());
-    auto gaps = replay::resolvePoint(*point, trace.snap(), dev);
-    if (!gaps) return fail(err, "--reset-peaks: " + gaps.message());
-    for (const auto& g : *gaps) opts.reset_peaks_at.push_back(g.boundary);
-  }
+  auto resets = replay::choosePeakResets(trace.snap(), dev, env.capture.get(), a.reset_peaks);
+  if (!resets) return fail(err, "--reset-peaks: " + resets.message());
+  opts.reset_peaks_at = resets->boundaries;
   Progress progress(err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto report = replay::runConformance(trace.snap(), dev, opts);
   if (!report) return fail(err, a.trace + ": " + report.message());
+  if (resets->source != "given" && !resets->boundaries.empty())
+    report->notes.push_back(fmt::format("peak statistics reset at event boundary {} (reset_peaks_after_event in {})",
+                                        resets->boundaries.front(), resets->source));
   if (a.json)
     out << replay::conformanceJson(*report, a.trace).dump(2) << "\n";
   else

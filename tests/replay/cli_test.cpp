@@ -64,6 +64,21 @@ TEST(Cli, CheckExitCodes) {
       kOk);
 }
 
+// A capture kit's sidecar says where the program reset its peaks: check uses it without being told,
+// and --reset-peaks still overrides it.
+TEST(Cli, CheckTakesThePeakResetFromTheSidecar) {
+  const auto trace = (test::testDataDir() / "traces/capture/resume-w8-main.rank0.pickle.zst").string();
+  auto r = run({"check", trace, "--json"});
+  ASSERT_EQ(r.code, kOk) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["exact"], true);
+  bool noted = false;
+  for (const auto& n : j["notes"]) noted = noted || n.get<std::string>().find("reset_peaks_after_event") != std::string::npos;
+  EXPECT_TRUE(noted) << r.out;
+  // Told a wrong place, the capture's peak statistics disagree.
+  EXPECT_EQ(run({"check", trace, "--reset-peaks", "event:0"}).code, kFailed);
+}
+
 TEST(Cli, BadInputAndUsage) {
   auto missing = run({"info", "/nonexistent/x.pickle"});
   EXPECT_EQ(missing.code, kInputError);

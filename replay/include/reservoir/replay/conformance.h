@@ -103,6 +103,16 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
 // The allocator settings to replay with: the override, else the recorded ones.
 Expected<sim::AllocatorConfig> replayConfig(const traces::Snapshot& snapshot, const ReplayEnvironment& env);
 
+// Where the program called torch.cuda.reset_peak_memory_stats(), as event boundaries for
+// ConformanceOptions::reset_peaks_at: the points given (e.g. "after:train.py:step", "event:N");
+// when none are given, the event the capture's X.json names (reset_peaks_after_event); else none.
+struct PeakResets {
+  std::vector<std::uint32_t> boundaries;
+  std::string source;  // "" (none), "given", or the capture JSON's path
+};
+Expected<PeakResets> choosePeakResets(const traces::Snapshot& snapshot, std::size_t device_index,
+                                      const CaptureFacts* capture, const std::vector<std::string>& points);
+
 // "alloc addr=0x7f.. size=1048576 stream=0" and the like.
 std::string describeEvent(const traces::TraceEvent& event);
 std::string describeEvent(const sim::SimEvent& event);
