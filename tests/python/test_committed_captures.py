@@ -1,6 +1,7 @@
 """The kit's captures in tests/data/traces/capture (recorded on an H200, docs/capture.md):
 their sidecars carry what `reservoir` and `reservoir scale` need, and `reservoir check` replays
-them exactly with the peaks reset where the sidecar says (and not without it, for resume-w8-main).
+them exactly with the peaks reset where the sidecar says (check reads it by itself; at another point
+resume-w8-main's peaks differ).
 The C++ conformance tests pick the same files up (tests/replay/trace_cases.h)."""
 
 import json
@@ -54,6 +55,15 @@ def test_check_is_exact_with_the_sidecars_reset_point(name):
     assert "EXACT" in r.stdout and "memory_stats() values equal the capture's" in r.stdout
 
 
+@pytest.mark.parametrize("name", CAPTURES)
+def test_check_takes_the_reset_point_from_the_sidecar_by_itself(name):
+    r = check(name)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "EXACT" in r.stdout and "reset_peaks_after_event" in r.stdout
+
+
 def test_without_the_reset_point_the_peaks_of_the_resumed_run_differ():
-    r = check("resume-w8-main.rank0")
+    r = check("resume-w8-main.rank0", "--no-capture-json", "--reset-peaks", "event:0")
+    assert r.returncode == 0 and "statistics" not in r.stdout, r.stdout  # no sidecar: no statistics to compare
+    r = check("resume-w8-main.rank0", "--reset-peaks", "event:0")
     assert r.returncode == 1 and "statistics mismatch" in r.stdout, r.stdout
