@@ -21,28 +21,35 @@ def run(args):
     return json.loads(r.stdout), None
 
 
-measured = {}
+import re
 
 
-def measure(tag):
-    if tag not in measured:
-        j, err = run(["whatif", path(tag), "--json"])
-        measured[tag] = (j["baseline"]["peak_reserved"], j["baseline"]["peak_allocated"])
-    return measured[tag]
+def short(where):
+    # "fn (/long/path/file.py:12) <- caller (...)" -> "file.py:12 fn"
+    m = re.match(r"(\S+) \((?:[^)]*/)?([^/)]+:\d+)\)", where)
+    return f"{m.group(2)} {m.group(1)}" if m else where
 
 
 def row(inputs, tag, target):
-    j, err = run(["scale"] + sum([["--from", path(i)] for i in inputs], []) + ["--to", target, "--json"])
-    mr, ma = measure(tag)
+    j, err = run(["scale"] + sum([["--from", path(i)] for i in inputs], []) + ["--to", target, "--json",
+                 "--measured", path(tag)])
     if j is None:
-        return f"| {' + '.join(inputs)} | {tag} | error: {err} | {mr} | | | |"
-    pr, pa = j["predicted"]["peak_reserved"], j["predicted"]["peak_allocated"]
+        return f"| {' + '.join(inputs)} | {tag} | error: {err} | | | | | |"
+    c = j["check"]
+    pr = j["predicted"]["peak_reserved"]
+    mr = c["measured"]["peak_reserved"]
     laws = ", ".join(f"{k} {v}" for k, v in sorted(j["model"]["laws"].items()))
-    return f"| {' + '.join(inputs)} | {tag} | {pr} | {mr} | {pr - mr:+d} | {pa - ma:+d} | {laws} |"
+    misses = "; ".join(f"{m['count']}x {short(m['where'])} ({m['law']}, {m['bytes']:+d} B)" for m in c["misses"][:3])
+    if len(c["misses"]) > 3:
+        misses += f"; {len(c['misses']) - 3} more classes"
+    unaligned = f"{c['only_predicted']}/{c['only_measured']}"
+    return (f"| {' + '.join(inputs)} | {tag} | {pr} | {mr} | {c['error_peak_reserved']:+d} | {c['error_peak_allocated']:+d} "
+            f"| {c['requests_equal']}/{c['requests_compared']} | {unaligned} | {laws} | {misses or '-'} |")
 
 
-print("| inputs | target | predicted peak reserved | measured | error reserved (bytes) | error allocated (bytes) | laws |")
-print("|---|---|---:|---:|---:|---:|---|")
+print("| inputs | target | predicted peak reserved | measured | error reserved (B) | error allocated (B) "
+      "| requests equal | unaligned (pred/meas) | laws | request classes that miss |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---|---|")
 worlds = ["w1-s4096", "w2-s4096", "w4-s4096", "w8-s4096", "w32-s4096"]
 for a, b in itertools.combinations(worlds, 2):
     for t in worlds:

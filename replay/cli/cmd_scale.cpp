@@ -101,13 +101,16 @@ nlohmann::json modelJson(const scale::Scaler& s, const scale::ScaleModel& m, std
 }
 
 struct TargetResult {
+  scale::Params asked;  // as --to gave it
   scale::ScaleModel model;
   scale::ScaledTrace trace;
-  replay::WhatIfReport report;
+  replay::WhatIfReport report;                    // on the given device (capacity, overhead)
+  std::optional<replay::WhatIfReport> unlimited;  // with a capacity: the same runs without one (what it needs)
 };
 
 Expected<TargetResult> runTarget(const scale::Scaler& s, const scale::Params& target, const replay::WhatIfOptions& w) {
   TargetResult r;
+  r.asked = target;
   auto model = s.fit(target);
   if (!model) return model.status();
   r.model = std::move(*model);
@@ -117,6 +120,14 @@ Expected<TargetResult> runTarget(const scale::Scaler& s, const scale::Params& ta
   auto rep = replay::runWhatIf(r.trace.snapshot, r.trace.device_index, r.trace.env, w);
   if (!rep) return Status::error("replaying the predicted trace: " + rep.message());
   r.report = std::move(*rep);
+  if (r.report.capacity) {
+    replay::WhatIfOptions free = w;
+    free.capacity.reset();
+    free.overhead = 0;
+    auto un = replay::runWhatIf(r.trace.snapshot, r.trace.device_index, r.trace.env, free);
+    if (!un) return Status::error("replaying the predicted trace: " + un.message());
+    r.unlimited = std::move(*un);
+  }
   return r;
 }
 
@@ -176,12 +187,14 @@ void printModel(std::ostream& out, const scale::Scaler& s, const scale::ScaleMod
   for (const auto& n : m.notes) out << "note: " << n << "\n";
 }
 
+const replay::WhatIfReport& needs(const TargetResult& r) { return r.unlimited ? *r.unlimited : r.report; }
+
 void printGridRow(std::ostream& out, const TargetResult& r, bool edits, bool capacity_known) {
-  const auto& b = r.report.baseline;
-  std::string row = fmt::format("{:<32} {:>16} {:>16} {:>5}", scale::paramsText(r.model.target), b.peak_reserved.bytes,
-                                b.peak_allocated.bytes, fitsText(b, capacity_known));
+  const auto& n = needs(r);
+  std::string row = fmt::format("{:<24} {:>16} {:>16} {:>5}", scale::paramsText(r.asked), n.baseline.peak_reserved.bytes,
+                                n.baseline.peak_allocated.bytes, fitsText(r.report.baseline, capacity_known));
   if (edits)
-    row += fmt::format(" {:>16} {:>5}", r.report.whatif.peak_reserved.bytes, fitsText(r.report.whatif, capacity_known));
+    row += fmt::format(" {:>16} {:>5}", n.whatif.peak_reserved.bytes, fitsText(r.report.whatif, capacity_known));
   const auto unexplained = r.model.laws.count("unexplained") ? r.model.laws.at("unexplained") : 0;
   out << row << fmt::format(" {:>11}\n", unexplained);
 }
@@ -229,6 +242,11 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
         j["whatif"]["fits"] = capacity_known ? nlohmann::json(!r.report.whatif.oom) : nlohmann::json(nullptr);
       }
       j["capacity"] = r.report.capacity ? nlohmann::json(*r.report.capacity) : nlohmann::json(nullptr);
+      if (r.unlimited) {  // what the target needs, whatever the capacity
+        j["needs"] = {{"peak_reserved", r.unlimited->baseline.peak_reserved.bytes},
+                      {"peak_allocated", r.unlimited->baseline.peak_allocated.bytes}};
+        if (edits) j["needs"]["whatif_peak_reserved"] = r.unlimited->whatif.peak_reserved.bytes;
+      }
       j["model_exact"] = r.report.conformance.exact();
       j["model"] = modelJson(*scaler, r.model, a.max_unexplained);
       if (!a.out_path.empty()) j["out"] = a.out_path;
@@ -246,9 +264,12 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
     return kOk;
   }
   printModel(out, *scaler, results[0].model);
-  std::string head = fmt::format("{:<32} {:>16} {:>16} {:>5}", "target", "peak reserved", "peak allocated", "fits");
+  std::string head = fmt::format("{:<24} {:>16} {:>16} {:>5}", "target", "peak reserved", "peak allocated", "fits");
   if (edits) head += fmt::format(" {:>16} {:>5}", "edited reserved", "fits");
   out << head << fmt::format(" {:>11}\n", "unexplained");
+  if (capacity_known)
+    out << fmt::format("(peaks: what each target needs, with no capacity; fits: no out-of-memory with {} usable)\n",
+                       sizeText(static_cast<std::int64_t>(results[0].report.edited_run.usable.value_or(0))));
   for (const auto& r : results) printGridRow(out, r, edits, capacity_known);
   return kOk;
 }

@@ -250,6 +250,14 @@ TEST(ScaleCli, GridJsonAndSidecarParameters) {
             j["targets"][1]["predicted"]["peak_reserved"].get<std::int64_t>());
   EXPECT_TRUE(j["targets"][0]["model"]["laws"].contains("shard(world)"));
   EXPECT_FALSE(j["targets"][0].contains("whatif"));
+  EXPECT_EQ(j["targets"][0]["needs"]["peak_reserved"], j["targets"][0]["predicted"]["peak_reserved"]);  // it fits
+
+  // A capacity below what the target needs: it does not fit, and `needs` still says how much.
+  r = test::runReservoir({"scale", "--from", a, "--from", b, "--to", "world=8", "--json", "--capacity", "2GiB"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto tight = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(tight["predicted"]["fits"].get<bool>());
+  EXPECT_EQ(tight["needs"]["peak_reserved"], j["targets"][0]["predicted"]["peak_reserved"]);
 
   const auto out = std::filesystem::temp_directory_path() / "reservoir-scale-test.pickle";
   r = test::runReservoir({"scale", "--from", a, "--from", b, "--to", "world=16", "--out", out.string(), "--json",

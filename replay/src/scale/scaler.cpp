@@ -81,6 +81,11 @@ void addCoverageNotes(const std::vector<Input>& inputs, const Params& target, Sc
     else if (value < *seen.begin() || value > *seen.rbegin())
       m.notes.push_back(fmt::format("'{}' = {} is extrapolated (the inputs span {} to {})", name, value, *seen.begin(),
                                     *seen.rbegin()));
+    if (name == "world" && value > *seen.rbegin())
+      m.notes.push_back(fmt::format("FSDP2 pads each parameter's dim 0 to a multiple of the world size: the shard laws "
+                                    "assume world = {} divides it (no parameter shapes are recorded); where it does not, "
+                                    "shards and all-gather buffers are larger by the padding",
+                                    value));
   }
 }
 
