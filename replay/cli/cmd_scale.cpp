@@ -132,7 +132,8 @@ Expected<TargetResult> runTarget(const scale::Scaler& s, const scale::Params& ta
 }
 
 // --measured: the prediction against a capture of the target, peaks and request by request.
-Expected<nlohmann::json> checkJson(const scale::Scaler& s, const TargetResult& r, const ScaleArgs& a, std::ostream& err) {
+Expected<nlohmann::json> checkJson(const scale::Scaler& s, const TargetResult& r, const ScaleArgs& a,
+                                   std::ostream& err) {
   auto opened = openTrace(a.measured, a.device, a.env, err);
   if (!opened) return opened.status();
   const scale::Input in{&opened->trace->snapshot, opened->device, opened->env, {}, a.measured};
@@ -161,12 +162,13 @@ Expected<nlohmann::json> checkJson(const scale::Scaler& s, const TargetResult& r
 }
 
 void printCheck(std::ostream& out, const nlohmann::json& c) {
-  out << fmt::format("against {}: peak reserved error {:+} bytes, peak allocated error {:+} bytes; {} of {} requests "
-                     "equal ({} only predicted, {} only measured)\n",
-                     c["trace"].get<std::string>(), c["error_peak_reserved"].get<std::int64_t>(),
-                     c["error_peak_allocated"].get<std::int64_t>(), c["requests_equal"].get<std::size_t>(),
-                     c["requests_compared"].get<std::size_t>(), c["only_predicted"].get<std::size_t>(),
-                     c["only_measured"].get<std::size_t>());
+  out << fmt::format(
+      "against {}: peak reserved error {:+} bytes, peak allocated error {:+} bytes; {} of {} requests "
+      "equal ({} only predicted, {} only measured)\n",
+      c["trace"].get<std::string>(), c["error_peak_reserved"].get<std::int64_t>(),
+      c["error_peak_allocated"].get<std::int64_t>(), c["requests_equal"].get<std::size_t>(),
+      c["requests_compared"].get<std::size_t>(), c["only_predicted"].get<std::size_t>(),
+      c["only_measured"].get<std::size_t>());
   for (const auto& m : c["misses"])
     out << fmt::format("  miss: {} x {} ({}), {:+} bytes in all, e.g. predicted {} measured {}\n",
                        m["count"].get<std::size_t>(), m["where"].get<std::string>(), m["law"].get<std::string>(),
@@ -191,8 +193,9 @@ const replay::WhatIfReport& needs(const TargetResult& r) { return r.unlimited ? 
 
 void printGridRow(std::ostream& out, const TargetResult& r, bool edits, bool capacity_known) {
   const auto& n = needs(r);
-  std::string row = fmt::format("{:<24} {:>16} {:>16} {:>5}", scale::paramsText(r.asked), n.baseline.peak_reserved.bytes,
-                                n.baseline.peak_allocated.bytes, fitsText(r.report.baseline, capacity_known));
+  std::string row =
+      fmt::format("{:<24} {:>16} {:>16} {:>5}", scale::paramsText(r.asked), n.baseline.peak_reserved.bytes,
+                  n.baseline.peak_allocated.bytes, fitsText(r.report.baseline, capacity_known));
   if (edits)
     row += fmt::format(" {:>16} {:>5}", n.whatif.peak_reserved.bytes, fitsText(r.report.whatif, capacity_known));
   const auto unexplained = r.model.laws.count("unexplained") ? r.model.laws.at("unexplained") : 0;
@@ -258,7 +261,8 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
   }
   if (results.size() == 1) {
     printModel(out, *scaler, results[0].model);
-    printWhatIf(out, results[0].trace.snapshot, results[0].report, "predicted " + scale::paramsText(results[0].model.target));
+    printWhatIf(out, results[0].trace.snapshot, results[0].report,
+                "predicted " + scale::paramsText(results[0].model.target));
     if (!a.out_path.empty()) out << "predicted trace written to " << a.out_path << "\n";
     if (check) printCheck(out, *check);
     return kOk;
@@ -278,16 +282,17 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
 
 void registerScale(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err) {
   auto args = std::make_shared<ScaleArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "scale",
-      "Predict the trace of a job at another size (world, seq, batch, ...) from captures at a few sizes, and replay it");
+  CLI::App* cmd = app.add_subcommand("scale",
+                                     "Predict the trace of a job at another size (world, seq, batch, ...) from "
+                                     "captures at a few sizes, and replay it");
   cmd->footer(
       "Example: reservoir scale --from world=2,seq=4096:A.pickle --from world=4,seq=4096:B.pickle "
       "--to world=8,16,32,64 --capacity 141GiB --overhead 3GiB --cleanup after:train.py:load\n"
       "Parameters may come from the capture sidecar (--from A.pickle reads A.json: world_size and config). A parameter "
       "missing from --to takes the inputs' common value. Each request's size is fitted as a law of the parameters "
       "(constant, affine in tokens = seq*batch, FSDP2 shard c + K/world, quadratic where three inputs show one); the "
-      "predicted trace is an ordinary snapshot (--out) that whatif, sweep, export and memory_viz open. See docs/scale.md.");
+      "predicted trace is an ordinary snapshot (--out) that whatif, sweep, export and memory_viz open. See "
+      "docs/scale.md.");
   cmd->add_option("--from", args->from, "[NAME=VALUE,...:]TRACE, a capture of the program at known parameters (repeat)")
       ->required();
   cmd->add_option("--to", args->to, "NAME=VALUE[,VALUE...],...: the target; value lists make a grid (one row each)")

@@ -6,11 +6,11 @@
 
 #include <filesystem>
 
-#include "scale/laws.h"
 #include "cli_runner.h"
 #include "reservoir/replay/scale.h"
 #include "reservoir/traces/reader.h"
 #include "reservoir/traces/writer.h"
+#include "scale/laws.h"
 #include "test_paths.h"
 
 namespace reservoir::replay::scale {
@@ -271,7 +271,8 @@ TEST(ScaleCli, GridJsonAndSidecarParameters) {
   std::filesystem::remove(out);
 
   // Usage errors: a grid with --out, a target parameter no input has, no --to.
-  EXPECT_NE(test::runReservoir({"scale", "--from", a, "--from", b, "--to", "world=8,16", "--out", out.string()}).code, 0);
+  EXPECT_NE(test::runReservoir({"scale", "--from", a, "--from", b, "--to", "world=8,16", "--out", out.string()}).code,
+            0);
   EXPECT_NE(test::runReservoir({"scale", "--from", a, "--from", b, "--to", "depth=3"}).code, 0);
   EXPECT_NE(test::runReservoir({"scale", "--from", a}).code, 0);
 }

@@ -30,9 +30,10 @@ Expected<std::vector<std::vector<Index>>> myersSearch(const std::uint64_t* a, In
     }
     history.emplace_back(v.begin() + (off - d), v.begin() + (off + d + 1));
   }
-  return Status::error(fmt::format("the request streams differ in more than {} requests (of {} and {}): not the same "
-                                   "program",
-                                   max_distance, n, m));
+  return Status::error(
+      fmt::format("the request streams differ in more than {} requests (of {} and {}): not the same "
+                  "program",
+                  max_distance, n, m));
 }
 
 }  // namespace

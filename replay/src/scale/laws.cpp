@@ -93,7 +93,8 @@ std::string Law::describe() const {
   const auto& v = variable;
   if (kind == LawKind::kAffine) {
     const LD b = (s1 - s0) / (x1 - x0);
-    return fmt::format("{} = {:.10g} + {:.10g}*{}", className(), static_cast<double>(s0 - b * x0), static_cast<double>(b), v);
+    return fmt::format("{} = {:.10g} + {:.10g}*{}", className(), static_cast<double>(s0 - b * x0),
+                       static_cast<double>(b), v);
   }
   if (kind == LawKind::kShard) {
     const LD k = (s0 - s1) * x0 * x1 / (x1 - x0);

@@ -65,7 +65,8 @@ Expected<Params> parseParams(std::string_view text) {
   if (!lists) return lists.status();
   Params p;
   for (const auto& [name, values] : *lists) {
-    if (values.size() != 1) return Status::error(fmt::format("'{}': '{}' has {} values, expected one", text, name, values.size()));
+    if (values.size() != 1)
+      return Status::error(fmt::format("'{}': '{}' has {} values, expected one", text, name, values.size()));
     p[name] = values[0];
   }
   return p;
@@ -102,20 +103,22 @@ Expected<Params> paramsFromCaptureJson(const std::string& trace_path) {
   const auto json_path = p.parent_path() / (stem + ".json");
   std::ifstream in(json_path);
   if (!in)
-    return Status::error(fmt::format("{}: no parameters given and no capture sidecar {} to read them from "
-                                     "(write --from NAME=VALUE,...:FILE)",
-                                     trace_path, json_path.string()));
+    return Status::error(
+        fmt::format("{}: no parameters given and no capture sidecar {} to read them from "
+                    "(write --from NAME=VALUE,...:FILE)",
+                    trace_path, json_path.string()));
   nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return Status::error(fmt::format("{}: not a JSON object (expected the capture kit's sidecar)", json_path.string()));
   Params params;
-  if (j.contains("world_size") && j["world_size"].is_number_integer()) params["world"] = j["world_size"].get<std::int64_t>();
+  if (j.contains("world_size") && j["world_size"].is_number_integer())
+    params["world"] = j["world_size"].get<std::int64_t>();
   if (j.contains("config") && j["config"].is_object())
     for (const auto& [k, v] : j["config"].items())
       if (v.is_number_integer()) params[k] = v.get<std::int64_t>();
   if (params.empty())
-    return Status::error(fmt::format("{}: neither world_size nor an integer in config (expected the capture kit's sidecar)",
-                                     json_path.string()));
+    return Status::error(fmt::format(
+        "{}: neither world_size nor an integer in config (expected the capture kit's sidecar)", json_path.string()));
   return params;
 }
 
@@ -124,8 +127,7 @@ Expected<Params> completeTarget(const std::vector<Input>& inputs, const Params& 
   // The parameters every input has (a sidecar may record more than another input's --from gives).
   std::set<std::string> names;
   for (const auto& [k, v] : inputs[0].params) names.insert(k);
-  for (const auto& in : inputs)
-    std::erase_if(names, [&](const std::string& k) { return !in.params.count(k); });
+  for (const auto& in : inputs) std::erase_if(names, [&](const std::string& k) { return !in.params.count(k); });
   for (const auto& [k, v] : target)
     if (!names.count(k))
       return Status::error(fmt::format("target parameter '{}' is not a parameter of every input (they all have: {})", k,
@@ -136,8 +138,9 @@ Expected<Params> completeTarget(const std::vector<Input>& inputs, const Params& 
     const std::int64_t first = inputs[0].params.at(name);
     for (const auto& in : inputs)
       if (in.params.at(name) != first)
-        return Status::error(fmt::format("the inputs differ in '{}' ({} in {}, {} in {}): give the target's value in --to",
-                                         name, first, inputs[0].name, in.params.at(name), in.name));
+        return Status::error(
+            fmt::format("the inputs differ in '{}' ({} in {}, {} in {}): give the target's value in --to", name, first,
+                        inputs[0].name, in.params.at(name), in.name));
     out[name] = first;
   }
   return out;

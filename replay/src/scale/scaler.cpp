@@ -75,17 +75,19 @@ void addCoverageNotes(const std::vector<Input>& inputs, const Params& target, Sc
     std::set<std::int64_t> seen;
     for (const auto& in : inputs) seen.insert(in.params.at(name));
     if (seen.size() == 1 && *seen.begin() != value)
-      m.notes.push_back(fmt::format("no two inputs differ in '{}': requests whose size depends on it keep the inputs' "
-                                    "size ({} -> {})",
-                                    name, *seen.begin(), value));
+      m.notes.push_back(
+          fmt::format("no two inputs differ in '{}': requests whose size depends on it keep the inputs' "
+                      "size ({} -> {})",
+                      name, *seen.begin(), value));
     else if (value < *seen.begin() || value > *seen.rbegin())
       m.notes.push_back(fmt::format("'{}' = {} is extrapolated (the inputs span {} to {})", name, value, *seen.begin(),
                                     *seen.rbegin()));
     if (name == "world" && value > *seen.rbegin())
-      m.notes.push_back(fmt::format("FSDP2 pads each parameter's dim 0 to a multiple of the world size: the shard laws "
-                                    "assume world = {} divides it (no parameter shapes are recorded); where it does not, "
-                                    "shards and all-gather buffers are larger by the padding",
-                                    value));
+      m.notes.push_back(
+          fmt::format("FSDP2 pads each parameter's dim 0 to a multiple of the world size: the shard laws "
+                      "assume world = {} divides it (no parameter shapes are recorded); where it does not, "
+                      "shards and all-gather buffers are larger by the padding",
+                      value));
   }
 }
 
@@ -149,7 +151,8 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
     std::size_t matched = 0;
     for (auto v : matches[i]) matched += v >= 0;
     m.unmatched_per_input[i] = keys_[i].size() - matched;
-    if (matched < keys_[i].size() || matched < keys_[t].size()) m.notes.push_back(programNote(i, t, matches[i], matched));
+    if (matched < keys_[i].size() || matched < keys_[t].size())
+      m.notes.push_back(programNote(i, t, matches[i], matched));
   }
   const auto variables = detail::lawVariables(inputs_);
   const auto& tops = prepared_[t]->program.ops;
@@ -183,9 +186,10 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
   }
   addCoverageNotes(inputs_, m.target, m);
   if (m.inexact)
-    m.notes.push_back(fmt::format("{} sizes are not whole at the target (a shard whose dim 0 the target's world does not "
-                                  "divide is rounded up, as FSDP2's padding does; its row size is unknown)",
-                                  m.inexact));
+    m.notes.push_back(
+        fmt::format("{} sizes are not whole at the target (a shard whose dim 0 the target's world does not "
+                    "divide is rounded up, as FSDP2's padding does; its row size is unknown)",
+                    m.inexact));
   return m;
 }
 
@@ -224,7 +228,8 @@ Expected<Comparison> Scaler::compare(const ScaleModel& model, const Input& measu
   const auto keys = requestKeys(*p, &ops);
   const std::size_t t = model.template_input;
   auto match = alignSequences(keys_[t], keys, options_.max_edit_distance);
-  if (!match) return Status::error(fmt::format("aligning {} with {}: {}", measured.name, inputs_[t].name, match.message()));
+  if (!match)
+    return Status::error(fmt::format("aligning {} with {}: {}", measured.name, inputs_[t].name, match.message()));
   Comparison c;
   std::map<std::pair<std::string, std::string>, MissClass> classes;
   std::size_t matched = 0;
@@ -243,7 +248,8 @@ Expected<Comparison> Scaler::compare(const ScaleModel& model, const Input& measu
       continue;
     }
     std::string where = describeStack(*inputs_[t].snapshot, f.stack, 2);
-    if (const auto more = where.find(" <- ... ("); more != std::string::npos) where.resize(more);  // the class, not the depth
+    if (const auto more = where.find(" <- ... ("); more != std::string::npos)
+      where.resize(more);  // the class, not the depth
     auto& mc = classes[{where, f.law.className()}];
     if (mc.count == 0) {
       mc.where = where, mc.law = f.law.className();

@@ -67,7 +67,7 @@ struct Law {
   // The size at `params` (x taken from them); `exact` is cleared when the value is not a whole
   // number of bytes (a shard past the inputs' divisibility is rounded up, as padding does).
   [[nodiscard]] std::int64_t evaluate(const Params& params, bool* exact = nullptr) const;
-  [[nodiscard]] std::string describe() const;  // "affine(tokens): 8192 + 4096*tokens"
+  [[nodiscard]] std::string describe() const;   // "affine(tokens): 8192 + 4096*tokens"
   [[nodiscard]] std::string className() const;  // "affine(tokens)"
 };
 
@@ -76,7 +76,7 @@ std::optional<std::int64_t> variableValue(const Params& params, std::string_view
 
 // One request of the template (the input the target is synthesized from) with its matches.
 struct RequestFit {
-  std::uint32_t op = 0;            // the template's malloc op
+  std::uint32_t op = 0;             // the template's malloc op
   std::vector<std::int64_t> sizes;  // per input; -1 where the input has no matching request
   Law law;
   std::int64_t predicted = 0;
@@ -153,8 +153,8 @@ class Scaler {
 };
 
 // Scaler::create + fit + synthesize, for one target.
-Expected<ScaledTrace> scaleTrace(const std::vector<Input>& inputs, const Params& target, ScaleModel* model_out = nullptr,
-                                 const ScaleOptions& options = {});
+Expected<ScaledTrace> scaleTrace(const std::vector<Input>& inputs, const Params& target,
+                                 ScaleModel* model_out = nullptr, const ScaleOptions& options = {});
 
 // Alignment of two request-key sequences (Myers' O(ND) diff): for each element of `a`, the
 // index of its match in `b`, or -1. Fails past `max_distance` insertions and deletions.
