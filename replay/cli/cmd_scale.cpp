@@ -49,6 +49,10 @@ Expected<Opened> openInputs(const ScaleArgs& a, std::ostream& err) {
   for (const auto& spec : a.from) {
     auto split = splitFrom(spec);
     if (!split) return split.status();
+    if (!split->first && a.env.no_capture_json)
+      return Status::error("--from " + spec +
+                           ": no parameters, and --no-capture-json keeps them from being read from "
+                           "the sidecar (write --from NAME=VALUE,...:FILE)");
     auto params = split->first ? Expected<scale::Params>(*split->first) : scale::paramsFromCaptureJson(split->second);
     if (!params) return params.status();
     auto opened = openTrace(split->second, a.device, a.env, err);
@@ -216,6 +220,7 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
   auto scaler = scale::Scaler::create(opened->inputs);
   if (!scaler) return fail(err, scaler.message());
   const bool edits = !w->edits.empty() || w->settings || w->fraction;
+  if (targets->size() > 1) w->analyze_peak = false;  // a grid's rows do not show what pins the cache
   std::vector<TargetResult> results;
   for (const auto& t : *targets) {
     auto r = runTarget(*scaler, t, *w);
@@ -303,7 +308,8 @@ void registerScale(CLI::App& app, std::function<void(int)> set_result, std::ostr
                   "a capture of the target: report the prediction's error in bytes and the request classes that miss");
   cmd->add_option("--max-unexplained", args->max_unexplained, "unexplained requests listed in --json (default 20)");
   cmd->add_flag("--json", args->json, "machine-readable output");
-  cmd->add_flag("--no-capture-json", args->env.no_capture_json, "ignore X.json beside X.pickle (give the parameters)");
+  cmd->add_flag("--no-capture-json", args->env.no_capture_json,
+                "ignore X.json beside X.pickle (then every --from gives its parameters)");
   addEditOptions(cmd, &args->edits);
   cmd->callback([args, set_result, &out, &err] { set_result(runScaleCmd(*args, out, err)); });
 }

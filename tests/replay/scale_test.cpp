@@ -275,6 +275,7 @@ TEST(ScaleCli, GridJsonAndSidecarParameters) {
             0);
   EXPECT_NE(test::runReservoir({"scale", "--from", a, "--from", b, "--to", "depth=3"}).code, 0);
   EXPECT_NE(test::runReservoir({"scale", "--from", a}).code, 0);
+  EXPECT_NE(test::runReservoir({"scale", "--from", a, "--from", b, "--to", "world=8", "--no-capture-json"}).code, 0);
 }
 
 }  // namespace
