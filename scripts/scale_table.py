@@ -60,4 +60,5 @@ seqs = ["w4-s2048", "w4-s4096"]
 print(row(seqs, "w4-s8192", "seq=8192"))
 print(row(seqs, "w4-s16384", "seq=16384,batch=1"))
 print(row(["w4-s2048", "w4-s4096", "w4-s8192"], "w4-s16384", "seq=16384,batch=1"))
+print(row(["w4-s4096", "w4-s16384"], "w4-s8192", "seq=8192,batch=2"))
 print(row(["w2-s4096", "w4-s4096", "w4-s2048"], "w8-s4096", "world=8,seq=4096"))

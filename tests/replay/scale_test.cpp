@@ -43,6 +43,7 @@ TEST(ScaleParams, TargetTakesTheInputsCommonValues) {
   EXPECT_EQ(t->at("seq"), 4096);
   EXPECT_FALSE(completeTarget(in, {{"seq", 8192}}).ok());  // world differs: the target must name it
   EXPECT_FALSE(completeTarget(in, {{"heads", 8}}).ok());   // no input has it
+  EXPECT_FALSE(completeTarget(in, {{"world", 0}}).ok());
 }
 
 std::vector<detail::Point> points(const std::vector<Params>& ps, const std::vector<std::int64_t>& sizes) {
@@ -59,12 +60,12 @@ TEST(ScaleLaws, ConstantAffineShardQuadratic) {
   // An FSDP2 shard of a 1024-row fp32 parameter plus a fixed header: c + K / world.
   auto shard = detail::fitLaw(points(worlds, {296 + 49152 / 2, 296 + 49152 / 4}), kVars);
   EXPECT_EQ(shard.kind, LawKind::kShard);
-  bool exact = false;
-  EXPECT_EQ(shard.evaluate({{"world", 32}}, &exact), 296 + 49152 / 32);
-  EXPECT_TRUE(exact);
+  bool shard_exact = false;
+  EXPECT_EQ(shard.evaluate({{"world", 32}}, &shard_exact), 296 + 49152 / 32);
+  EXPECT_TRUE(shard_exact);
   // Past divisibility the shard rounds up (padding) and says it is not exact.
-  EXPECT_EQ(shard.evaluate({{"world", 5}}, &exact), 296 + (49152 + 4) / 5);
-  EXPECT_FALSE(exact);
+  EXPECT_EQ(shard.evaluate({{"world", 5}}, &shard_exact), 296 + (49152 + 4) / 5);
+  EXPECT_FALSE(shard_exact);
 
   const std::vector<Params> seqs = {{{"world", 4}, {"seq", 2048}, {"batch", 2}},
                                     {{"world", 4}, {"seq", 4096}, {"batch", 2}}};
@@ -83,6 +84,14 @@ TEST(ScaleLaws, ConstantAffineShardQuadratic) {
   auto quad = detail::fitLaw(points(three, {10, 40, 90}), {"tokens"});
   ASSERT_EQ(quad.kind, LawKind::kQuadratic);
   EXPECT_EQ(quad.evaluate({{"seq", 10}}), 1000);
+  // Past the exact range (values over 2^31) the law is evaluated in floating point and says so.
+  auto square = detail::fitLaw(points(three, {1, 4, 9}), {"tokens"});
+  ASSERT_EQ(square.kind, LawKind::kQuadratic);
+  bool exact = true;
+  const std::int64_t big = (std::int64_t{1} << 31) + 2;
+  const auto v = square.evaluate({{"seq", big}}, &exact);
+  EXPECT_FALSE(exact);
+  EXPECT_NEAR(static_cast<double>(v) / (static_cast<double>(big) * static_cast<double>(big)), 1.0, 1e-9);
   const std::vector<Params> four = {{{"seq", 1}}, {{"seq", 2}}, {{"seq", 3}}, {{"seq", 4}}};
   EXPECT_EQ(detail::fitLaw(points(four, {10, 40, 90, 170}), {"tokens"}).kind, LawKind::kUnexplained);
   // A size that is not a function of any parameter is unexplained.
@@ -191,6 +200,47 @@ TEST(ScaleShared, SequenceLengthsAreAffineInTokens) {
     EXPECT_EQ(err, 0);
   }
   EXPECT_TRUE(p.report.conformance.exact());
+}
+
+TEST(ScaleShared, InputsOfDifferentLengthsAlign) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  // Batch 1 issues 6 requests fewer than batch 2: the streams still align, and the peaks of
+  // w4-s8192 (batch 2, the same tokens as w4-s16384) come out exact.
+  std::vector<Loaded> from;
+  from.push_back(load("w4-s4096"));
+  from.push_back(load("w4-s16384"));
+  const Prediction p = predict(from, {{"seq", 8192}, {"batch", 2}});
+  ASSERT_EQ(p.model.unmatched_per_input.size(), 2u);
+  const auto other = 1 - p.model.template_input;
+  // The batch-1 stream is the batch-2 one less 6 requests: exactly those go unmatched.
+  const std::size_t template_only = p.model.requests.size() - p.model.matched_everywhere;
+  EXPECT_EQ(template_only + p.model.unmatched_per_input[other], 6u);
+  const RunResult m = measured(load("w4-s8192"));
+  EXPECT_EQ(p.report.baseline.peak_reserved.bytes, m.peak_reserved.bytes);
+}
+
+TEST(ScaleShared, AnotherProgramIsNamedInTheNotes) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  // World size 1 skips FSDP2's all-gather: its requests do not all align with world 2's.
+  std::vector<Loaded> from;
+  from.push_back(load("w1-s4096"));
+  from.push_back(load("w2-s4096"));
+  ScaleModel model;
+  auto trace = scaleTrace(inputsOf(from), {{"world", 4}}, &model);
+  ASSERT_TRUE(trace.ok()) << trace.message();
+  EXPECT_LT(model.matched_everywhere, model.requests.size());
+  bool named = false;
+  for (const auto& n : model.notes) named = named || n.find("not the same program") != std::string::npos;
+  EXPECT_TRUE(named);
+  // Checked against the capture of the target, the worst misses are the all-gather inputs.
+  const Loaded target = load("w4-s4096");
+  auto scaler = Scaler::create(inputsOf(from));
+  ASSERT_TRUE(scaler.ok());
+  auto cmp = scaler->compare(model, {&target.snapshot, 0, {}, target.params, target.name});
+  ASSERT_TRUE(cmp.ok()) << cmp.message();
+  ASSERT_FALSE(cmp->misses.empty());
+  EXPECT_NE(cmp->misses[0].where.find("_get_param_all_gather_inputs"), std::string::npos) << cmp->misses[0].where;
+  EXPECT_LT(cmp->equal, cmp->compared);
 }
 
 TEST(ScaleShared, SnapshotIsWrittenReadBackAndRevalidates) {

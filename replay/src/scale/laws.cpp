@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace reservoir::replay::scale {
@@ -29,6 +30,21 @@ std::int64_t divide(Int128 num, Int128 den, bool round_up, bool* exact) {
     q = 0;
   }
   return static_cast<std::int64_t>(q);
+}
+
+// The quadratic through three points at x, in floating point (for values too large for the
+// exact form), rounded to whole bytes and clamped at 0.
+std::int64_t quadraticApprox(const std::vector<std::pair<std::int64_t, std::int64_t>>& b, long double x) {
+  long double v = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    long double term = static_cast<long double>(b[i].second);
+    for (std::size_t j = 0; j < 3; ++j)
+      if (j != i)
+        term *= (x - static_cast<long double>(b[j].first)) / static_cast<long double>(b[i].first - b[j].first);
+    v += term;
+  }
+  constexpr long double kMax = 9.0e18L;  // below INT64_MAX: no request is near it
+  return v <= 0 ? 0 : static_cast<std::int64_t>(std::llround(std::min(v, kMax)));
 }
 
 }  // namespace
@@ -69,6 +85,12 @@ std::int64_t Law::evaluate(const Params& params, bool* exact) const {
     }
     case LawKind::kQuadratic: {
       const auto [x2, s2] = basis[2];
+      constexpr std::int64_t kExactBound = std::int64_t{1} << 31;  // keeps the products below 2^127
+      const auto big = [&](Int128 v) { return v > kExactBound || v < -kExactBound; };
+      if (big(x) || big(x0) || big(x1) || big(x2)) {
+        if (exact) *exact = false;
+        return quadraticApprox(basis, static_cast<long double>(*xv));
+      }
       const Int128 d = Int128{x0 - x1} * (x0 - x2) * (x1 - x2);
       const Int128 num = Int128{s0} * (x - x1) * (x - x2) * (x1 - x2) - Int128{s1} * (x - x0) * (x - x2) * (x0 - x2) +
                          Int128{s2} * (x - x0) * (x - x1) * (x0 - x1);

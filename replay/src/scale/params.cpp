@@ -132,6 +132,9 @@ Expected<Params> completeTarget(const std::vector<Input>& inputs, const Params& 
     if (!names.count(k))
       return Status::error(fmt::format("target parameter '{}' is not a parameter of every input (they all have: {})", k,
                                        fmt::join(names, ", ")));
+  for (const auto& [k, v] : target)
+    if (v <= 0 && (k == "world" || k == "seq" || k == "batch"))
+      return Status::error(fmt::format("target {}={}: must be at least 1", k, v));
   Params out = target;
   for (const auto& name : names) {
     if (out.count(name)) continue;

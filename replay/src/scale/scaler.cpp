@@ -91,6 +91,60 @@ void addCoverageNotes(const std::vector<Input>& inputs, const Params& target, Sc
   }
 }
 
+// Diff "sliders": where one stream has a request fewer in a run of requests with the same key
+// (a batch of 1 skips a contiguous copy of the embedding's input), the key alone leaves open
+// which one is missing. Each gap slides along its run to where the matched sizes are closest.
+std::vector<std::int64_t> sizesOf(const PreparedTrace& p, const std::vector<std::uint32_t>& ops) {
+  std::vector<std::int64_t> out;
+  out.reserve(ops.size());
+  for (auto op : ops) out.push_back(static_cast<std::int64_t>(p.program.ops[op].size));
+  return out;
+}
+
+double sizeDistance(std::int64_t a, std::int64_t b) {
+  return std::fabs(std::log(static_cast<double>(std::max<std::int64_t>(a, 1))) -
+                   std::log(static_cast<double>(std::max<std::int64_t>(b, 1))));
+}
+
+bool slideOnce(std::vector<std::int64_t>& match, const std::vector<std::uint64_t>& tk,
+               const std::vector<std::int64_t>& ts, const std::vector<std::uint64_t>& ik,
+               const std::vector<std::int64_t>& is) {
+  bool changed = false;
+  std::vector<bool> used(ik.size(), false);
+  for (auto j : match)
+    if (j >= 0) used[static_cast<std::size_t>(j)] = true;
+  for (std::size_t t = 0; t < match.size(); ++t) {
+    if (match[t] < 0) {  // a template request without a match: take a same-key neighbour's if closer
+      for (std::size_t n : {t - 1, t + 1}) {
+        if (n >= match.size() || match[n] < 0 || tk[n] != tk[t]) continue;
+        const auto j = static_cast<std::size_t>(match[n]);
+        if (sizeDistance(ts[t], is[j]) < sizeDistance(ts[n], is[j])) {
+          match[t] = match[n], match[n] = -1, changed = true;
+          break;
+        }
+      }
+      continue;
+    }
+    const auto j = static_cast<std::size_t>(match[t]);  // an input request left out beside this match
+    for (std::size_t n : {j - 1, j + 1}) {
+      if (n >= is.size() || used[n] || ik[n] != ik[j]) continue;
+      if (sizeDistance(ts[t], is[n]) < sizeDistance(ts[t], is[j])) {
+        used[j] = false, used[n] = true, match[t] = static_cast<std::int64_t>(n), changed = true;
+        break;
+      }
+    }
+  }
+  return changed;
+}
+
+void slideGaps(std::vector<std::int64_t>& match, const std::vector<std::uint64_t>& tk,
+               const std::vector<std::int64_t>& ts, const std::vector<std::uint64_t>& ik,
+               const std::vector<std::int64_t>& is) {
+  if (tk.size() == ik.size() && std::all_of(match.begin(), match.end(), [](auto j) { return j >= 0; })) return;
+  for (int round = 0; round < 64 && slideOnce(match, tk, ts, ik, is); ++round) {
+  }
+}
+
 }  // namespace
 
 Expected<Scaler> Scaler::create(std::vector<Input> inputs, const ScaleOptions& options) {
@@ -104,6 +158,7 @@ Expected<Scaler> Scaler::create(std::vector<Input> inputs, const ScaleOptions& o
     auto shared = std::make_shared<PreparedTrace>(std::move(*p));
     s.malloc_ops_.emplace_back();
     s.keys_.push_back(requestKeys(*shared, &s.malloc_ops_.back()));
+    s.sizes_.push_back(sizesOf(*shared, s.malloc_ops_.back()));
     s.prepared_.push_back(std::move(shared));
   }
   s.inputs_ = std::move(inputs);
@@ -148,6 +203,7 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
     auto a = alignSequences(keys_[t], keys_[i], options_.max_edit_distance);
     if (!a) return Status::error(fmt::format("aligning {} with {}: {}", inputs_[i].name, inputs_[t].name, a.message()));
     matches[i] = std::move(*a);
+    slideGaps(matches[i], keys_[t], sizes_[t], keys_[i], sizes_[i]);
     std::size_t matched = 0;
     for (auto v : matches[i]) matched += v >= 0;
     m.unmatched_per_input[i] = keys_[i].size() - matched;
@@ -230,6 +286,10 @@ Expected<Comparison> Scaler::compare(const ScaleModel& model, const Input& measu
   auto match = alignSequences(keys_[t], keys, options_.max_edit_distance);
   if (!match)
     return Status::error(fmt::format("aligning {} with {}: {}", measured.name, inputs_[t].name, match.message()));
+  std::vector<std::int64_t> predicted;  // the gaps slide to where the predicted sizes meet the measured ones
+  predicted.reserve(model.requests.size());
+  for (const auto& f : model.requests) predicted.push_back(f.predicted);
+  slideGaps(*match, keys_[t], predicted, keys, sizesOf(*p, ops));
   Comparison c;
   std::map<std::pair<std::string, std::string>, MissClass> classes;
   std::size_t matched = 0;

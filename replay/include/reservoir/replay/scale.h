@@ -149,6 +149,7 @@ class Scaler {
   std::vector<std::shared_ptr<const PreparedTrace>> prepared_;
   std::vector<std::vector<std::uint64_t>> keys_;
   std::vector<std::vector<std::uint32_t>> malloc_ops_;  // per input: its malloc ops, in order
+  std::vector<std::vector<std::int64_t>> sizes_;        // per input: their sizes
   ScaleOptions options_;
 };
 
