@@ -241,6 +241,15 @@ TEST(ScaleShared, AnotherProgramIsNamedInTheNotes) {
   ASSERT_FALSE(cmp->misses.empty());
   EXPECT_NE(cmp->misses[0].where.find("_get_param_all_gather_inputs"), std::string::npos) << cmp->misses[0].where;
   EXPECT_LT(cmp->equal, cmp->compared);
+
+  // A program that has nothing in common with the scale set is refused, not scaled.
+  auto synth = traces::readSnapshotFile(test::sharedTrace("synth/default-s1.pickle").string());
+  ASSERT_TRUE(synth.ok()) << synth.message();
+  std::vector<Input> mixed = inputsOf(from);
+  mixed[0] = {&*synth, synth->busiestDevice(), {}, from[0].params, "default-s1"};
+  auto refused = scaleTrace(mixed, {{"world", 4}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("not the same program"), std::string::npos) << refused.message();
 }
 
 TEST(ScaleShared, SnapshotIsWrittenReadBackAndRevalidates) {

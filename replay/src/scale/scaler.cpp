@@ -207,6 +207,11 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
     std::size_t matched = 0;
     for (auto v : matches[i]) matched += v >= 0;
     m.unmatched_per_input[i] = keys_[i].size() - matched;
+    if (2 * matched < std::max(keys_[i].size(), keys_[t].size()))
+      return Status::error(
+          fmt::format("{} and {} are not the same program: only {} of their {} and {} requests align "
+                      "by stack and order",
+                      inputs_[i].name, inputs_[t].name, matched, keys_[i].size(), keys_[t].size()));
     if (matched < keys_[i].size() || matched < keys_[t].size())
       m.notes.push_back(programNote(i, t, matches[i], matched));
   }
