@@ -8,6 +8,7 @@
 
 #include "cli_runner.h"
 #include "reservoir/replay/scale.h"
+#include "reservoir/replay/session.h"
 #include "reservoir/traces/reader.h"
 #include "reservoir/traces/writer.h"
 #include "scale/laws.h"
@@ -272,6 +273,18 @@ TEST(ScaleShared, SnapshotIsWrittenReadBackAndRevalidates) {
   std::size_t with_frames = 0;
   for (const auto& e : back->devices.at(p.trace.device_index).events) with_frames += back->stack(e.stack).size() > 0;
   EXPECT_GT(with_frames, 0u);
+
+  // The GUI's loader opens the written file: its recorded series and its model stage.
+  const auto path = std::filesystem::temp_directory_path() / "reservoir-scale-gui.pickle";
+  ASSERT_TRUE(traces::writeSnapshotFile(p.trace.snapshot, path.string()).ok());
+  auto loaded = loadTraceFile(path.string(), std::nullopt, nullptr, {});
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  EXPECT_EQ((*loaded)->series.peak_reserved, p.report.baseline.peak_reserved.bytes);
+  EXPECT_EQ((*loaded)->annotations.size(), from[0].snapshot.annotations.size());
+  auto model = buildModelStage(**loaded, kDefaultCheckpointEvery, nullptr, {});
+  ASSERT_TRUE(model.ok()) << model.message();
+  EXPECT_EQ((*model)->run.peak_reserved.bytes, p.report.baseline.peak_reserved.bytes);
+  std::filesystem::remove(path);
 }
 
 TEST(ScaleShared, EditsApplyToThePredictedTrace) {
