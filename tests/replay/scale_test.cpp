@@ -342,6 +342,39 @@ TEST(ScaleCli, GridJsonAndSidecarParameters) {
   EXPECT_EQ(check.code, 0) << check.out << check.err;
   std::filesystem::remove(out);
 
+  // Every what-if edit applies to the predicted trace.
+  r = test::runReservoir({"scale",
+                          "--from",
+                          a,
+                          "--from",
+                          b,
+                          "--to",
+                          "world=16",
+                          "--json",
+                          "--cleanup",
+                          "after:resume.py:train_step#1",
+                          "--release",
+                          "adam.py@after:resume.py:train_step#1",
+                          "--probe",
+                          "after:resume.py:train_step#1",
+                          "--demand",
+                          "1GiB@after:resume.py:train_step#1",
+                          "--reset-peaks",
+                          "event:100",
+                          "--set",
+                          "expandable_segments:True",
+                          "--fraction",
+                          "0.9",
+                          "--capacity",
+                          "141GiB",
+                          "--overhead",
+                          "1GiB"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto all = nlohmann::json::parse(r.out);
+  EXPECT_EQ(all["whatif"]["probes"].size(), 1u);
+  EXPECT_TRUE(all["whatif"]["demand"]["fits"].get<bool>());
+  EXPECT_NE(all["whatif"]["peak_reserved"], all["predicted"]["peak_reserved"]);
+
   // Usage errors: a grid with --out, a target parameter no input has, no --to.
   EXPECT_NE(test::runReservoir({"scale", "--from", a, "--from", b, "--to", "world=8,16", "--out", out.string()}).code,
             0);
