@@ -219,6 +219,7 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
   const auto& tops = prepared_[t]->program.ops;
   m.requests.reserve(keys_[t].size());
   std::vector<detail::Point> points;
+  std::map<std::pair<LawKind, std::string>, std::size_t> by_class;
   for (std::size_t r = 0; r < keys_[t].size(); ++r) {
     RequestFit f;
     f.op = malloc_ops_[t][r];
@@ -242,8 +243,13 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
     bool exact = true;
     f.predicted = f.law.evaluate(m.target, &exact);
     m.inexact += !exact;
-    ++m.laws[f.law.className()];
+    ++by_class[{f.law.kind, f.law.variable}];
     m.requests.push_back(std::move(f));
+  }
+  for (const auto& [k, count] : by_class) {  // named once per class, not per request
+    Law named;
+    named.kind = k.first, named.variable = k.second;
+    m.laws[named.className()] += count;
   }
   addCoverageNotes(inputs_, m.target, m);
   if (m.inexact)
