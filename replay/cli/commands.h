@@ -21,6 +21,7 @@ void registerExport(CLI::App& app, std::function<void(int)> set_result, std::ost
 void registerInfo(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 void registerReplay(CLI::App& app, std::function<void(int)> set_result, std::ostream& out,
                     std::ostream& err);  // replay + synth
+void registerScale(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 
 // Prints "reservoir: <message>" and returns kInputError.
 int fail(std::ostream& err, const std::string& message);

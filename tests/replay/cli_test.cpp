@@ -73,7 +73,8 @@ TEST(Cli, CheckTakesThePeakResetFromTheSidecar) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["exact"], true);
   bool noted = false;
-  for (const auto& n : j["notes"]) noted = noted || n.get<std::string>().find("reset_peaks_after_event") != std::string::npos;
+  for (const auto& n : j["notes"])
+    noted = noted || n.get<std::string>().find("reset_peaks_after_event") != std::string::npos;
   EXPECT_TRUE(noted) << r.out;
   // Told a wrong place, the capture's peak statistics disagree.
   EXPECT_EQ(run({"check", trace, "--reset-peaks", "event:0"}).code, kFailed);

@@ -9,10 +9,8 @@ namespace {
 
 nlohmann::json peakJson(const traces::Snapshot& snap, const PeakInfo& p) {
   if (p.op == kNoOp) return nullptr;
-  return {{"bytes", p.bytes},
-          {"event_index", p.event},
-          {"time_us", p.time_us},
-          {"stack", describeStack(snap, p.stack, 6)}};
+  return {
+      {"bytes", p.bytes}, {"event_index", p.event}, {"time_us", p.time_us}, {"stack", describeStack(snap, p.stack, 6)}};
 }
 
 }  // namespace
