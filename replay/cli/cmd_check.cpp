@@ -5,7 +5,7 @@
 
 #include "commands.h"
 #include "common.h"
-#include "reservoir/replay/point.h"
+#include "reservoir/replay/option_text.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/whatif.h"
 
@@ -104,13 +104,9 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   replay::ConformanceOptions opts;
   opts.env = env;
   opts.expensive_checks = a.expensive;
-  for (const auto& text : a.reset_peaks) {
-    auto point = replay::parsePoint(text);
-    if (!point) return fail(err, "--reset-peaks: " + point.message());
-    auto gaps = replay::resolvePoint(*point, trace.snap(), dev);
-    if (!gaps) return fail(err, "--reset-peaks: " + gaps.message());
-    for (const auto& g : *gaps) opts.reset_peaks_at.push_back(g.boundary);
-  }
+  auto resets = replay::resetPeakBoundaries(trace.snap(), dev, a.reset_peaks, "--");
+  if (!resets) return fail(err, resets.message());
+  opts.reset_peaks_at = std::move(*resets);
   Progress progress(err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto report = replay::runConformance(trace.snap(), dev, opts);
