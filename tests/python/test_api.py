@@ -136,3 +136,15 @@ def test_python_m_reservoir_runs_the_command_line():
     assert json.loads(p.stdout) == reservoir.load(TINY).info()
     p = subprocess.run([sys.executable, "-m", "reservoir", "whatif", "/no/such.pickle"], capture_output=True, text=True)
     assert p.returncode == 3 and "/no/such.pickle" in p.stderr
+
+
+def test_a_gate_it_cannot_judge_raises_undecided():
+    # A demand with no capacity known (no recorded out-of-memory, none given) cannot be judged.
+    demand = "1GiB@" + LOAD_POINT
+    with pytest.raises(reservoir.GateFailed) as undecided:
+        reservoir.gate(TINY, demand=[demand])
+    assert undecided.value.undecided and undecided.value.result["undecided"] is True
+    rc, out, _ = run_cli("gate", TINY, "--demand", demand)
+    assert rc == 2 and out.strip() == "UNDECIDED: " + str(undecided.value)
+    # With a capacity it is judged: 1 GiB fits beside this small run on 80 GiB.
+    assert reservoir.gate(TINY, demand=[demand], capacity="80GiB")["pass"] is True
