@@ -5,7 +5,7 @@
 
 #include "commands.h"
 #include "common.h"
-#include "reservoir/replay/point.h"
+#include "reservoir/replay/option_text.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/whatif.h"
 
@@ -111,9 +111,7 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto report = replay::runConformance(trace.snap(), dev, opts);
   if (!report) return fail(err, a.trace + ": " + report.message());
-  if (resets->source != "given" && !resets->boundaries.empty())
-    report->notes.push_back(fmt::format("peak statistics reset at event boundary {} (reset_peaks_after_event in {})",
-                                        resets->boundaries.front(), resets->source));
+  if (!resets->note.empty()) report->notes.push_back(resets->note);
   if (a.json)
     out << replay::conformanceJson(*report, a.trace).dump(2) << "\n";
   else

@@ -10,7 +10,6 @@
 #include "common.h"
 #include "edit_options.h"
 #include "reservoir/replay/export.h"
-#include "reservoir/traces/writer.h"
 
 namespace reservoir::cli {
 namespace {
@@ -71,23 +70,12 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   auto edits = replay::resolveEdits(*prepared, w->edits);
   if (!edits) return fail(err, edits.message());
-  replay::RunSettings s = replay::chooseEditedRun(*prepared, *w).edited();
-  s.address_model = w->address_model;
-  if (!a.out.empty()) {
-    auto snap = replay::exportRun(*prepared, *edits, s);
-    if (!snap) return fail(err, snap.message());
-    if (Status st = traces::writeSnapshotFile(*snap, a.out); !st.ok()) return fail(err, a.out + ": " + st.message());
+  auto counts = replay::writeEditedRun(*prepared, *edits, *w, a.out, a.csv);
+  if (!counts) return fail(err, counts.message());
+  if (!a.out.empty())
     out << fmt::format("wrote {} ({} events, {} segments): open it in https://pytorch.org/memory_viz\n", a.out,
-                       snap->devices[dev].events.size(), snap->segments.size());
-  }
-  if (!a.csv.empty()) {
-    replay::RunSettings t = s;
-    t.keep_timeline = true;
-    const auto run = replay::replayProgram(*prepared, *edits, t);
-    if (Status st = traces::writeOutputFile(a.csv, replay::timelineCsv(*prepared, run)); !st.ok())
-      return fail(err, st.message());
-    out << fmt::format("wrote {} ({} rows)\n", a.csv, run.timeline.size());
-  }
+                       counts->events, counts->segments);
+  if (!a.csv.empty()) out << fmt::format("wrote {} ({} rows)\n", a.csv, counts->rows);
   return kOk;
 }
 

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "edit_options.h"
 #include "reservoir/replay/gate.h"
+#include "reservoir/replay/option_text.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/simulator/sizes.h"
 
@@ -24,17 +25,12 @@ struct GateArgs {
 };
 
 int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
-  replay::GateConditions conditions;
-  if (!a.budget.empty()) {
-    conditions.max_peak_reserved = sim::parseSize(a.budget);
-    if (!conditions.max_peak_reserved) return fail(err, "--max-peak-reserved: not a size: '" + a.budget + "'");
-  }
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.message());
   w->analyze_peak = false;
-  conditions.fraction = w->fraction;
-  for (const auto& e : w->edits)
-    if (e.kind == replay::Edit::Kind::kDemand) conditions.demands.push_back(e);
+  auto gate_conditions = replay::gateConditions(a.budget, *w, "--");
+  if (!gate_conditions) return fail(err, gate_conditions.message());
+  const replay::GateConditions& conditions = *gate_conditions;
   if (!replay::hasCondition(conditions, !a.edits.device.capacity.empty() || a.edits.device.fraction.has_value())) {
     err << "reservoir: gate needs a condition: --max-peak-reserved BYTES, --demand BYTES@POINT, or --capacity / "
            "--fraction (fail on a predicted out-of-memory)\nrun 'reservoir gate --help'\n";

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "reservoir/replay/option_text.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/summary.h"
 #include "reservoir/simulator/alloc_config.h"
@@ -61,18 +62,10 @@ int runInfo(const InfoArgs& a, std::ostream& out, std::ostream& err) {
   const traces::Snapshot& snap = trace->snap();
   auto env = makeEnvironment(a.env, *trace);
   if (!env) return fail(err, env.message());
-  std::vector<std::size_t> devices;
-  if (a.device) {
-    auto d = replay::chooseDevice(snap, a.device);
-    if (!d) return fail(err, d.message());
-    devices.push_back(*d);
-  } else {
-    const std::size_t busiest = snap.devices.empty() ? 0 : snap.busiestDevice();  // once: linear, not quadratic
-    for (std::size_t i = 0; i < snap.devices.size(); ++i)
-      if (!snap.devices[i].events.empty() || i == busiest) devices.push_back(i);
-  }
+  auto devices = replay::summaryDevices(snap, a.device);
+  if (!devices) return fail(err, devices.message());
   std::vector<replay::DeviceSummary> sums;
-  for (std::size_t d : devices) sums.push_back(replay::summarizeDevice(snap, d, *env));
+  for (std::size_t d : *devices) sums.push_back(replay::summarizeDevice(snap, d, *env));
   const auto total = replay::finalState(snap, std::nullopt);
   if (a.json) {
     out << replay::infoJson(snap, a.trace, sums).dump(2) << "\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "reservoir/replay/option_text.h"
 #include "reservoir/simulator/sizes.h"
 
 namespace reservoir::cli {
@@ -42,19 +43,7 @@ Expected<replay::Trace> loadTrace(const std::string& path, std::ostream& err, bo
 }
 
 Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, const replay::Trace& trace) {
-  replay::ReplayEnvironment env = trace.environment();
-  env.fraction = opts.fraction;
-  if (!opts.capacity.empty()) {
-    auto c = sim::parseSize(opts.capacity);
-    if (!c) return Status::error("--capacity: not a size: '" + opts.capacity + "' (e.g. 141GiB, 150109880320)");
-    env.total_memory = *c;
-  }
-  if (!opts.settings.empty()) {
-    auto cfg = sim::parseAllocConf(opts.settings);
-    if (!cfg) return Status::error("--settings: " + cfg.message());
-    env.settings = opts.settings;
-  }
-  return env;
+  return replay::replayEnvironment(trace, {opts.fraction, opts.capacity, opts.settings}, "--");
 }
 
 Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_t> device, const EnvOptions& opts,

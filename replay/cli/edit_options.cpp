@@ -1,9 +1,5 @@
 #include "edit_options.h"
 
-#include <fmt/format.h>
-
-#include "reservoir/simulator/sizes.h"
-
 namespace reservoir::cli {
 
 void addEditedRunFlags(CLI::App* app, EditedRunFlags* f) {
@@ -18,24 +14,7 @@ void addEditedRunFlags(CLI::App* app, EditedRunFlags* f) {
 }
 
 Expected<replay::EditedRunOptions> makeEditedRunOptions(const EditedRunFlags& f) {
-  replay::EditedRunOptions o;
-  if (!f.set.empty()) {
-    auto cfg = sim::parseAllocConf(f.set);
-    if (!cfg) return Status::error("--set '" + f.set + "': " + cfg.message());
-    o.settings = std::move(*cfg);
-  }
-  if (!f.capacity.empty()) {
-    auto c = sim::parseSize(f.capacity);
-    if (!c) return Status::error("--capacity: not a size: '" + f.capacity + "'");
-    o.capacity = *c;
-  }
-  if (!f.overhead.empty()) {
-    auto c = sim::parseSize(f.overhead);
-    if (!c) return Status::error("--overhead: not a size: '" + f.overhead + "'");
-    o.overhead = *c;
-  }
-  o.fraction = f.fraction;
-  return o;
+  return replay::parseEditedRunOptions(f, "--");
 }
 
 void addEditOptions(CLI::App* app, EditOptions* o) {
@@ -49,25 +28,6 @@ void addEditOptions(CLI::App* app, EditOptions* o) {
       ->check(CLI::IsMember({"recorded", "driver"}));
 }
 
-Expected<replay::WhatIfOptions> makeWhatIfOptions(const EditOptions& o) {
-  auto device = makeEditedRunOptions(o.device);
-  if (!device) return device.status();
-  replay::WhatIfOptions w;
-  static_cast<replay::EditedRunOptions&>(w) = std::move(*device);
-  // Each flag is an edit kind of the same name; the library parses it, the flag names the error.
-  using Kind = replay::Edit::Kind;
-  const std::pair<Kind, const std::vector<std::string>*> flags[] = {
-      {Kind::kCleanup, &o.cleanup}, {Kind::kRelease, &o.release},        {Kind::kProbe, &o.probe},
-      {Kind::kDemand, &o.demand},   {Kind::kResetPeaks, &o.reset_peaks},
-  };
-  for (const auto& [kind, texts] : flags)
-    for (const auto& t : *texts) {
-      auto e = replay::parseEdit(kind, t);
-      if (!e) return Status::error(fmt::format("--{}: {}", replay::editKindName(kind), e.message()));
-      w.edits.push_back(std::move(*e));
-    }
-  w.address_model = o.address_model == "driver" ? replay::AddressModel::kDriver : replay::AddressModel::kRecorded;
-  return w;
-}
+Expected<replay::WhatIfOptions> makeWhatIfOptions(const EditOptions& o) { return replay::parseWhatIfOptions(o, "--"); }
 
 }  // namespace reservoir::cli

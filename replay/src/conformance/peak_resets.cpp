@@ -24,6 +24,9 @@ Expected<PeakResets> choosePeakResets(const traces::Snapshot& snapshot, std::siz
     if (!gaps) return Status::error(fmt::format("{}: {}", text, gaps.message()));
     for (const auto& g : *gaps) r.boundaries.push_back(g.boundary);
   }
+  if (!r.boundaries.empty() && r.source != "given")
+    r.note = fmt::format("peak statistics reset at event boundary {} (reset_peaks_after_event in {})",
+                         r.boundaries.front(), r.source);
   return r;
 }
 

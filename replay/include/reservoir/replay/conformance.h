@@ -109,6 +109,7 @@ Expected<sim::AllocatorConfig> replayConfig(const traces::Snapshot& snapshot, co
 struct PeakResets {
   std::vector<std::uint32_t> boundaries;
   std::string source;  // "" (none), "given", or the capture JSON's path
+  std::string note;    // for the report when the boundaries came from the capture JSON
 };
 Expected<PeakResets> choosePeakResets(const traces::Snapshot& snapshot, std::size_t device_index,
                                       const CaptureFacts* capture, const std::vector<std::string>& points);
