@@ -3,16 +3,16 @@
 
 #include <algorithm>
 
+#include "reservoir/replay/report_text.h"
+
 namespace reservoir::replay {
 
 namespace {
 
 nlohmann::json peakJson(const traces::Snapshot& snap, const PeakInfo& p) {
   if (p.op == kNoOp) return nullptr;
-  return {{"bytes", p.bytes},
-          {"event_index", p.event},
-          {"time_us", p.time_us},
-          {"stack", describeStack(snap, p.stack, 6)}};
+  return {
+      {"bytes", p.bytes}, {"event_index", p.event}, {"time_us", p.time_us}, {"stack", describeStack(snap, p.stack, 6)}};
 }
 
 }  // namespace
@@ -72,6 +72,7 @@ nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r) {
 
 nlohmann::json whatIfJson(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path) {
   nlohmann::json j;
+  j["verdict"] = whatIfVerdict(rep);
   j["trace"] = path;
   j["device"] = snap.devices[rep.device_index].device;
   j["baseline"] = runJson(snap, rep.baseline);
