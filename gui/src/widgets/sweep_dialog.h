@@ -10,7 +10,9 @@
 
 #include "reservoir/replay/sweep.h"
 
+class QComboBox;
 class QLabel;
+class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
@@ -26,8 +28,17 @@ class SweepDialog : public QDialog {
   explicit SweepDialog(TraceDocument* doc, QWidget* parent = nullptr);
   ~SweepDialog() override;
   void start();
+  // The objective: "peak", "reserved:POINT" or "peak-in:ANNOTATION" (the choice above the table).
+  void setObjective(const QString& text);
+  [[nodiscard]] QString objectiveText() const;
+  void cancel();
   [[nodiscard]] bool running() const { return running_; }
   [[nodiscard]] const replay::SweepReport* report() const { return report_.get(); }
+  [[nodiscard]] QTableWidget* table() const { return table_; }
+  [[nodiscard]] QProgressBar* progressBar() const { return progress_; }
+  [[nodiscard]] QString statusText() const;
+  // Runs the candidate of a table row (as sorted) as a variant.
+  void runRow(int row);
 
  signals:
   void runCandidate(const QStringList& edits, const QString& settings);
@@ -36,6 +47,8 @@ class SweepDialog : public QDialog {
   void showReport();
   void useSelected();
   TraceDocument* doc_;
+  QComboBox* objective_;
+  QLineEdit* target_;
   QProgressBar* progress_;
   QLabel* status_;
   QTableWidget* table_;

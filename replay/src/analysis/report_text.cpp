@@ -37,8 +37,10 @@ void peakAnalysis(std::string& out, const traces::Snapshot& snap, const RunResul
   const auto& a = *w.at_peak;
   out += fmt::format(
       "  at the what-if peak: {} cached (reserved - allocated); an empty_cache there would return {}; "
-      "{} stays pinned by live blocks; fragmentation (peak allocated / peak reserved) {:.3f}\n",
-      mib(a.cached), mib(a.releasable), mib(a.cached - a.releasable),
+      "{}; fragmentation (peak allocated / peak reserved) {:.3f}\n",
+      mib(a.cached), mib(a.releasable),
+      a.cached > a.releasable ? mib(a.cached - a.releasable) + " stays pinned by live blocks"
+                              : std::string("nothing stays pinned by live blocks"),
       w.peak_reserved.bytes ? static_cast<double>(w.peak_allocated.bytes) / static_cast<double>(w.peak_reserved.bytes)
                             : 1.0);
   for (std::size_t i = 0; i < a.pinned.size() && i < 3; ++i) {
