@@ -91,7 +91,7 @@ void ComparePlot::render(QPainter& p, QSize size) {
     return;
   }
   // The legend goes in a strip under the x axis, as in the timeline.
-  const QRect plot(QPoint(78, 40), QPoint(size.width() - 20, size.height() - 28 - legendStripHeight(fontMetrics())));
+  const QRect plot(QPoint(78, 40), QPoint(size.width() - 20, size.height() - plotBottomMargin(fontMetrics())));
   const double span = std::max(spanOf(*a_->recorded(), time_axis_), spanOf(*b_->recorded(), time_axis_));
   const Series sa = seriesOf(*a_, time_axis_, span, plot.width());
   const Series sb = seriesOf(*b_, time_axis_, span, plot.width());
@@ -122,7 +122,7 @@ void ComparePlot::render(QPainter& p, QSize size) {
     p.drawText(at + QPointF(dx, s == &sa ? -8 : 18), label);
   }
   p.setRenderHint(QPainter::Antialiasing, false);
-  paintLegendRow(p, QRect(plot.left(), plot.bottom() + 24, plot.width(), legendStripHeight(fontMetrics())),
+  paintLegendRow(p, QRect(plot.left(), legendTop(plot, fontMetrics()), plot.width(), legendStripHeight(fontMetrics())),
                  {{tr("reserved: ") + a_->title(), QPen(wide, 4)},
                   {tr("reserved: ") + b_->title(), QPen(cb, 1.5)},
                   {tr("allocated (model): ") + a_->title(), QPen(ca.lighter(130), 1, Qt::DashLine)},

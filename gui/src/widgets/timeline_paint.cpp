@@ -87,7 +87,10 @@ void paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, s
     p.setPen(QColor(90, 90, 90));
     const QString label =
         time_axis ? timeText(static_cast<std::int64_t>(v)) : QString::number(static_cast<qlonglong>(v));
-    drawLabel(p, QRect(px - 60, plot.bottom() + 4, 120, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
+    // Centred under its tick, but never past the plot's right edge (the last label was cut).
+    const int w = labelWidth(p, label) + 4;
+    const int left = std::min(px - w / 2, plot.right() + 8 - w);
+    drawLabel(p, QRect(left, plot.bottom() + 4, w, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
   }
   drawLabel(p, QRect(plot.left(), plot.bottom() + 4 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter,
             time_axis ? QStringLiteral("time since the first event") : QStringLiteral("event"));
@@ -150,6 +153,10 @@ void paintLegend(QPainter& p, QPoint at, const std::vector<std::pair<QString, QP
 }
 
 int legendStripHeight(const QFontMetrics& fm) { return kLegendLines * (fm.height() + 2) + 4; }
+
+int legendTop(const QRect& plot, const QFontMetrics& fm) { return plot.bottom() + 8 + 2 * fm.height(); }
+
+int plotBottomMargin(const QFontMetrics& fm) { return 10 + 2 * fm.height() + legendStripHeight(fm); }
 
 QRect paintLegendRow(QPainter& p, const QRect& area, const std::vector<std::pair<QString, QPen>>& entries) {
   p.save();
@@ -269,12 +276,21 @@ void paintEditMarks(QPainter& p, const QRect& plot, const TimelineFrame& f, cons
                     TimelineLayout& layout) {
   p.save();
   p.setRenderHint(QPainter::Antialiasing);
-  const bool labels = d.edit_marks.size() <= 6;
+  // Edits in one column share a marker: "cleanup, probe".
+  std::vector<std::pair<int, QString>> columns;
   for (const auto& [event, kind] : d.edit_marks) {
     const int c = columnOfEvent(f, event);
     if (c < 0) continue;
+    auto same = std::find_if(columns.begin(), columns.end(), [c](const auto& x) { return x.first == c; });
+    if (same == columns.end())
+      columns.emplace_back(c, kind);
+    else if (!same->second.split(QStringLiteral(", ")).contains(kind))
+      same->second += QStringLiteral(", ") + kind;
+  }
+  const bool labels = columns.size() <= 6;
+  for (const auto& [c, kind] : columns) {
     const double x = plot.left() + c + 0.5;
-    const QColor colour = kind == QLatin1String("cleanup") ? QColor(0, 140, 60) : QColor(120, 60, 170);
+    const QColor colour = kind.startsWith(QLatin1String("cleanup")) ? QColor(0, 140, 60) : QColor(120, 60, 170);
     p.setPen(QPen(colour, 1, Qt::DotLine));
     p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     QPolygonF tri;

@@ -31,6 +31,10 @@ struct TimelineLayout {
 // The legend strip under the plot: room for this many lines of entries.
 inline constexpr int kLegendLines = 2;
 int legendStripHeight(const QFontMetrics& fm);
+// The legend strip's top under `plot` (below the x axis's labels and title), and the room a
+// plot leaves under itself for those.
+int legendTop(const QRect& plot, const QFontMetrics& fm);
+int plotBottomMargin(const QFontMetrics& fm);
 
 TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec,
                              const TimelineDecor& decor);

@@ -33,7 +33,7 @@ void TimelineView::setDocument(TraceDocument* doc) {
 
 QRect TimelineView::plotRect(QSize size) const {
   // Under the plot: the x axis's labels, then the legend strip.
-  return QRect(QPoint(78, 40), QPoint(size.width() - 20, size.height() - 28 - legendStripHeight(fontMetrics())));
+  return QRect(QPoint(78, 40), QPoint(size.width() - 20, size.height() - plotBottomMargin(fontMetrics())));
 }
 
 void TimelineView::invalidate() {

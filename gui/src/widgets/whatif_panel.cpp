@@ -121,6 +121,9 @@ void WhatIfPanel::addEdit() {
 }
 
 void WhatIfPanel::runVariant(const QStringList& edits, const QString& settings) {
+  // What runs is what the boxes show (a sweep's candidate or the command line's edits too).
+  edits_->setPlainText(edits.join(QLatin1Char('\n')));
+  settings_->setText(settings);
   const int index = doc_->addVariant(edits, settings);
   doc_->selectVariant(index);
   table_->selectRow(index);
