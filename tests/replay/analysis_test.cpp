@@ -144,6 +144,32 @@ TEST(Sweep, TheHumanFixRanksFirstAmongOneCallPlacements) {
   }
 }
 
+// On a trace of two training steps (a scale/ rank) the default cap is one call per step, and
+// the top answers run at most once per step.
+TEST(Sweep, OnATwoStepTraceTheTopAnswersRunAtMostOncePerStep) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const Loaded l = loadPath(test::sharedTrace("scale/w4-s4096.rank0.pickle").string());
+  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  SweepOptions o;
+  o.jobs = 2;
+  auto rep = runSweep(*prepared, o);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  ASSERT_TRUE(rep->steps.has_value());
+  EXPECT_EQ(rep->steps->count, 2u) << rep->steps->source;
+  EXPECT_EQ(rep->max_calls, std::optional<std::size_t>(2));
+  ASSERT_GE(rep->candidates.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    const auto& c = rep->candidates[i];
+    EXPECT_TRUE(c.within_cap) << c.description;
+    if (!c.settings) EXPECT_LE(*c.calls_per_step, 1.0) << c.description;
+  }
+  bool over_cap_saves_more = false;  // the cap matters: something over it would save more
+  for (const auto& c : rep->candidates)
+    over_cap_saves_more = over_cap_saves_more || (!c.within_cap && c.saving > rep->candidates.front().saving);
+  EXPECT_TRUE(over_cap_saves_more);
+}
+
 // Every candidate carries its calls and price; settings cost nothing; the order is: within
 // the cap, then the largest saving, then the lowest price; the Pareto front is undominated.
 TEST(Sweep, CallsPriceCapAndParetoFront) {
