@@ -307,6 +307,8 @@ TEST_F(WidgetsTest, SweepDialogObjectiveSortingAndDoubleClick) {
   t.start();
   while (dialog.running() && t.elapsed() < 120000) QApplication::processEvents(QEventLoop::AllEvents, 20);
   ASSERT_NE(dialog.report(), nullptr);
+  EXPECT_EQ(dialog.rowsShownWhileRunning(), static_cast<int>(dialog.report()->evaluated))
+      << "the candidates did not show as they arrived";
   EXPECT_TRUE(dialog.statusText().contains(QStringLiteral("reserved at before:broadcast_weights")));
   EXPECT_FALSE(dialog.statusText().contains(QStringLiteral("--")));
   QTableWidget* table = dialog.table();

@@ -2,6 +2,7 @@
 // and export (the prediction as a snapshot), on the bundled resume traces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli.h"
@@ -213,6 +214,27 @@ TEST(Sweep, CallsPriceCapAndParetoFront) {
   }
   for (std::size_t k = 1; k < rep->pareto.size(); ++k)
     EXPECT_LE(rep->candidates[rep->pareto[k - 1]].price_seconds, rep->candidates[rep->pareto[k]].price_seconds);
+}
+
+// The candidates arrive one by one as they are replayed, scored as the final ranking has them.
+TEST(Sweep, CandidatesArriveAsTheyAreReplayed) {
+  const Loaded l = load("resume-tiny/resume-main.rank0.pickle");
+  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  std::vector<SweepCandidate> arrived;
+  SweepOptions o;
+  o.jobs = 2;
+  o.on_candidate = [&](const SweepCandidate& c) { arrived.push_back(c); };
+  auto rep = runSweep(*prepared, o);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  ASSERT_EQ(arrived.size(), rep->candidates.size());
+  for (const auto& c : rep->candidates) {
+    const auto it = std::find_if(arrived.begin(), arrived.end(), [&](const auto& a) { return a.edits == c.edits; });
+    ASSERT_NE(it, arrived.end()) << c.description;
+    EXPECT_EQ(it->saving, c.saving);
+    EXPECT_EQ(it->price_seconds, c.price_seconds);
+    EXPECT_EQ(it->within_cap, c.within_cap);
+  }
 }
 
 TEST(Sweep, ObjectivesParseAndAPointAloneMeansReservedThere) {

@@ -158,6 +158,17 @@ void SweepDialog::start() {
         },
         Qt::QueuedConnection);
   };
+  arrived_ = 0;
+  table_->setSortingEnabled(false);
+  table_->setRowCount(0);
+  o.on_candidate = [self](const replay::SweepCandidate& c) {
+    QMetaObject::invokeMethod(
+        self,
+        [self, c] {
+          if (self) self->addArrived(c);
+        },
+        Qt::QueuedConnection);
+  };
   auto future = QtConcurrent::run([model, o, cancel] { return replay::runSweep(model->model->prepared, o); });
   auto* watcher = new QFutureWatcher<Expected<replay::SweepReport>>(this);
   connect(watcher, &QFutureWatcher<Expected<replay::SweepReport>>::finished, this, [this, watcher] {
@@ -190,32 +201,46 @@ void SweepDialog::showReport() {
                        .arg(QString::fromStdString(rep.objective), sizeText(rep.baseline_objective), cap));
   table_->setSortingEnabled(false);
   table_->setRowCount(static_cast<int>(rep.candidates.size()));
-  for (int r = 0; r < table_->rowCount(); ++r) {
-    const auto& c = rep.candidates[static_cast<std::size_t>(r)];
-    auto* name = new QTableWidgetItem(QString::fromStdString(c.description) +
-                                      (c.within_cap ? QString() : tr("  (over the call cap)")));
-    name->setData(kRankRole, r);
-    table_->setItem(r, kCandidate, name);
-    const QString saving = c.saving > 0 ? sizeText(c.saving) : c.saving == 0 ? tr("none") : tr("worse");
-    table_->setItem(r, kSaving, new NumberItem(saving, static_cast<double>(c.saving), r));
-    table_->setItem(r, kPeak, new NumberItem(sizeText(c.peak_reserved), static_cast<double>(c.peak_reserved), r));
-    table_->setItem(r, kCalls,
-                    new NumberItem(QString::number(c.empty_cache_calls), static_cast<double>(c.empty_cache_calls), r));
-    table_->setItem(r, kPerStep,
-                    new NumberItem(c.calls_per_step ? QString::number(*c.calls_per_step, 'g', 3) : tr("-"),
-                                   c.calls_per_step.value_or(0.0), r));
-    table_->setItem(r, kPrice,
-                    new NumberItem(QString::fromStdString(replay::priceText(c.price_seconds)), c.price_seconds, r));
-    table_->setItem(r, kOom, new QTableWidgetItem(c.oom ? tr("OOM") : tr("no")));
-  }
+  for (int r = 0; r < table_->rowCount(); ++r) fillRow(r, rep.candidates[static_cast<std::size_t>(r)], r);
   // In rank order until a header is clicked.
   table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   table_->setSortingEnabled(true);
 }
 
+void SweepDialog::fillRow(int r, const replay::SweepCandidate& c, int rank) {
+  auto* name = new QTableWidgetItem(QString::fromStdString(c.description) +
+                                    (c.within_cap ? QString() : tr("  (over the call cap)")));
+  name->setData(kRankRole, rank);
+  table_->setItem(r, kCandidate, name);
+  const QString saving = c.saving > 0 ? sizeText(c.saving) : c.saving == 0 ? tr("none") : tr("worse");
+  table_->setItem(r, kSaving, new NumberItem(saving, static_cast<double>(c.saving), r));
+  table_->setItem(r, kPeak, new NumberItem(sizeText(c.peak_reserved), static_cast<double>(c.peak_reserved), r));
+  table_->setItem(r, kCalls,
+                  new NumberItem(QString::number(c.empty_cache_calls), static_cast<double>(c.empty_cache_calls), r));
+  table_->setItem(r, kPerStep,
+                  new NumberItem(c.calls_per_step ? QString::number(*c.calls_per_step, 'g', 3) : tr("-"),
+                                 c.calls_per_step.value_or(0.0), r));
+  table_->setItem(r, kPrice,
+                  new NumberItem(QString::fromStdString(replay::priceText(c.price_seconds)), c.price_seconds, r));
+  table_->setItem(r, kOom, new QTableWidgetItem(c.oom ? tr("OOM") : tr("no")));
+}
+
+// While the sweep runs: each candidate as it is replayed, in arrival order (the final
+// ranking replaces them); they cannot be run until the sweep ends.
+void SweepDialog::addArrived(const replay::SweepCandidate& c) {
+  if (!running_) return;
+  const int r = table_->rowCount();
+  table_->setRowCount(r + 1);
+  fillRow(r, c, -1);
+  ++arrived_;
+  status_->setText(
+      tr("Replaying candidate cleanups and settings: %1 so far (they are ranked when all are done)").arg(arrived_));
+}
+
 void SweepDialog::runRow(int row) {
   if (!report_ || row < 0 || row >= table_->rowCount()) return;
   const int rank = table_->item(row, kCandidate)->data(kRankRole).toInt();
+  if (rank < 0 || rank >= static_cast<int>(report_->candidates.size())) return;
   QStringList edits;
   QString settings;
   candidateToEdits(report_->candidates[static_cast<std::size_t>(rank)].edits, &edits, &settings);

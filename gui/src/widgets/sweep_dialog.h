@@ -39,12 +39,16 @@ class SweepDialog : public QDialog {
   [[nodiscard]] QString statusText() const;
   // Runs the candidate of a table row (as sorted) as a variant.
   void runRow(int row);
+  // Rows shown while the sweep ran (each candidate as it was replayed).
+  [[nodiscard]] int rowsShownWhileRunning() const { return arrived_; }
 
  signals:
   void runCandidate(const QStringList& edits, const QString& settings);
 
  private:
   void showReport();
+  void addArrived(const replay::SweepCandidate& c);
+  void fillRow(int row, const replay::SweepCandidate& c, int rank);
   void useSelected();
   TraceDocument* doc_;
   QComboBox* objective_;
@@ -56,6 +60,7 @@ class SweepDialog : public QDialog {
   std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<replay::SweepReport> report_;
   bool running_ = false;
+  int arrived_ = 0;
 };
 
 // A candidate's CLI flags ({"--cleanup", "after:x"} ...) as edit texts and settings.

@@ -312,7 +312,8 @@ namespace {
 std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const SweepOptions& o,
                                                    const std::vector<Candidate>& cands,
                                                    const std::vector<ResolvedEdit>& observe, const RunSettings& base,
-                                                   const std::deque<detail::Runner>& checkpoints, std::uint32_t every) {
+                                                   const std::deque<detail::Runner>& checkpoints, std::uint32_t every,
+                                                   const std::function<void(std::size_t, const Evaluation&)>& arrived) {
   // Longest replays first (settings run the whole trace; a placement from its first cleanup
   // on), so that the workers finish together instead of one waiting on a long last one.
   std::vector<std::size_t> order(cands.size());
@@ -346,10 +347,9 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
       ev.at_point = probeValue(ev.run);
       results[i] = std::move(ev);
       const std::size_t d = ++done;
-      if (o.progress) {
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        o.progress(d, cands.size());
-      }
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      if (arrived) arrived(i, *results[i]);
+      if (o.progress) o.progress(d, cands.size());
     }
   };
   runOnThreads(o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency()), worker);
@@ -397,7 +397,11 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   rep.baseline_reserved_at_point = probeValue(b);
   rep.baseline_objective = objectiveValue(o.objective, b);
 
-  const auto results = evaluateAll(p, o, cands, observe, base, checkpoints, every);
+  // Each result as it arrives (the GUI fills its table), scored as the final ranking scores it.
+  std::function<void(std::size_t, const Evaluation&)> arrived;
+  if (o.on_candidate)
+    arrived = [&](std::size_t i, const Evaluation& ev) { o.on_candidate(scoreCandidate(cands[i], ev, b, o, rep)); };
+  const auto results = evaluateAll(p, o, cands, observe, base, checkpoints, every, arrived);
   for (std::size_t i = 0; i < cands.size(); ++i) {
     if (!results[i]) {
       rep.cancelled = true;

@@ -54,6 +54,8 @@ struct CleanupPriceModel {
 double cleanupPriceSeconds(const RunResult& baseline, const RunResult& edited, std::size_t inserted_calls,
                            const CleanupPriceModel& model = {});
 
+struct SweepCandidate;
+
 // The device every candidate runs on is the edited run's (EditedRunOptions: capacity,
 // overhead, fraction, settings), chosen as `whatif` chooses it.
 struct SweepOptions : EditedRunOptions {
@@ -70,6 +72,9 @@ struct SweepOptions : EditedRunOptions {
   std::uint32_t checkpoint_every = 4096;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // Each candidate as soon as it is replayed (one call at a time, from a worker thread); its
+  // `pareto` is not known yet.
+  std::function<void(const SweepCandidate&)> on_candidate;
 };
 
 struct SweepCandidate {
