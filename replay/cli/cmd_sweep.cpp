@@ -26,8 +26,8 @@ struct SweepArgs {
   std::optional<unsigned> jobs;  // default: every core
   bool no_settings = false;
   std::string minimize;
-  std::optional<std::size_t> max_calls;
-  std::optional<std::size_t> steps;
+  std::optional<long long> max_calls;
+  std::optional<long long> steps;
   EditedRunFlags edited_run;
   EnvOptions env;
 };
@@ -68,8 +68,16 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
     return kUsage;
   }
   o.objective = std::move(*objective);
-  o.max_calls = a.max_calls;
-  o.steps = a.steps;
+  if (a.max_calls && *a.max_calls < 0) {
+    err << fmt::format("reservoir: --max-calls {}: give 0 or more empty_cache calls\n", *a.max_calls);
+    return kUsage;
+  }
+  if (a.steps && *a.steps < 1) {
+    err << fmt::format("reservoir: --steps {}: give at least 1 training step\n", *a.steps);
+    return kUsage;
+  }
+  if (a.max_calls) o.max_calls = static_cast<std::size_t>(*a.max_calls);
+  if (a.steps) o.steps = static_cast<std::size_t>(*a.steps);
   auto prepared = replay::prepareTrace(trace.snapshot, dev, replay::editedRunEnvironment(opened->env, o));
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   Progress progress(err, "sweeping");

@@ -345,6 +345,21 @@ TEST_F(WidgetsTest, ACancelledSweepDoesNotReadFull) {
   EXPECT_TRUE(dialog.statusText().contains(QStringLiteral("cancelled")));
 }
 
+// Several what-if variants are drawn at once: the selected one and the others beside it.
+TEST_F(WidgetsTest, SeveralWhatIfOverlays) {
+  auto* page = window_->traceWidget(0);
+  page->whatIf()->runVariant({QStringLiteral("cleanup after:state_dict_loader.py:load")}, QString());
+  page->whatIf()->runVariant({QStringLiteral("cleanup before:broadcast_weights")}, QString());
+  page->whatIf()->runVariant({}, QStringLiteral("expandable_segments:True"));
+  ASSERT_TRUE(waitUntilIdle(*window_, 120000));
+  page->timeline()->repaint();
+  const TimelineFrame* f = page->timeline()->frame();
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->variant.empty());
+  ASSERT_EQ(f->overlays.size(), 2u);
+  for (const auto& o : f->overlays) EXPECT_EQ(o.size(), f->variant.size());
+}
+
 // PageDown in the plot and Navigate's Alt+PgDown move the cursor the same way, as the menu says.
 TEST_F(WidgetsTest, PageKeysAndTheNavigateMenuAgree) {
   QAction* forward = nullptr;

@@ -310,6 +310,13 @@ TEST(SweepCli, ObjectivesCapAndJsonFields) {
                           "\"max_calls\": 3", "\"within_cap\": false"})
     EXPECT_NE(j.out.find(key), std::string::npos) << key;
   EXPECT_EQ(cli({"sweep", t, "--minimize", "lowest"}).code, cli::kUsage);
+  EXPECT_EQ(cli({"sweep", t, "--max-calls", "-1"}).code, cli::kUsage);
+  EXPECT_EQ(cli({"sweep", t, "--steps", "0"}).code, cli::kUsage);
+  const auto steps = cli({"sweep", t, "--jobs", "2", "--steps", "4", "--top", "1"});
+  ASSERT_EQ(steps.code, cli::kOk) << steps.err;
+  EXPECT_NE(steps.out.find("at most 4 in the trace, one per training step (4 step(s), from the count given)"),
+            std::string::npos)
+      << steps.out;
 }
 
 TEST(Gate, PassesUnderTheBudgetAndFailsOverItWithAReason) {

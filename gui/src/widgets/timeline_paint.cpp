@@ -336,6 +336,11 @@ TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame
   }
   if (!f.mapped.empty()) curve(f.mapped, CurveKind::kMapped, QStringLiteral("expandable pages mapped"));
   if (!f.variant.empty()) curve(f.variant, CurveKind::kVariant, QStringLiteral("what-if reserved: ") + d.variant_name);
+  for (std::size_t i = 0; i < f.overlays.size(); ++i) {
+    const QPen pen = curvePen(overlayStyle(i));
+    if (!f.curves_rastered) paintCurve(p, plot, f.overlays[i], f.y, pen);
+    legend.emplace_back(QStringLiteral("what-if: ") + d.overlay_names.value(static_cast<qsizetype>(i)), pen);
+  }
   if (!f.raster.isNull()) {
     QPen band(Qt::NoPen);
     band.setBrush(QColor(200, 170, 230));

@@ -3,6 +3,7 @@
 
 #include <QPainter>
 #include <QRect>
+#include <QStringList>
 
 #include "plot/timeline_frame.h"
 
@@ -14,6 +15,7 @@ struct TimelineDecor {
   std::int64_t peak_bytes = 0;
   bool show_peak = true;
   QString variant_name;
+  QStringList overlay_names;                     // parallel to TimelineFrame::overlays
   std::optional<std::pair<int, int>> selection;  // pixel columns being selected
   QString title;
   // The selected variant's edits, marked on the plot: (the event just before the edit, kind).

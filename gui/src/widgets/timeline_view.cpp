@@ -123,7 +123,7 @@ TimelineFrame TimelineView::makeFrame(QSize size, bool raster_curves) const {
   const OpCurve* variant = nullptr;
   if (sel >= 0 && sel < static_cast<int>(doc_->variants().size()))
     variant = doc_->variants()[static_cast<std::size_t>(sel)].curve.get();
-  return buildTimelineFrame(req, *doc_->recorded(), model.get(), variant);
+  return buildTimelineFrame(req, *doc_->recorded(), model.get(), variant, overlayCurves(nullptr));
 }
 
 void TimelineView::ensureFrame(QSize size) {
@@ -151,6 +151,7 @@ void TimelineView::render(QPainter& p, QSize size) {
     d.variant_name = v.name;
     d.edit_marks = editMarks(v);
   }
+  overlayCurves(&d.overlay_names);
   if (selecting_) d.selection = std::make_pair(select_from_, select_to_);
   d.title = QStringLiteral("%1 — device %2, %3 events%4")
                 .arg(doc_->title())
@@ -183,6 +184,20 @@ const std::vector<std::pair<std::uint32_t, QString>>& TimelineView::editMarks(co
     }
   }
   return marks_;
+}
+
+std::vector<const OpCurve*> TimelineView::overlayCurves(QStringList* names) const {
+  // The newest finished variants besides the selected one, drawn thinner under it.
+  std::vector<const OpCurve*> out;
+  const auto& vs = doc_->variants();
+  const int sel = doc_->selectedVariant();
+  for (int i = static_cast<int>(vs.size()) - 1; i >= 0 && out.size() < kMaxOverlays; --i) {
+    const Variant& v = vs[static_cast<std::size_t>(i)];
+    if (i == sel || !v.curve || v.running || !v.error.isEmpty()) continue;
+    out.push_back(v.curve.get());
+    if (names) names->append(v.name);
+  }
+  return out;
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {

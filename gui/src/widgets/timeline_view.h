@@ -67,6 +67,8 @@ class TimelineView : public QWidget {
   void invalidate();
   void showHover(QPoint pos, QPoint global);
   [[nodiscard]] QString hoverText(int column, double y_px) const;
+  // The other finished variants drawn beside the selected one (and their names).
+  std::vector<const OpCurve*> overlayCurves(QStringList* names) const;
   // The variant's edit points as events (resolved once per variant report).
   const std::vector<std::pair<std::uint32_t, QString>>& editMarks(const Variant& v);
 

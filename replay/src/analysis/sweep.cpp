@@ -235,7 +235,7 @@ Status setUpObjective(const PreparedTrace& p, const SweepObjective& obj, std::ve
 // The cap on empty_cache calls: the one given, else one per training step where steps are known.
 void chooseCap(const PreparedTrace& p, const SweepOptions& o, SweepReport& rep) {
   if (o.steps)
-    rep.steps = TrainingSteps{*o.steps, "given"};
+    rep.steps = TrainingSteps{*o.steps, "count given"};
   else
     rep.steps = detectTrainingSteps(*p.snapshot, p.device_index);
   if (o.max_calls) {
