@@ -10,6 +10,7 @@
 #include "common.h"
 #include "edit_options.h"
 #include "reservoir/replay/report_json.h"
+#include "reservoir/replay/report_text.h"
 #include "reservoir/replay/sweep.h"
 #include "reservoir/simulator/sizes.h"
 
@@ -25,16 +26,11 @@ struct SweepArgs {
   std::optional<unsigned> jobs;  // default: every core
   bool no_settings = false;
   std::string minimize;
+  std::optional<long long> max_calls;
+  std::optional<long long> steps;
   EditedRunFlags edited_run;
   EnvOptions env;
 };
-
-std::string flagsText(const std::vector<std::string>& flags) {
-  std::string out;
-  for (std::size_t i = 0; i < flags.size(); i += 2)
-    out += fmt::format("{}{} '{}'", out.empty() ? "" : " ", flags[i], flags[i + 1]);
-  return out;
-}
 
 // --jobs N: at least 1, at most the cores there are (more threads only add memory and
 // switching); 0 means every core.
@@ -66,11 +62,22 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   o.max_candidates = a.max_candidates;
   o.jobs = *jobs;
   o.try_settings = !a.no_settings;
-  if (!a.minimize.empty() && a.minimize != "peak") {
-    auto p = replay::parsePoint(a.minimize);
-    if (!p) return fail(err, "--minimize: " + p.message());
-    o.minimize_at = *p;
+  auto objective = replay::parseSweepObjective(a.minimize);
+  if (!objective) {
+    err << "reservoir: --minimize: " << objective.message() << "\n";
+    return kUsage;
   }
+  o.objective = std::move(*objective);
+  if (a.max_calls && *a.max_calls < 0) {
+    err << fmt::format("reservoir: --max-calls {}: give 0 or more empty_cache calls\n", *a.max_calls);
+    return kUsage;
+  }
+  if (a.steps && *a.steps < 1) {
+    err << fmt::format("reservoir: --steps {}: give at least 1 training step\n", *a.steps);
+    return kUsage;
+  }
+  if (a.max_calls) o.max_calls = static_cast<std::size_t>(*a.max_calls);
+  if (a.steps) o.steps = static_cast<std::size_t>(*a.steps);
   auto prepared = replay::prepareTrace(trace.snapshot, dev, replay::editedRunEnvironment(opened->env, o));
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   Progress progress(err, "sweeping");
@@ -81,22 +88,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
     out << replay::sweepJson(*rep, a.trace, a.top).dump(2) << "\n";
     return kOk;
   }
-  out << fmt::format("{}: {} candidates in {:.2f} s, ranked by {} (then by empty_cache calls)\n", a.trace,
-                     rep->evaluated, rep->seconds, rep->objective);
-  out << fmt::format(
-      "baseline: peak reserved {}{}\n", sizeText(rep->baseline_peak_reserved),
-      rep->baseline_reserved_at_point ? ", " + rep->objective + " " + sizeText(*rep->baseline_reserved_at_point) : "");
-  for (std::size_t i = 0; i < rep->candidates.size() && i < a.top; ++i) {
-    const auto& c = rep->candidates[i];
-    out << fmt::format(
-        "{:>3}. saves {:>12}  peak reserved {:>12}{}  {} empty_cache call(s){}\n     {}\n     {}\n", i + 1,
-        sim::formatSize(static_cast<std::uint64_t>(std::max<std::int64_t>(c.saving, 0))),
-        sim::formatSize(static_cast<std::uint64_t>(c.peak_reserved)),
-        c.reserved_at_point
-            ? fmt::format("  at point {:>12}", sim::formatSize(static_cast<std::uint64_t>(*c.reserved_at_point)))
-            : "",
-        c.empty_cache_calls, c.oom ? "  (OOM!)" : "", flagsText(c.edits), c.description);
-  }
+  out << replay::sweepReportText(*rep, a.trace, a.top);
   return kOk;
 }
 
@@ -112,7 +104,13 @@ void registerSweep(CLI::App& app, std::function<void(int)> set_result, std::ostr
   cmd->add_option("--max-candidates", args->max_candidates, "how many candidates to replay (default 100)");
   cmd->add_option("--jobs", args->jobs, "threads, 1 to the number of cores (default: every core)");
   cmd->add_flag("--no-settings", args->no_settings, "only cleanup placements, no settings candidates");
-  cmd->add_option("--minimize", args->minimize, "'peak' (default) or a POINT: rank by reserved memory there");
+  cmd->add_option("--minimize", args->minimize,
+                  "peak (default), reserved:POINT (reserved memory there; a bare POINT means the same) or "
+                  "peak-in:ANNOTATION (the peak inside that record_function range)");
+  cmd->add_option("--max-calls", args->max_calls,
+                  "at most N empty_cache calls in the whole trace (default: one per training step where the trace "
+                  "shows steps)");
+  cmd->add_option("--steps", args->steps, "training steps in the trace, when the trace does not show them");
   addEditedRunFlags(cmd, &args->edited_run);
   cmd->add_flag("--no-capture-json", args->env.no_capture_json, "ignore X.json beside X.pickle");
   cmd->callback([args, set_result, &out, &err] { set_result(runSweepCmd(*args, out, err)); });

@@ -77,6 +77,7 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
 
   WhatIfReport rep;
   rep.device_index = p.device_index;
+  rep.edits = options.edits;
   rep.conformance = p.conformance;
   rep.recorded_peak_reserved = p.recorded_peak_reserved;
   rep.edited_run = chooseEditedRun(p, options);

@@ -16,7 +16,8 @@ Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, c
 
 Runner::Runner(const Runner& o)
     : p_(o.p_), s_(o.s_), device_(o.device_), drift_(o.drift_), sink_(), model_(o.model_), handles_(o.handles_),
-      released_(o.released_), items_(o.items_), next_item_(o.next_item_), next_op_(o.next_op_), r_(o.r_) {
+      released_(o.released_), items_(o.items_), next_item_(o.next_item_), next_op_(o.next_op_),
+      reserved_sum_(o.reserved_sum_), r_(o.r_) {
   model_.rebind(&device_, wireSink());
 }
 
@@ -148,11 +149,20 @@ void Runner::track(std::uint32_t j) {
   };
   if (reserved() > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(reserved());
   if (allocated() > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(allocated());
+  reserved_sum_ += static_cast<double>(reserved());
+  if (!s_.peak_windows.empty() && inWindow(j))
+    r_.peak_in_windows = std::max(r_.peak_in_windows.value_or(0), reserved());
   if (s_.keep_timeline) {
     const auto& st = model_.stats();
     r_.timeline.push_back(TimelinePoint{reserved(), allocated(), st.active_bytes[sim::kAggregate].current,
                                         st.requested_bytes[sim::kAggregate].current});
   }
+}
+
+bool Runner::inWindow(std::uint32_t op) const {
+  const auto& w = s_.peak_windows;
+  auto it = std::upper_bound(w.begin(), w.end(), op, [](std::uint32_t v, const OpWindow& x) { return v < x.begin; });
+  return it != w.begin() && op < std::prev(it)->end;
 }
 
 void Runner::step() {
@@ -170,6 +180,8 @@ void Runner::finish() {
   r_.final_reserved = reserved();
   r_.final_allocated = allocated();
   r_.segments_allocated = static_cast<std::size_t>(model_.stats().num_device_alloc);
+  r_.driver = device_.work();
+  r_.mean_reserved = next_op_ ? reserved_sum_ / static_cast<double>(next_op_) : 0.0;
   r_.invariant_failure = model_.invariantFailure();
   if (s_.compare_with_recording) {
     r_.address_drift = drift_.drift();
