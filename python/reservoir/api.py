@@ -127,17 +127,24 @@ class Trace:
                       address_model=address_model, progress=progress)
 
     def sweep(self, minimize="peak", top=10, jobs=None, max_candidates=100, settings=True, set=None, capacity=None,
-              overhead=None, fraction=None, progress=None):
+              overhead=None, fraction=None, max_calls=None, steps=None, progress=None):
         """`reservoir sweep --json`: candidate cleanups (and settings), best first (``r["candidates"]``).
 
-        minimize: "peak" or a point (rank by reserved there); jobs: threads (None: every core);
-        settings=False: only cleanup placements.
+        minimize: "peak", "reserved:POINT" (or a bare point) or "peak-in:ANNOTATION"; jobs: threads (None:
+        every core); settings=False: only cleanup placements; max_calls: empty_cache calls allowed in the
+        whole trace (None: one per training step where steps are known); steps: training steps in the trace.
         """
         if jobs is not None and int(jobs) < 1:
             raise ValueError(f"jobs: give at least 1 thread (or None for every core), not {jobs}")
+        if max_calls is not None and int(max_calls) < 0:
+            raise ValueError(f"max_calls: give 0 or more empty_cache calls, not {max_calls}")
+        if steps is not None and int(steps) < 1:
+            raise ValueError(f"steps: give at least 1 training step, not {steps}")
         return json.loads(
             self._t.sweep_json(minimize or "peak", int(top), int(max_candidates), int(jobs or 0), bool(settings),
-                               _edited_run(set, capacity, overhead, fraction), progress))
+                               _edited_run(set, capacity, overhead, fraction),
+                               None if max_calls is None else int(max_calls), None if steps is None else int(steps),
+                               progress))
 
     def export(self, path=None, csv=None, cleanup=None, release=None, set=None, capacity=None, overhead=None,
                fraction=None, demand=None, probe=None, reset_peaks=None, address_model="recorded", progress=None):

@@ -155,8 +155,9 @@ std::string sweepJson(const LoadedTrace& t, const SweepText& text, const py::obj
   o.max_candidates = text.max_candidates;
   o.jobs = text.jobs;
   o.try_settings = text.try_settings;
-  if (!text.minimize.empty() && text.minimize != "peak")
-    o.minimize_at = valueOr(replay::parsePoint(text.minimize), "minimize");
+  o.objective = valueOr(replay::parseSweepObjective(text.minimize), "minimize");
+  o.max_calls = text.max_calls;
+  o.steps = text.steps;
   Interruptible job(progress);
   o.progress = job.progressFn();
   o.cancel = job.cancelFlag();

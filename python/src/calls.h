@@ -56,6 +56,8 @@ struct SweepText {
   unsigned jobs = 0;  // 0: every core
   bool try_settings = true;
   replay::EditedRunText device;
+  std::optional<std::size_t> max_calls;  // empty_cache calls in the whole trace (default: one per step)
+  std::optional<std::size_t> steps;      // training steps, where the trace does not show them
 };
 std::string sweepJson(const LoadedTrace& t, const SweepText& text, const py::object& progress);
 

@@ -69,6 +69,7 @@ class Interruptible {
       lock.unlock();
       worker.join();
     }
+    if (!failure) poll();  // the last progress the work reported, even when it ended within one poll
     if (error_) throw *error_;
     if (failure) std::rethrow_exception(failure);
     return std::move(*result);
