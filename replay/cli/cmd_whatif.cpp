@@ -27,6 +27,7 @@ struct Outcome {
   std::unique_ptr<LoadedTrace> trace;  // what the report's environment pointed into
   std::optional<replay::WhatIfReport> report;
   std::string error;
+  std::string nothing_to_replay;  // the snapshot has no allocation history
 };
 
 Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
@@ -38,6 +39,10 @@ Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::W
     return o;
   }
   o.trace = std::move(opened->trace);  // the heap object stays put: opened->env still points into it
+  if (opened->nothing_to_replay) {
+    o.nothing_to_replay = *opened->nothing_to_replay;
+    return o;
+  }
   auto rep = replay::runWhatIf(o.trace->snapshot, opened->device, opened->env, w);
   if (!rep)
     o.error = path + ": " + rep.message();
@@ -60,6 +65,26 @@ int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   }
   for (const auto& o : outcomes)
     if (!o.error.empty()) return fail(err, o.error);
+  // Snapshots without history answer nothing; the others are reported as usual.
+  std::vector<Outcome> empty;
+  for (auto it = outcomes.begin(); it != outcomes.end();) {
+    if (it->nothing_to_replay.empty()) {
+      ++it;
+      continue;
+    }
+    empty.push_back(std::move(*it));
+    it = outcomes.erase(it);
+  }
+  for (const auto& o : empty)
+    if (!a.json) out << o.nothing_to_replay << "\n";
+  if (outcomes.empty()) {
+    if (a.json) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& o : empty) j.push_back({{"trace", o.path}, {"nothing_to_replay", o.nothing_to_replay}});
+      out << (j.size() == 1 ? j[0] : nlohmann::json{{"traces", j}}).dump(2) << "\n";
+    }
+    return kOk;
+  }
   if (a.json) {
     if (outcomes.size() == 1) {
       out << whatIfJson(outcomes[0].trace->snapshot, *outcomes[0].report, outcomes[0].path).dump(2) << "\n";

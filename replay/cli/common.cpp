@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "reservoir/replay/conformance.h"
 #include "reservoir/simulator/sizes.h"
 #include "reservoir/traces/reader.h"
 
@@ -76,11 +77,18 @@ Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_
   auto loaded = loadTrace(path, err, !opts.no_capture_json);
   if (!loaded) return loaded.status();
   auto trace = std::make_unique<LoadedTrace>(std::move(*loaded));
+  if (auto none = replay::nothingToReplay(trace->snapshot); none && !device) {
+    OpenTrace empty{std::move(trace), 0, {}, std::nullopt};
+    empty.nothing_to_replay = path + ": " + *none;
+    return empty;
+  }
   auto dev = chooseDevice(trace->snapshot, device);
   if (!dev) return Status::error(path + ": " + dev.message());
   auto env = makeEnvironment(opts, *trace);  // points into *trace
   if (!env) return env.status();
-  return OpenTrace{std::move(trace), *dev, std::move(*env)};
+  OpenTrace opened{std::move(trace), *dev, std::move(*env), std::nullopt};
+  if (auto none = replay::nothingToReplay(opened.trace->snapshot, *dev)) opened.nothing_to_replay = path + ": " + *none;
+  return opened;
 }
 
 std::string sizeText(std::int64_t bytes) {

@@ -18,7 +18,8 @@ struct SnapshotAssembler::Keys {
         segment_type(t.intern("segment_type")), segment_pool_id(t.intern("segment_pool_id")),
         is_expandable(t.intern("is_expandable")), blocks(t.intern("blocks")), state(t.intern("state")),
         stage(t.intern("stage")), segments(t.intern("segments")), device_traces(t.intern("device_traces")),
-        allocator_settings(t.intern("allocator_settings")), external_annotations(t.intern("external_annotations")) {
+        allocator_settings(t.intern("allocator_settings")), external_annotations(t.intern("external_annotations")),
+        pool_id(t.intern("pool_id")) {
     for (std::size_t i = 0; i < kActionCount; ++i) {
       const auto a = static_cast<Action>(i);
       if (a != Action::kUnknown) action_names[i] = t.intern(actionName(a));
@@ -32,7 +33,8 @@ struct SnapshotAssembler::Keys {
                                                       {time_us, EventField::kTime},
                                                       {frames, EventField::kFrames},
                                                       {compile_context, EventField::kCompileContext},
-                                                      {user_metadata, EventField::kUserMetadata}};
+                                                      {user_metadata, EventField::kUserMetadata},
+                                                      {pool_id, EventField::kPoolId}};
     for (const auto& [id, field] : fields)
       if (id.value() < kDirect) event_field[id.value()] = field;
     action_by_id.fill(Action::kUnknown);
@@ -49,7 +51,8 @@ struct SnapshotAssembler::Keys {
     kTime,
     kFrames,
     kCompileContext,
-    kUserMetadata
+    kUserMetadata,
+    kPoolId
   };
   static constexpr std::size_t kDirect = 128;
   std::array<EventField, kDirect> event_field{};
@@ -65,6 +68,7 @@ struct SnapshotAssembler::Keys {
     if (id == frames) return EventField::kFrames;
     if (id == compile_context) return EventField::kCompileContext;
     if (id == user_metadata) return EventField::kUserMetadata;
+    if (id == pool_id) return EventField::kPoolId;
     return EventField::kUnknown;
   }
   [[nodiscard]] Action fastActionOf(StringId id) const {
@@ -75,6 +79,7 @@ struct SnapshotAssembler::Keys {
   StringId device, address, total_size, allocated_size, active_size, requested_size, segment_type, segment_pool_id,
       is_expandable, blocks, state, stage;
   StringId segments, device_traces, allocator_settings, external_annotations;
+  StringId pool_id;
   std::array<StringId, kActionCount> action_names{};
 
   [[nodiscard]] Action actionOf(StringId id) const {
@@ -106,6 +111,13 @@ SnapshotAssembler::SnapshotAssembler(ContainerPool& pool)
 }
 
 SnapshotAssembler::~SnapshotAssembler() = default;
+
+bool SnapshotAssembler::readPoolId(const Value& v, PoolId* out) {
+  const Container* t = pool_.get(v);
+  if (!t || t->items.size() != 2 || !t->items[0].isInt() || !t->items[1].isInt()) return false;
+  *out = PoolId{t->items[0].asInt(), t->items[1].asInt()};
+  return true;
+}
 
 StringId SnapshotAssembler::actionKey() const { return keys_->action; }
 StringId SnapshotAssembler::framesKey() const { return keys_->frames; }
@@ -148,6 +160,21 @@ std::string SnapshotAssembler::repr(const Value& v) {
     case VTag::kStr: return fmt::format("'{}'", text(v.strId()));
     default: return "<" + typeName(v) + ">";
   }
+}
+
+std::string SnapshotAssembler::nestedRepr(const Value& v, int depth) {
+  const Container* c = pool_.get(v);
+  if (!c) return repr(v);
+  if (depth >= 8) return "...";
+  const bool dict = c->kind == CKind::kDict;
+  std::string out = dict ? "{" : c->kind == CKind::kTuple ? "(" : "[";
+  const std::size_t step = dict ? 2 : 1;
+  for (std::size_t i = 0; i + step - 1 < c->items.size(); i += step) {
+    if (i) out += ", ";
+    out += nestedRepr(c->items[i], depth + 1);
+    if (dict) out += ": " + nestedRepr(c->items[i + 1], depth + 1);
+  }
+  return out + (dict ? "}" : c->kind == CKind::kTuple ? ")" : "]");
 }
 
 void SnapshotAssembler::noteUnknownKey(Anomaly anomaly, StringId key) {
@@ -244,6 +271,10 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
       case F::kUserMetadata:
         if (v.isStr()) ev.user_metadata = v.strId();
         break;
+      case F::kPoolId:
+        if (!readPoolId(v, &ev.pool)) return false;
+        ev.has_pool = true;
+        break;
       case F::kUnknown: ++unknown_key_count; break;
     }
   }
@@ -312,6 +343,9 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
       if (v.isStr()) ev.compile_context = v.strId();
     } else if (id == k.user_metadata) {
       if (v.isStr()) ev.user_metadata = v.strId();
+    } else if (id == k.pool_id) {
+      if (!readPoolId(v, &ev.pool)) return fieldType("trace entry", "pool_id", "a tuple of two ints", typeName(v));
+      ev.has_pool = true;
     } else {
       noteUnknownKey(Anomaly::unknown_event_key, id);
     }
@@ -327,6 +361,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
 Expected<Conversion> SnapshotAssembler::convertFrame(Container& dict) {
   const Keys& k = *keys_;
   Frame f;
+  std::string fx;
   const auto& items = dict.items;
   for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
     const Value& key = items[i];
@@ -342,10 +377,17 @@ Expected<Conversion> SnapshotAssembler::convertFrame(Container& dict) {
     } else if (id == k.line) {
       if (!v.isInt()) return fieldType("frame", "line", "int", typeName(v));
       f.line = v.asInt();
+    } else if (text(id).starts_with("fx_")) {
+      // augment_with_fx_traces: kept (as text), not an unknown key.
+      if (!fx.empty()) fx += '\n';
+      fx += text(id);
+      fx += '=';
+      fx += v.isStr() ? std::string(text(v.strId())) : nestedRepr(v, 0);
     } else {
       noteUnknownKey(Anomaly::unknown_frame_key, id);
     }
   }
+  if (!fx.empty()) f.fx = intern(fx);
   if (!f.name.valid()) f.name = intern("");
   return Conversion{true, Value::frame(interner_.frame(f)), true};
 }
@@ -431,10 +473,7 @@ Expected<Conversion> SnapshotAssembler::convertSegment(Container& list, Containe
       if (v.tag != VTag::kBool) return fieldType("segment", "is_expandable", "bool", typeName(v));
       s.is_expandable = v.bits != 0;
     } else if (id == k.segment_pool_id) {
-      const Container* t = pool_.get(v);
-      if (!t || t->items.size() != 2 || !t->items[0].isInt() || !t->items[1].isInt())
-        return fieldType("segment", "segment_pool_id", "a tuple of two ints", typeName(v));
-      s.pool = PoolId{t->items[0].asInt(), t->items[1].asInt()};
+      if (!readPoolId(v, &s.pool)) return fieldType("segment", "segment_pool_id", "a tuple of two ints", typeName(v));
     } else if (id == k.frames) {
       if (v.tag != VTag::kStack) return fieldType("segment", "frames", "a list of frame dicts", typeName(v));
       s.stack = StackId(static_cast<std::uint32_t>(v.bits));

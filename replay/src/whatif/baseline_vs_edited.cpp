@@ -19,7 +19,7 @@ struct SegmentWalk {
 
 SegmentWalk walkSegmentEvents(const traces::DeviceTrace& trace, const Program& program) {
   std::int64_t reserved = 0;
-  for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.size);
+  for (const auto& s : program.seed) reserved += static_cast<std::int64_t>(s.reservedBytes());
   SegmentWalk w;
   w.peak_reserved = reserved;
   for (const auto& e : trace.events) {
@@ -50,6 +50,7 @@ Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size
   opts.env = env;
   opts.program = &p.program;
   opts.request_stream = &p.requests;  // built once, by the conformance replay
+  opts.find_peak_resets = false;      // a what-if uses the events, not the capture's peaks
   auto report = runConformance(snapshot, device_index, opts);
   if (!report) return report.status();
   p.conformance = std::move(*report);
@@ -64,6 +65,7 @@ Expected<PreparedTrace> prepareTrace(const traces::Snapshot& snapshot, std::size
   for (const Op& op : p.program.ops)
     if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid())
       p.completes_at_by_tag[op.alloc.value() + 1u] = op.completes_at;
+  for (const auto& [id, at] : p.program.seed_completes_at) p.completes_at_by_tag[id.value() + 1u] = at;
   return p;
 }
 
@@ -124,6 +126,7 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   rep.settings_whatif = what.config.last_settings;
   rep.whatif = replayProgram(p, *edits, what);
 
+  rep.notes = settingsNotes(p.recorded_config);
   rep.baseline_matches_recording = rep.baseline.peak_reserved.bytes == p.recorded_peak_reserved &&
                                    !rep.baseline.decision_change && !p.conformance.first_divergence;
   if (p.conformance.first_divergence)
