@@ -301,5 +301,38 @@ TEST(RingExpandable, TheStartStateHoldsTheMappedReservationsAndTheWhatIfBaseline
   }
 }
 
+TEST(NewFields, ForwardFramesServePointsAndCallSitesAndAreKept) {
+  const auto path = test::testDataDir() / "fields" / "forward-frames.pickle";
+  auto snap = traces::readSnapshotFile(path.string());
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  EXPECT_EQ(snap->anomalies.count(traces::Anomaly::unknown_event_key), 0u);
+  const auto& events = snap->devices[0].events;
+  ASSERT_TRUE(events[2].has_forward_frames);
+  EXPECT_TRUE(snap->stack(events[2].stack).empty());
+  EXPECT_EQ(snap->stack(snap->callStack(events[2])).size(), 3u);
+  // One call of train_step: the backward entry counts at its forward frames.
+  auto calls = resolvePoint(*parsePoint("before:train_step"), *snap, 0);
+  ASSERT_TRUE(calls.ok()) << calls.message();
+  EXPECT_EQ(calls->size(), 1u);
+  auto fwd = resolvePoint(*parsePoint("before:model.py:forward"), *snap, 0);
+  ASSERT_TRUE(fwd.ok()) << fwd.message();
+  EXPECT_EQ((*fwd)[0].boundary, 2u);
+  // The allocation's call site is the forward stack.
+  const auto requests = traces::buildRequestStream(snap->devices[0]);
+  ASSERT_EQ(requests.allocations.size(), 2u);
+  EXPECT_EQ(requests.allocations[1].stack, events[2].forward_stack);
+  // Kept on export.
+  auto bytes = traces::writeSnapshotBytes(*snap);
+  ASSERT_TRUE(bytes.ok());
+  auto again = traces::readSnapshotBytes(*bytes, "round trip");
+  ASSERT_TRUE(again.ok()) << again.message();
+  ASSERT_TRUE(again->devices[0].events[2].has_forward_frames);
+  EXPECT_EQ(again->stack(again->devices[0].events[2].forward_stack).size(), 3u);
+  ConformanceOptions opts;
+  auto report = runConformance(*snap, 0, opts);
+  ASSERT_TRUE(report.ok()) << report.message();
+  EXPECT_TRUE(report->exact());
+}
+
 }  // namespace
 }  // namespace reservoir::replay

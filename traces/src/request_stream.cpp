@@ -95,7 +95,8 @@ class Builder {
     a.addr = e.addr;
     a.size = e.size;
     a.stream = e.stream;
-    a.stack = e.stack;
+    // A backward-pass entry's call site is its forward frames (StackId 0 is the empty stack).
+    a.stack = e.has_forward_frames && (!e.stack.valid() || e.stack.value() == 0) ? e.forward_stack : e.stack;
     out_->allocations.push_back(a);
     return id;
   }

@@ -19,7 +19,7 @@ struct SnapshotAssembler::Keys {
         is_expandable(t.intern("is_expandable")), blocks(t.intern("blocks")), state(t.intern("state")),
         stage(t.intern("stage")), segments(t.intern("segments")), device_traces(t.intern("device_traces")),
         allocator_settings(t.intern("allocator_settings")), external_annotations(t.intern("external_annotations")),
-        pool_id(t.intern("pool_id")) {
+        pool_id(t.intern("pool_id")), forward_frames(t.intern("forward_frames")) {
     for (std::size_t i = 0; i < kActionCount; ++i) {
       const auto a = static_cast<Action>(i);
       if (a != Action::kUnknown) action_names[i] = t.intern(actionName(a));
@@ -34,7 +34,8 @@ struct SnapshotAssembler::Keys {
                                                       {frames, EventField::kFrames},
                                                       {compile_context, EventField::kCompileContext},
                                                       {user_metadata, EventField::kUserMetadata},
-                                                      {pool_id, EventField::kPoolId}};
+                                                      {pool_id, EventField::kPoolId},
+                                                      {forward_frames, EventField::kForwardFrames}};
     for (const auto& [id, field] : fields)
       if (id.value() < kDirect) event_field[id.value()] = field;
     action_by_id.fill(Action::kUnknown);
@@ -52,7 +53,8 @@ struct SnapshotAssembler::Keys {
     kFrames,
     kCompileContext,
     kUserMetadata,
-    kPoolId
+    kPoolId,
+    kForwardFrames
   };
   static constexpr std::size_t kDirect = 128;
   std::array<EventField, kDirect> event_field{};
@@ -69,6 +71,7 @@ struct SnapshotAssembler::Keys {
     if (id == compile_context) return EventField::kCompileContext;
     if (id == user_metadata) return EventField::kUserMetadata;
     if (id == pool_id) return EventField::kPoolId;
+    if (id == forward_frames) return EventField::kForwardFrames;
     return EventField::kUnknown;
   }
   [[nodiscard]] Action fastActionOf(StringId id) const {
@@ -79,7 +82,7 @@ struct SnapshotAssembler::Keys {
   StringId device, address, total_size, allocated_size, active_size, requested_size, segment_type, segment_pool_id,
       is_expandable, blocks, state, stage;
   StringId segments, device_traces, allocator_settings, external_annotations;
-  StringId pool_id;
+  StringId pool_id, forward_frames;
   std::array<StringId, kActionCount> action_names{};
 
   [[nodiscard]] Action actionOf(StringId id) const {
@@ -111,6 +114,21 @@ SnapshotAssembler::SnapshotAssembler(ContainerPool& pool)
 }
 
 SnapshotAssembler::~SnapshotAssembler() = default;
+
+bool SnapshotAssembler::readStack(const Value& v, StackId* out) {
+  if (v.tag == VTag::kStack) {
+    *out = StackId(static_cast<std::uint32_t>(v.bits));
+    return true;
+  }
+  // A list of converted frames that no `frames` key turned into a stack on the way in.
+  const Container* list = pool_.get(v);
+  if (!list || list->kind != CKind::kList || list->unknown_items != 0 || list->frame_items != list->items.size())
+    return false;
+  scratch_frames_.clear();
+  for (const Value& f : list->items) scratch_frames_.emplace_back(static_cast<std::uint32_t>(f.bits));
+  *out = interner_.stack(scratch_frames_);
+  return true;
+}
 
 bool SnapshotAssembler::readPoolId(const Value& v, PoolId* out) {
   const Container* t = pool_.get(v);
@@ -204,7 +222,8 @@ Expected<Conversion> SnapshotAssembler::onListInsert(Container& list, const Valu
 }
 
 Expected<Conversion> SnapshotAssembler::onDictSet(const Value& key, const Value& value) {
-  if (key.tag != VTag::kStr || key.strId() != keys_->frames) return Conversion{};
+  if (key.tag != VTag::kStr || (key.strId() != keys_->frames && key.strId() != keys_->forward_frames))
+    return Conversion{};
   Container* list = pool_.get(value);
   if (!list || list->kind != CKind::kList || list->unknown_items != 0 || list->frame_items != list->items.size())
     return Conversion{};
@@ -274,6 +293,10 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
       case F::kPoolId:
         if (!readPoolId(v, &ev.pool)) return false;
         ev.has_pool = true;
+        break;
+      case F::kForwardFrames:
+        if (!readStack(v, &ev.forward_stack)) return false;
+        ev.has_forward_frames = true;
         break;
       case F::kUnknown: ++unknown_key_count; break;
     }
@@ -346,6 +369,10 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
     } else if (id == k.pool_id) {
       if (!readPoolId(v, &ev.pool)) return fieldType("trace entry", "pool_id", "a tuple of two ints", typeName(v));
       ev.has_pool = true;
+    } else if (id == k.forward_frames) {
+      if (!readStack(v, &ev.forward_stack))
+        return fieldType("trace entry", "forward_frames", "a list of frame dicts", typeName(v));
+      ev.has_forward_frames = true;
     } else {
       noteUnknownKey(Anomaly::unknown_event_key, id);
     }

@@ -139,6 +139,10 @@ void SnapshotPickler::event(const TraceEvent& e) {
     key("frames");
     frames(e.stack);
   }
+  if (e.has_forward_frames) {
+    key("forward_frames");
+    frames(e.forward_stack);
+  }
   if (e.has_pool) {
     key("pool_id");
     p_.boundary();
@@ -149,7 +153,7 @@ void SnapshotPickler::event(const TraceEvent& e) {
   }
   const auto optional = [](bool present) -> std::size_t { return present ? 1 : 0; };
   p_.endDictBatch(5 + optional(e.compile_context.valid()) + optional(e.user_metadata.valid()) + optional(e.has_frames) +
-                  optional(e.has_pool));
+                  optional(e.has_forward_frames) + optional(e.has_pool));
 }
 
 void SnapshotPickler::deviceTraces() {

@@ -170,7 +170,7 @@ std::vector<Gap> frameRuns(const Point& p, const traces::Snapshot& snap, const t
     return frames.empty() ? FrameId{} : frames.back();
   };
   for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
-    const StackId stack = trace.events[i].stack;
+    const StackId stack = snap.callStack(trace.events[i]);  // forward frames for backward-pass entries
     const bool m = matcher.matches(stack);
     if (m && !in_run) {
       runs.emplace_back(i, i);

@@ -75,6 +75,15 @@ struct TraceEvent {
   bool has_frames = false;  // the entry carried a `frames` key (even an empty one)
   bool has_pool = false;    // the entry carried `pool_id` (torch after 2.11, PR #177717)
   PoolId pool;              // the private pool it went to ((0, 0): the default pools)
+  // `forward_frames`: for a backward-pass entry (no Python frames of its own with
+  // stacks="python"), the Python stack of the forward op it belongs to.
+  bool has_forward_frames = false;
+  StackId forward_stack;
+
+  // The stack points and call sites use: the entry's own frames, else its forward frames.
+  [[nodiscard]] StackId callStack(bool own_is_empty) const {
+    return own_is_empty && has_forward_frames ? forward_stack : stack;
+  }
 
   [[nodiscard]] std::uint64_t deviceFree() const { return addr; }
 };
@@ -164,6 +173,8 @@ struct Snapshot {
   AnomalyCounters anomalies;
 
   [[nodiscard]] std::span<const FrameId> stack(StackId id) const;
+  // The stack of `e` that points and call sites use (its forward frames when it has no own).
+  [[nodiscard]] StackId callStack(const TraceEvent& e) const { return e.callStack(stack(e.stack).empty()); }
   [[nodiscard]] std::size_t stackCount() const { return stack_offsets.size() - 1; }
   [[nodiscard]] std::span<const BlockInfo> blocksOf(const SegmentInfo& segment) const;
   [[nodiscard]] std::string_view str(StringId id) const { return id.valid() ? strings.view(id) : std::string_view{}; }
