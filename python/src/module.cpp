@@ -67,8 +67,8 @@ void bindTrace(py::module_& m) {
           [](const LoadedTrace& t, std::string minimize, std::size_t top, std::size_t max_candidates, unsigned jobs,
              bool try_settings, reservoir::replay::EditedRunText device, std::optional<std::size_t> max_calls,
              std::optional<std::size_t> steps, const py::object& progress) {
-            rp::SweepText text{std::move(minimize), top,         max_candidates, jobs, try_settings,
-                               std::move(device),   max_calls,   steps};
+            rp::SweepText text{std::move(minimize), top,       max_candidates, jobs, try_settings,
+                               std::move(device),   max_calls, steps};
             return rp::sweepJson(t, text, progress);
           },
           py::arg("minimize"), py::arg("top"), py::arg("max_candidates"), py::arg("jobs"), py::arg("try_settings"),

@@ -97,6 +97,13 @@ int runSettingsReport(const CheckArgs& a, const replay::Trace& trace, std::size_
 int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   auto opened = openTrace(a.trace, a.device, a.env, err);
   if (!opened) return fail(err, opened.message());
+  if (opened->nothing_to_replay) {
+    if (a.json)
+      out << nlohmann::json{{"trace", a.trace}, {"nothing_to_replay", *opened->nothing_to_replay}}.dump(2) << "\n";
+    else
+      out << *opened->nothing_to_replay << "\n";
+    return kOk;
+  }
   const replay::Trace& trace = opened->trace;
   const std::size_t dev = opened->device;
   const replay::ReplayEnvironment& env = opened->env;

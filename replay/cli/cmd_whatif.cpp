@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <future>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "common.h"
@@ -26,14 +27,17 @@ struct WhatIfArgs {
 struct Outcome {
   std::optional<replay::RankWhatIf> result;
   std::string error;
+  std::string nothing_to_replay;  // the snapshot has no allocation history
+  std::string path;
 };
 
 Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
   auto opened = openTrace(path, a.device, a.env, err);
-  if (!opened) return Outcome{std::nullopt, opened.message()};
+  if (!opened) return Outcome{std::nullopt, opened.message(), {}, path};
+  if (opened->nothing_to_replay) return Outcome{std::nullopt, {}, *opened->nothing_to_replay, path};
   auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
-  if (!rep) return Outcome{std::nullopt, path + ": " + rep.message()};
-  return Outcome{replay::RankWhatIf{std::move(opened->trace), std::move(*rep)}, {}};
+  if (!rep) return Outcome{std::nullopt, path + ": " + rep.message(), {}, path};
+  return Outcome{replay::RankWhatIf{std::move(opened->trace), std::move(*rep)}, {}, {}, path};
 }
 
 // Analyses the traces `jobs` at a time, keeping their order.
@@ -54,9 +58,24 @@ int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.message());
   std::vector<replay::RankWhatIf> ranks;
+  std::vector<Outcome> empty;
   for (auto& o : analyzeAll(a, *w, err)) {
     if (!o.error.empty()) return fail(err, o.error);
-    ranks.push_back(std::move(*o.result));
+    if (!o.nothing_to_replay.empty())
+      empty.push_back(std::move(o));
+    else
+      ranks.push_back(std::move(*o.result));
+  }
+  // Snapshots without history answer nothing; the others are reported as usual.
+  for (const auto& o : empty)
+    if (!a.json) out << o.nothing_to_replay << "\n";
+  if (ranks.empty()) {
+    if (a.json) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& o : empty) j.push_back({{"trace", o.path}, {"nothing_to_replay", o.nothing_to_replay}});
+      out << (j.size() == 1 ? j[0] : nlohmann::json{{"traces", j}}).dump(2) << "\n";
+    }
+    return kOk;
   }
   if (a.json) {
     out << replay::whatIfJson(ranks).dump(2) << "\n";

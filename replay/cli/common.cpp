@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "reservoir/replay/conformance.h"
 #include "reservoir/replay/option_text.h"
 #include "reservoir/simulator/sizes.h"
 
@@ -50,11 +51,18 @@ Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_
                               std::ostream& err) {
   auto trace = loadTrace(path, err, !opts.no_capture_json);
   if (!trace) return trace.status();
+  if (auto none = replay::nothingToReplay(trace->snap()); none && !device) {
+    OpenTrace empty{std::move(*trace), 0, {}, std::nullopt};
+    empty.nothing_to_replay = path + ": " + *none;
+    return empty;
+  }
   auto dev = replay::chooseDevice(trace->snap(), device);
   if (!dev) return Status::error(path + ": " + dev.message());
   auto env = makeEnvironment(opts, *trace);
   if (!env) return env.status();
-  return OpenTrace{std::move(*trace), *dev, std::move(*env)};
+  OpenTrace opened{std::move(*trace), *dev, std::move(*env), std::nullopt};
+  if (auto none = replay::nothingToReplay(opened.trace.snap(), *dev)) opened.nothing_to_replay = path + ": " + *none;
+  return opened;
 }
 
 std::string sizeText(std::int64_t bytes) {

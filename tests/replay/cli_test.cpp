@@ -55,9 +55,12 @@ TEST(Cli, CheckExitCodes) {
   auto j = nlohmann::json::parse(other.out);
   EXPECT_EQ(j["exact"], false);
   EXPECT_EQ(j["first_difference"], 0);
-  // A capture JSON that disagrees makes check fail.
-  EXPECT_EQ(run({"check", sample("resume-tiny/resume-main.rank0.pickle")}).code,
-            kFailed);  // peaks reset by the capture
+  // The capture reset its peaks before step 2: only .peak statistics differ, so check finds
+  // the reset from the replay, says where, and passes.
+  auto found = run({"check", sample("resume-tiny/resume-main.rank0.pickle")});
+  EXPECT_EQ(found.code, kOk) << found.out;
+  EXPECT_NE(found.out.find("peaks were reset after event"), std::string::npos) << found.out;
+  // The found position is the one the point names: pinning it gives the same statistics.
   EXPECT_EQ(
       run({"check", sample("resume-tiny/resume-main.rank0.pickle"), "--reset-peaks", "before:resume.py:train_step#1"})
           .code,

@@ -65,7 +65,13 @@ class SnapshotAssembler {
   Status assembleSegments(const Value& value);
   Status assembleAnnotations(const Value& value);
   void noteUnknownKey(Anomaly anomaly, StringId key);
+  // A (int, int) pool id tuple (segment_pool_id, pool_id); false if `v` is not one.
+  bool readPoolId(const Value& v, PoolId* out);
+  // A stack value, or a list of converted frames interned as one; false if neither.
+  bool readStack(const Value& v, StackId* out);
   std::string repr(const Value& v);
+  // repr() that also spells out dicts, lists and tuples (FX node info).
+  std::string nestedRepr(const Value& v, int depth);
 
   ContainerPool& pool_;
   Snapshot snap_;

@@ -22,13 +22,14 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   opts.env = env;
   opts.program = &p.program;
   opts.request_stream = &p.requests;  // built once, by the conformance replay
+  opts.find_peak_resets = false;      // a what-if uses the events, not the capture's peaks
   auto report = runConformance(snapshot, device_index, opts);
   if (!report) return report.status();
   p.conformance = std::move(*report);
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
   std::int64_t seeded = 0;
-  for (const auto& s : p.program.seed) seeded += static_cast<std::int64_t>(s.size);
+  for (const auto& s : p.program.seed) seeded += static_cast<std::int64_t>(s.reservedBytes());
   const auto walk = traces::walkRecordedReserved(snapshot.devices[device_index], seeded);
   p.derived_capacity = walk.capacity_from_ooms;
   p.recorded_peak_reserved = walk.peak;
@@ -38,6 +39,7 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   for (const Op& op : p.program.ops)
     if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid())
       p.completes_at_by_tag[op.alloc.value() + 1u] = op.completes_at;
+  for (const auto& [id, at] : p.program.seed_completes_at) p.completes_at_by_tag[id.value() + 1u] = at;
   return p;
 }
 
@@ -99,6 +101,7 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   rep.settings_whatif = what.config.last_settings;
   rep.whatif = replayProgram(p, *edits, what);
 
+  rep.notes = settingsNotes(p.recorded_config);
   rep.baseline_matches_recording = rep.baseline.peak_reserved.bytes == p.recorded_peak_reserved &&
                                    !rep.baseline.decision_change && !p.conformance.first_divergence;
   if (p.conformance.first_divergence)

@@ -19,7 +19,7 @@ WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, st
   for (Addr base : prepared.program.reservation_bases) recorded_reservations_.push_back(base);
   for (const auto& s : prepared.program.seed) {
     live_[s.addr] = s.size;
-    used_ += s.size;
+    used_ += s.reservedBytes();  // an expandable segment holds only its mapped pages
     lowest = std::min(lowest, s.addr);
   }
   floor_ = lowest;

@@ -142,13 +142,20 @@ void Runner::runOp(std::uint32_t j) {
 void Runner::track(std::uint32_t j) {
   const auto& trace = p_.snapshot->devices[p_.device_index];
   const Op& op = p_.program.ops[j];
-  auto at = [&](std::int64_t v) {
-    const std::uint32_t ev = op.end_event > 0 ? op.end_event - 1 : 0;
+  const std::uint32_t last = op.end_event > 0 ? op.end_event - 1 : 0;
+  // The peak's event, one definition with the recording's series (load_stage.cpp): reserved
+  // grows only at a segment_alloc / segment_map, so a reserved peak is reached at the op's last
+  // one (the GUI's "first event where reserved exceeds every earlier value"); other peaks at
+  // the op's last event.
+  std::uint32_t grew = last;
+  for (std::uint32_t e = op.first_event; e < op.end_event && e < trace.events.size(); ++e)
+    if (trace.events[e].action == Action::kSegmentAlloc || trace.events[e].action == Action::kSegmentMap) grew = e;
+  auto at = [&](std::int64_t v, std::uint32_t ev) {
     PeakInfo pi{v, j, ev, ev < trace.events.size() ? trace.events[ev].time_us : 0, op.stack};
     return pi;
   };
-  if (reserved() > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(reserved());
-  if (allocated() > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(allocated());
+  if (reserved() > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(reserved(), grew);
+  if (allocated() > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(allocated(), last);
   reserved_sum_ += static_cast<double>(reserved());
   if (!s_.peak_windows.empty() && inWindow(j))
     r_.peak_in_windows = std::max(r_.peak_in_windows.value_or(0), reserved());
