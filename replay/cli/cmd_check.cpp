@@ -143,15 +143,15 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   opts.expensive_checks = a.expensive;
   for (const auto& text : a.reset_peaks) {
     auto point = replay::parsePoint(text);
-    if (!point) return fail(err, "--reset-peaks: " + point.message());
+    if (!point) return usage(err, "--reset-peaks: " + point.message());
     auto gaps = replay::resolvePoint(*point, trace.snapshot, dev);
-    if (!gaps) return fail(err, "--reset-peaks: " + gaps.message());
+    if (!gaps) return usage(err, "--reset-peaks: " + gaps.message());
     for (const auto& g : *gaps) opts.reset_peaks_at.push_back(g.boundary);
   }
   Progress progress(err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto report = replay::runConformance(trace.snapshot, dev, opts);
-  if (!report) return fail(err, a.trace + ": " + report.message());
+  if (!report) return fail(err, report.status(), a.trace + ": ");
   if (a.json)
     out << reportJson(*report, a.trace).dump(2) << "\n";
   else

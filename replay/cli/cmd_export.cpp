@@ -59,10 +59,10 @@ class TempFilesOnSignal {
 };
 
 int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
-  if (a.out.empty() && a.csv.empty()) return fail(err, "give --out FILE.pickle and/or --csv FILE.csv");
+  if (a.out.empty() && a.csv.empty()) return usage(err, "give --out FILE.pickle and/or --csv FILE.csv");
   TempFilesOnSignal cleanup(a.out, a.csv);
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return usage(err, w.message());
   auto opened = openTrace(a.trace, a.device, a.env, err);
   if (!opened) return fail(err, opened.message());
   const LoadedTrace& trace = *opened->trace;
@@ -70,13 +70,14 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   auto prepared = replay::prepareTrace(trace.snapshot, dev, replay::editedRunEnvironment(opened->env, *w));
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   auto edits = replay::resolveEdits(*prepared, w->edits);
-  if (!edits) return fail(err, edits.message());
+  if (!edits) return fail(err, edits.status());
   replay::RunSettings s = replay::chooseEditedRun(*prepared, *w).edited();
   s.address_model = w->address_model;
   if (!a.out.empty()) {
     auto snap = replay::exportRun(*prepared, *edits, s);
     if (!snap) return fail(err, snap.message());
-    if (Status st = traces::writeSnapshotFile(*snap, a.out); !st.ok()) return fail(err, a.out + ": " + st.message());
+    if (Status st = traces::writeSnapshotFile(*snap, a.out); !st.ok())  // I/O errors name the file already
+      return fail(err, st.message().rfind(a.out + ": ", 0) == 0 ? st.message() : a.out + ": " + st.message());
     out << fmt::format("wrote {} ({} events, {} segments): open it in https://pytorch.org/memory_viz\n", a.out,
                        snap->devices[dev].events.size(), snap->segments.size());
   }

@@ -84,10 +84,10 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   replay::GateConditions conditions;
   if (!a.budget.empty()) {
     conditions.max_peak_reserved = sim::parseSize(a.budget);
-    if (!conditions.max_peak_reserved) return fail(err, "--max-peak-reserved: not a size: '" + a.budget + "'");
+    if (!conditions.max_peak_reserved) return usage(err, "--max-peak-reserved: not a size: '" + a.budget + "'");
   }
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return usage(err, w.message());
   w->analyze_peak = false;
   conditions.fraction = w->fraction;
   for (const auto& e : w->edits)
@@ -102,7 +102,7 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
     auto opened = openTrace(path, a.device, a.env, err);
     if (!opened) return fail(err, opened.message());
     auto rep = replay::runWhatIf(opened->trace->snapshot, opened->device, opened->env, *w);
-    if (!rep) return fail(err, path + ": " + rep.message());
+    if (!rep) return fail(err, rep.status(), path + ": ");
     reports.push_back(std::move(*rep));
   }
   std::vector<replay::GateInput> inputs;

@@ -50,7 +50,7 @@ Expected<unsigned> threadCount(std::optional<unsigned> jobs, std::ostream& err) 
 
 int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   auto edited_run = makeEditedRunOptions(a.edited_run);
-  if (!edited_run) return fail(err, edited_run.message());
+  if (!edited_run) return usage(err, edited_run.message());
   auto jobs = threadCount(a.jobs, err);
   if (!jobs) {
     err << "reservoir: " << jobs.message() << "\n";
@@ -67,7 +67,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   o.try_settings = !a.no_settings;
   if (!a.minimize.empty() && a.minimize != "peak") {
     auto p = replay::parsePoint(a.minimize);
-    if (!p) return fail(err, "--minimize: " + p.message());
+    if (!p) return usage(err, "--minimize: " + p.message());
     o.minimize_at = *p;
   }
   auto prepared = replay::prepareTrace(trace.snapshot, dev, replay::editedRunEnvironment(opened->env, o));
@@ -75,7 +75,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   Progress progress(err, "sweeping");
   o.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto rep = replay::runSweep(*prepared, o);
-  if (!rep) return fail(err, a.trace + ": " + rep.message());
+  if (!rep) return fail(err, rep.status(), a.trace + ": ");
   if (a.json) {
     nlohmann::json j;
     j["trace"] = a.trace;

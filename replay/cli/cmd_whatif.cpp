@@ -27,6 +27,7 @@ struct Outcome {
   std::unique_ptr<LoadedTrace> trace;  // what the report's environment pointed into
   std::optional<replay::WhatIfReport> report;
   std::string error;
+  bool usage = false;  // the error is a usage error (a point or selector that matches nothing)
 };
 
 Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
@@ -39,16 +40,17 @@ Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::W
   }
   o.trace = std::move(opened->trace);  // the heap object stays put: opened->env still points into it
   auto rep = replay::runWhatIf(o.trace->snapshot, opened->device, opened->env, w);
-  if (!rep)
+  if (!rep) {
     o.error = path + ": " + rep.message();
-  else
+    o.usage = rep.status().isUsage();
+  } else
     o.report = std::move(*rep);
   return o;
 }
 
 int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return usage(err, w.message());
   const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::vector<Outcome> outcomes(a.traces.size());
   std::size_t next = 0;
@@ -59,7 +61,7 @@ int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
     for (std::size_t k = 0; k < batch.size(); ++k) outcomes[next - batch.size() + k] = batch[k].get();
   }
   for (const auto& o : outcomes)
-    if (!o.error.empty()) return fail(err, o.error);
+    if (!o.error.empty()) return o.usage ? usage(err, o.error) : fail(err, o.error);
   if (a.json) {
     if (outcomes.size() == 1) {
       out << whatIfJson(outcomes[0].trace->snapshot, *outcomes[0].report, outcomes[0].path).dump(2) << "\n";

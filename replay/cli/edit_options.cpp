@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common.h"
 #include "reservoir/simulator/sizes.h"
 
 namespace reservoir::cli {
@@ -14,7 +15,7 @@ void addEditedRunFlags(CLI::App* app, EditedRunFlags* f) {
   app->add_option("--overhead", f->overhead,
                   "the edited run's memory outside the PyTorch cache (CUDA context, NCCL, cuBLAS), e.g. 2GiB");
   app->add_option("--fraction", f->fraction, "the edited run's memory fraction (default: the recorded one)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fractionCheck());
 }
 
 Expected<replay::EditedRunOptions> makeEditedRunOptions(const EditedRunFlags& f) {
@@ -34,6 +35,11 @@ Expected<replay::EditedRunOptions> makeEditedRunOptions(const EditedRunFlags& f)
     if (!c) return Status::error("--overhead: not a size: '" + f.overhead + "'");
     o.overhead = *c;
   }
+  if (o.capacity && o.overhead >= *o.capacity)
+    return Status::usage(
+        fmt::format("--overhead {} is not below --capacity {}: the edited run would have no memory "
+                    "for PyTorch's cache",
+                    f.overhead, f.capacity));
   o.fraction = f.fraction;
   return o;
 }
