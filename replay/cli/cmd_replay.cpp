@@ -471,7 +471,7 @@ int runSynth(const SynthArgs& a, std::ostream& out, std::ostream& err) {
   if (!budget) return usage(err, "--budget: not a size: '" + a.budget + "'");
   o.budget = *budget;
   auto trace = replay::synthesizeTrace(o);
-  if (!trace) return fail(err, trace.message());
+  if (!trace) return fail(err, trace.status());
   traces::WriteOptions wo;
   if (a.out.ends_with(".zst")) wo.compression = traces::Compression::kZstd;
   if (a.out.ends_with(".gz")) wo.compression = traces::Compression::kGzip;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <new>
 #include <sstream>
 #include <system_error>
@@ -283,6 +284,44 @@ TEST(CliHostile, SweepSkipsHugePointNames) {
   EXPECT_GT(j["evaluated"], 0);  // the trace's annotations are still candidates
   for (const auto& c : j["candidates"])
     EXPECT_EQ(c["edits"][1].get<std::string>().rfind("annotation:", 0), 0u) << c["edits"][1];
+}
+
+// Found by the structure-aware fuzzer (fuzz/whatif_fuzzer.cpp): `synth` spun forever when every
+// request was an empty_cache, or when no allocation fit the budget.
+TEST(CliHostile, SynthRefusesWorkloadsThatMakeNoEntries) {
+  const auto out = std::filesystem::temp_directory_path() / ("synth-" + std::to_string(::getpid()) + ".pickle");
+  auto every = run({"synth", out.string(), "--events", "100", "--empty-cache-every", "1"});
+  EXPECT_EQ(every.code, kUsage) << every.err;
+  expectOneLine(every, "empty_cache every 1 request leaves none for allocations");
+  auto budget = run({"synth", out.string(), "--events", "100", "--budget", "0"});
+  EXPECT_EQ(budget.code, kUsage) << budget.err;
+  expectOneLine(budget, "no trace entry in 1000000 requests");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(run({"synth", out.string(), "--events", "100", "--empty-cache-every", "2"}).code, kOk);
+  std::filesystem::remove(out);
+}
+
+// Found by the structure-aware fuzzer: a recorded garbage_collection_threshold of inf reached the
+// model (UBSan: inf converted to a size). Recorded settings are checked as torch checks them.
+TEST(CliHostile, RecordedSettingsOutOfRangeAreBadInput) {
+  auto snap = traces::readSnapshotFile(sample("resume-tiny/resume-main.rank0.pickle"));
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  const auto path = std::filesystem::temp_directory_path() / ("gc-inf-" + std::to_string(::getpid()) + ".pickle");
+  for (double gc : {std::numeric_limits<double>::infinity(), 1.5, -0.2}) {
+    snap->settings.present = true;
+    snap->settings.garbage_collection_threshold = gc;
+    ASSERT_TRUE(traces::writeSnapshotFile(*snap, path.string()).ok());
+    auto r = run({"whatif", path.string()});
+    EXPECT_EQ(r.code, kInputError) << gc << ": " << r.err;
+    expectOneLine(r, "recorded garbage_collection_threshold");
+  }
+  snap->settings.garbage_collection_threshold = 0;
+  snap->settings.roundup_power2_divisions[3] = 3;
+  ASSERT_TRUE(traces::writeSnapshotFile(*snap, path.string()).ok());
+  auto r = run({"whatif", path.string()});
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.code, kInputError) << r.err;
+  expectOneLine(r, "recorded roundup_power2_divisions 3 is not a power of 2");
 }
 
 }  // namespace

@@ -111,6 +111,9 @@ struct Live {
 }  // namespace
 
 Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
+  // Each empty_cache takes a request's place: every request would be one (found by fuzzing).
+  if (o.empty_cache_every == 1)
+    return Status::usage("empty_cache every 1 request leaves none for allocations (give 0 for never, or 2 or more)");
   auto config = sim::parseAllocConf(o.settings);
   if (!config) return Status::error("synthetic trace settings: " + config.message());
   SynthTrace out;
@@ -143,7 +146,20 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
   sim::ByteCount live_bytes = 0;
   std::uint64_t next_tag = 1;
   const double budget = static_cast<double>(o.budget);
+  // A budget too small for any request (0 bytes) would make no entry ever: stop instead of spinning.
+  constexpr std::uint64_t kMaxIdleRequests = 1'000'000;
+  std::uint64_t last_progress = 0;
+  std::size_t last_events = 0;
   while (trace.events.size() < o.events) {
+    if (trace.events.size() != last_events) {
+      last_events = trace.events.size();
+      last_progress = request;
+    } else if (request - last_progress > kMaxIdleRequests) {
+      return Status::usage(
+          fmt::format("synthetic workload: no trace entry in {} requests (a budget of {} bytes "
+                      "is too small for any allocation)",
+                      kMaxIdleRequests, o.budget));
+    }
     device.setRequest(request);
     if (o.empty_cache_every > 0 && request % o.empty_cache_every == o.empty_cache_every - 1) {
       model.emptyCache();
