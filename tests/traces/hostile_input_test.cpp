@@ -148,7 +148,7 @@ TEST(HostileInput, ALongStringInsideACompressedFileReads) {
               32u << 20);
   }
   // Plain: a string longer than the whole file is refused before anything is allocated.
-  const std::string lie = std::string("\x80\x04\x8d") + std::string("\x00\x00\x00\x40\x00\x00\x00\x00", 8) + "x.";
+  const std::string lie = std::string("\x80\x04\x8d") + std::string("\x00\x00\x00\x08\x00\x00\x00\x00", 8) + "x.";
   auto snap = readSnapshotBytes(std::vector<std::uint8_t>(lie.begin(), lie.end()), "lie.pickle");
   ASSERT_FALSE(snap.ok());
   EXPECT_NE(snap.message().find("more than the input can hold"), std::string::npos) << snap.message();

@@ -117,7 +117,10 @@ def huge_lengths():
     case("binunicode_more_than_file.pickle", P4 + b"X" + struct.pack("<I", 10_000_000) + b"abc" * 10, 2,
          "more than the input can hold")
     case("binbytes8_2pow60.pickle", P4 + b"\x8e" + struct.pack("<Q", 1 << 60), 2, "BINBYTES8 declares")
-    case("long4_2pow31m1.pickle", P4 + b"\x8b" + struct.pack("<I", 2**31 - 1) + b"\x01" * 16, 2, "truncated LONG4")
+    # Over max_string_bytes (2^28 since issue 16); a LONG4 under it that the file cannot back is "truncated".
+    case("long4_2pow31m1.pickle", P4 + b"\x8b" + struct.pack("<I", 2**31 - 1) + b"\x01" * 16, 2,
+         "LONG4 declares 2147483647 bytes")
+    case("long4_2pow27.pickle", P4 + b"\x8b" + struct.pack("<I", 2**27) + b"\x01" * 16, 2, "truncated LONG4")
     case("long4_negative.pickle", P4 + b"\x8b\xff\xff\xff\xff" + b"\x01" * 16, 2, "LONG4 with a negative length")
     case("binstring_negative.pickle", b"\x80\x02T\xff\xff\xff\xff" + b"a" * 16, 2, "BINSTRING with a negative length")
 
