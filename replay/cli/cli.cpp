@@ -88,6 +88,16 @@ int fail(std::ostream& err, const std::string& message) {
   return kInputError;
 }
 
+int fail(std::ostream& err, const Status& status, const std::string& prefix) {
+  err << "reservoir: " << prefix << status.message() << "\n";
+  return status.isUsage() ? kUsage : kInputError;
+}
+
+int usage(std::ostream& err, const std::string& message) {
+  err << "reservoir: " << message << "\n";
+  return kUsage;
+}
+
 int runGuarded(std::ostream& err, const std::function<int()>& body) {
   try {
     return body();

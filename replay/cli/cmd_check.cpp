@@ -112,12 +112,12 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   opts.env = env;
   opts.expensive_checks = a.expensive;
   auto resets = replay::choosePeakResets(trace.snap(), dev, env.capture.get(), a.reset_peaks);
-  if (!resets) return fail(err, "--reset-peaks: " + resets.message());
+  if (!resets) return fail(err, resets.status(), "--reset-peaks: ");
   opts.reset_peaks_at = resets->boundaries;
   Progress progress(err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto report = replay::runConformance(trace.snap(), dev, opts);
-  if (!report) return fail(err, a.trace + ": " + report.message());
+  if (!report) return fail(err, report.status(), a.trace + ": ");
   if (!resets->note.empty()) report->notes.push_back(resets->note);
   if (a.json)
     out << replay::conformanceJson(*report, a.trace).dump(2) << "\n";

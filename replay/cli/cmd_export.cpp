@@ -58,10 +58,10 @@ class TempFilesOnSignal {
 };
 
 int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
-  if (a.out.empty() && a.csv.empty()) return fail(err, "give --out FILE.pickle and/or --csv FILE.csv");
+  if (a.out.empty() && a.csv.empty()) return usage(err, "give --out FILE.pickle and/or --csv FILE.csv");
   TempFilesOnSignal cleanup(a.out, a.csv);
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return usage(err, w.message());
   auto opened = openTrace(a.trace, a.device, a.env, err);
   if (!opened) return fail(err, opened.message());
   const replay::Trace& trace = opened->trace;
@@ -69,7 +69,7 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   auto prepared = replay::prepareTrace(trace.snapshot, dev, replay::editedRunEnvironment(opened->env, *w));
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   auto edits = replay::resolveEdits(*prepared, w->edits);
-  if (!edits) return fail(err, edits.message());
+  if (!edits) return fail(err, edits.status());
   auto counts = replay::writeEditedRun(*prepared, *edits, *w, a.out, a.csv);
   if (!counts) return fail(err, counts.message());
   if (!a.out.empty())

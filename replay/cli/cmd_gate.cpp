@@ -26,10 +26,10 @@ struct GateArgs {
 
 int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return usage(err, w.message());
   w->analyze_peak = false;
   auto gate_conditions = replay::gateConditions(a.budget, *w, "--");
-  if (!gate_conditions) return fail(err, gate_conditions.message());
+  if (!gate_conditions) return fail(err, gate_conditions.status());
   const replay::GateConditions& conditions = *gate_conditions;
   if (!replay::hasCondition(conditions, !a.edits.device.capacity.empty() || a.edits.device.fraction.has_value())) {
     err << "reservoir: gate needs a condition: --max-peak-reserved BYTES, --demand BYTES@POINT, or --capacity / "
@@ -41,7 +41,7 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
     auto opened = openTrace(path, a.device, a.env, err);
     if (!opened) return fail(err, opened.message());
     auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, *w);
-    if (!rep) return fail(err, path + ": " + rep.message());
+    if (!rep) return fail(err, rep.status(), path + ": ");
     reports.push_back(std::move(*rep));
   }
   std::vector<replay::GateInput> inputs;

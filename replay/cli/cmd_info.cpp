@@ -30,8 +30,10 @@ void printDevice(std::ostream& out, const traces::Snapshot& snap, const replay::
       acts += fmt::format("{}{} {}", acts.empty() ? "" : ", ", s.actions[a],
                           traces::actionName(static_cast<traces::Action>(a)));
   out << "  actions:         " << acts << "\n";
-  if (s.events)
+  if (s.events && s.last_time_us >= s.first_time_us)
     out << fmt::format("  time span:       {:.3f} s\n", static_cast<double>(s.last_time_us - s.first_time_us) / 1e6);
+  else if (s.events)
+    out << "  time span:       unknown: the last entry's time_us is before the first's (see time_goes_backwards)\n";
   if (!s.complete) out << "  reserved at first event: " << sizeText(s.start_reserved) << "\n";
   out << "  peak reserved:   " << sizeText(s.peak_reserved.bytes);
   if (s.peak_reserved.known && s.events)

@@ -208,7 +208,7 @@ void printGridRow(std::ostream& out, const TargetResult& r, bool edits, bool cap
 
 int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return fail(err, w.status());
   auto targets = targetsOf(a);
   if (!targets) return fail(err, targets.message());
   if (targets->size() > 1 && !a.out_path.empty())

@@ -47,7 +47,7 @@ Expected<unsigned> threadCount(std::optional<unsigned> jobs, std::ostream& err) 
 
 int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   auto edited_run = makeEditedRunOptions(a.edited_run);
-  if (!edited_run) return fail(err, edited_run.message());
+  if (!edited_run) return usage(err, edited_run.message());
   auto jobs = threadCount(a.jobs, err);
   if (!jobs) {
     err << "reservoir: " << jobs.message() << "\n";
@@ -83,7 +83,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   Progress progress(err, "sweeping");
   o.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto rep = replay::runSweep(*prepared, o);
-  if (!rep) return fail(err, a.trace + ": " + rep.message());
+  if (!rep) return fail(err, rep.status(), a.trace + ": ");
   if (a.json) {
     out << replay::sweepJson(*rep, a.trace, a.top).dump(2) << "\n";
     return kOk;

@@ -29,6 +29,7 @@ struct Outcome {
   std::string error;
   std::string nothing_to_replay;  // the snapshot has no allocation history
   std::string path;
+  bool usage = false;  // the error is a usage error (a point or selector that matches nothing)
 };
 
 Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
@@ -36,7 +37,7 @@ Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::W
   if (!opened) return Outcome{std::nullopt, opened.message(), {}, path};
   if (opened->nothing_to_replay) return Outcome{std::nullopt, {}, *opened->nothing_to_replay, path};
   auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
-  if (!rep) return Outcome{std::nullopt, path + ": " + rep.message(), {}, path};
+  if (!rep) return Outcome{std::nullopt, path + ": " + rep.message(), {}, path, rep.status().isUsage()};
   return Outcome{replay::RankWhatIf{std::move(opened->trace), std::move(*rep)}, {}, {}, path};
 }
 
@@ -56,11 +57,11 @@ std::vector<Outcome> analyzeAll(const WhatIfArgs& a, const replay::WhatIfOptions
 
 int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return fail(err, w.status());
   std::vector<replay::RankWhatIf> ranks;
   std::vector<Outcome> empty;
   for (auto& o : analyzeAll(a, *w, err)) {
-    if (!o.error.empty()) return fail(err, o.error);
+    if (!o.error.empty()) return o.usage ? usage(err, o.error) : fail(err, o.error);
     if (!o.nothing_to_replay.empty())
       empty.push_back(std::move(o));
     else

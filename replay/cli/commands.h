@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::cli {
 
@@ -25,5 +26,10 @@ void registerScale(CLI::App& app, std::function<void(int)> set_result, std::ostr
 
 // Prints "reservoir: <message>" and returns kInputError.
 int fail(std::ostream& err, const std::string& message);
+// Prints "reservoir: <prefix><message>" and returns kUsage for a usage error (Status::usage), else
+// kInputError.
+int fail(std::ostream& err, const Status& status, const std::string& prefix = "");
+// Prints "reservoir: <message>" and returns kUsage (a flag value that cannot be used).
+int usage(std::ostream& err, const std::string& message);
 
 }  // namespace reservoir::cli

@@ -9,10 +9,21 @@
 
 namespace reservoir::cli {
 
+CLI::Validator fractionCheck() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || !(v >= 0.0 && v <= 1.0))
+          return "'" + text + "' is not a fraction in [0, 1]";
+        return {};
+      },
+      "FRACTION in [0, 1]");
+}
+
 void addEnvOptions(CLI::App* app, EnvOptions* env) {
   app->add_option("--fraction", env->fraction,
                   "the recorded device's memory fraction (set_per_process_memory_fraction); default: capture JSON or 1")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fractionCheck());
   app->add_option("--capacity", env->capacity,
                   "the recorded device's total memory, e.g. 141GiB; default: capture JSON or an H200's");
   app->add_option("--settings", env->settings,

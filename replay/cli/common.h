@@ -16,6 +16,9 @@
 
 namespace reservoir::cli {
 
+// --fraction's check: a number in [0, 1] (CLI::Range lets nan through).
+CLI::Validator fractionCheck();
+
 struct EnvOptions {
   std::optional<double> fraction;
   std::string capacity;  // a size ("141GiB"), parsed later

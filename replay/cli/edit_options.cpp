@@ -1,5 +1,7 @@
 #include "edit_options.h"
 
+#include "common.h"
+
 namespace reservoir::cli {
 
 void addEditedRunFlags(CLI::App* app, EditedRunFlags* f) {
@@ -10,7 +12,7 @@ void addEditedRunFlags(CLI::App* app, EditedRunFlags* f) {
   app->add_option("--overhead", f->overhead,
                   "the edited run's memory outside the PyTorch cache (CUDA context, NCCL, cuBLAS), e.g. 2GiB");
   app->add_option("--fraction", f->fraction, "the edited run's memory fraction (default: the recorded one)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fractionCheck());
 }
 
 Expected<replay::EditedRunOptions> makeEditedRunOptions(const EditedRunFlags& f) {

@@ -377,9 +377,18 @@ Expected<AllocatorConfig> configFromRecorded(const traces::RecordedSettings& rec
   config.max_split_size = recorded.max_split_size < 0 && recorded.max_split_size != -1048576
                               ? kUnlimited
                               : static_cast<ByteCount>(recorded.max_split_size);
-  config.garbage_collection_threshold = recorded.garbage_collection_threshold;
-  for (std::size_t i = 0; i < kRoundupIntervals; ++i)
-    config.roundup_power2_divisions[i] = recorded.roundup_power2_divisions[i];
+  // The file's values, checked as torch's parser checks them (a damaged or hand-made file can
+  // hold anything: an infinite threshold made the model convert inf to a size, found by fuzzing).
+  const double gc = recorded.garbage_collection_threshold;
+  if (gc != 0 && !(gc > 0 && gc < 1.0))
+    return Status::error(fmt::format("recorded garbage_collection_threshold {} is outside (0, 1)", gc));
+  config.garbage_collection_threshold = gc;
+  for (std::size_t i = 0; i < kRoundupIntervals; ++i) {
+    const std::uint64_t d = recorded.roundup_power2_divisions[i];
+    if ((d & (d - 1)) != 0)
+      return Status::error(fmt::format("recorded roundup_power2_divisions {} is not a power of 2", d));
+    config.roundup_power2_divisions[i] = d;
+  }
   if (recorded.release_lock_on_cudamalloc) config.release_lock_on_cudamalloc = *recorded.release_lock_on_cudamalloc;
   if (recorded.graph_capture_record_stream_reuse)
     config.graph_capture_record_stream_reuse = *recorded.graph_capture_record_stream_reuse;

@@ -326,7 +326,7 @@ TEST(Gate, PassesUnderTheBudgetAndFailsOverItWithAReason) {
   EXPECT_EQ(over.code, cli::kFailed);
   EXPECT_NE((over.out + over.err).find("exceeds the budget 500.00 MiB by 10.00 MiB"), std::string::npos)
       << over.out << over.err;
-  EXPECT_EQ(cli({"gate", t, "--max-peak-reserved", "lots"}).code, cli::kInputError);
+  EXPECT_EQ(cli({"gate", t, "--max-peak-reserved", "lots"}).code, cli::kUsage);
 }
 
 // The prediction of the post-load cleanup, exported, is the real resume-postload trace event

@@ -355,7 +355,7 @@ TEST(ScaleCli, GridJsonAndSidecarParameters) {
                           "--cleanup",
                           "after:resume.py:train_step#1",
                           "--release",
-                          "adam.py@after:resume.py:train_step#1",
+                          "adam.py:adam@after:resume.py:train_step#1",
                           "--probe",
                           "after:resume.py:train_step#1",
                           "--demand",

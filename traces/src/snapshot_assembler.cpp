@@ -1,5 +1,7 @@
 #include "snapshot_assembler.h"
 
+#include "snapshot_validate.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -140,13 +142,24 @@ bool SnapshotAssembler::readPoolId(const Value& v, PoolId* out) {
 StringId SnapshotAssembler::actionKey() const { return keys_->action; }
 StringId SnapshotAssembler::framesKey() const { return keys_->frames; }
 
+std::uint64_t SnapshotAssembler::memoryBytes() const {
+  std::uint64_t n =
+      snap_.strings.memoryBytes() + snap_.frames.capacity() * sizeof(Frame) +
+      snap_.stack_offsets.capacity() * sizeof(std::uint32_t) + snap_.stack_frames.capacity() * sizeof(FrameId) +
+      staged_segments_.capacity() * sizeof(SegmentInfo) + staged_blocks_.capacity() * sizeof(std::vector<BlockInfo>) +
+      staged_annotations_.capacity() * sizeof(Annotation) + unknown_keys_.size() * 32;
+  for (const auto& blocks : staged_blocks_) n += blocks.capacity() * sizeof(BlockInfo);
+  for (const Annotation& a : staged_annotations_) n += a.stage.capacity() + a.name.capacity();
+  return n;
+}
+
 std::string SnapshotAssembler::typeName(const Value& v) {
   switch (v.tag) {
     case VTag::kNone: return "None";
     case VTag::kBool: return "bool";
     case VTag::kInt:
-    case VTag::kUInt64:
-    case VTag::kBigInt: return "int";
+    case VTag::kUInt64: return "int";
+    case VTag::kBigInt: return "an integer outside the 64-bit range (>= 2^64 or < -2^63)";
     case VTag::kFloat: return "float";
     case VTag::kStr: return "str";
     case VTag::kBytes: return "bytes";
@@ -558,16 +571,31 @@ Status SnapshotAssembler::assembleDeviceTraces(const Value& value) {
   Container* outer = pool_.get(value);
   if (!outer || outer->kind != CKind::kList)
     return Status::error("not a memory snapshot: 'device_traces' is " + typeName(value) + ", expected a list");
+  if (outer->scalar_items > 0)
+    return Status::error(fmt::format("not a memory snapshot: device_traces[{}] is {}, expected a list",
+                                     outer->first_scalar_index, typeName(outer->first_scalar)));
+  if (outer->items.size() > kMaxDevices)
+    return Status::error(
+        fmt::format("'device_traces' lists {} devices, more than the {} any machine has (a damaged or hostile file?)",
+                    outer->items.size(), kMaxDevices));
+  std::unordered_map<std::uint64_t, std::size_t> seen;  // (slot, generation) -> first device index
   for (std::size_t d = 0; d < outer->items.size(); ++d) {
-    Container* inner = pool_.get(outer->items[d]);
+    const Value& item = outer->items[d];
+    Container* inner = pool_.get(item);
     if (!inner || inner->kind != CKind::kList)
       return Status::error(
-          fmt::format("not a memory snapshot: device_traces[{}] is {}, expected a list", d, typeName(outer->items[d])));
+          fmt::format("not a memory snapshot: device_traces[{}] is {}, expected a list", d, typeName(item)));
+    const auto [it, fresh] = seen.emplace((item.bits << 32) | item.aux, d);
+    if (!fresh)
+      return Status::error(
+          fmt::format("device_traces[{}] is the same list object as device_traces[{}] (shared through the pickle "
+                      "memo); a snapshot never shares them, so this file was not written by torch",
+                      d, it->second));
     if (inner->unknown_items || inner->frame_items || inner->segment_items || inner->annotation_items)
       return Status::error(fmt::format(
           "not a memory snapshot: device_traces[{}] holds {} item(s) that are not trace entries (dicts with an "
           "'action' key)",
-          d, inner->items.size() + inner->segment_items + inner->annotation_items));
+          d, inner->items.size() + inner->scalar_items + inner->segment_items + inner->annotation_items));
     DeviceTrace trace;
     trace.device = static_cast<std::int64_t>(d);
     trace.events = std::move(inner->events);
@@ -685,9 +713,12 @@ Expected<Snapshot> SnapshotAssembler::finish(const Value& root, int protocol) {
     snap_.anomalies.add(anomaly, text(StringId(static_cast<std::uint32_t>(code))), count);
   }
   for (const DeviceTrace& d : snap_.devices) {
-    for (const TraceEvent& e : d.events) {
+    for (std::size_t i = 0; i < d.events.size(); ++i) {
+      const TraceEvent& e = d.events[i];
       if (e.action == Action::kSnapshot) snap_.anomalies.add(Anomaly::snapshot_entries);
       if (e.action == Action::kUserDefined) snap_.anomalies.add(Anomaly::user_defined_entries);
+      if (i > 0 && e.time_us < d.events[i - 1].time_us)
+        snap_.anomalies.add(Anomaly::time_goes_backwards, fmt::format("device {} entry {}", d.device, i));
     }
   }
   snap_.pickle_protocol = protocol;

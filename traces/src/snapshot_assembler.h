@@ -50,6 +50,9 @@ class SnapshotAssembler {
   bool convertEventFast(Container& list, const Container& dict);
   bool convertEventFast(Container& list, std::span<const Value> items);
 
+  // Bytes held by the model built so far and by the staged segments, blocks and annotations.
+  [[nodiscard]] std::uint64_t memoryBytes() const;
+
   // Short description of a value's type for error messages ("str", "list", ...).
   std::string typeName(const Value& v);
 

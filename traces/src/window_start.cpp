@@ -160,6 +160,32 @@ StartSegment* containing(SegmentMap& segs, Addr addr) {
   return addr < it->first + it->second.size ? &it->second : nullptr;
 }
 
+// A block live at the first event that no segment of that time holds. When a free in the
+// window made it (a free of a block the window never allocated), that free is to blame: a free
+// of an address never allocated, a double free, or an entry the reader could not classify.
+Status notInASegment(const Snapshot& snapshot, const DeviceTrace& trace, const RequestStream& requests, Addr addr,
+                     const StartBlock& block) {
+  if (block.allocation.valid() && block.allocation.value() < requests.allocations.size()) {
+    const Allocation& a = requests.allocations[block.allocation.value()];
+    const std::uint32_t event = a.free_requested_event != kNoEvent ? a.free_requested_event : a.free_completed_event;
+    std::string unknown;
+    const auto& actions = snapshot.anomalies.examples(Anomaly::unknown_action);
+    if (!actions.empty())
+      unknown = fmt::format(
+          "; the trace has {} entr{} with an action this version does not know (e.g. '{}'): one "
+          "may have been its allocation",
+          snapshot.anomalies.count(Anomaly::unknown_action),
+          snapshot.anomalies.count(Anomaly::unknown_action) == 1 ? "y" : "ies", actions.front());
+    if (event != kNoEvent && event < trace.events.size())
+      return Status::error(fmt::format(
+          "event {} ('{}' of {:#x}, {} bytes): frees a block the trace never allocated, and no segment holds "
+          "that address before the trace's first event (a double free, a free of an address never allocated, or a "
+          "damaged trace){}",
+          event, actionName(trace.events[event].action), addr, trace.events[event].size, unknown));
+  }
+  return Status::error(fmt::format("a block live at the first event ({:#x}) lies in no segment of that time", addr));
+}
+
 }  // namespace
 
 ByteCount StartSegment::reservedBytes() const {
@@ -218,9 +244,7 @@ Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t d
   WindowStart out;
   for (auto& [addr, block] : occupied) {
     StartSegment* seg = containing(segs, addr);
-    if (!seg)
-      return Status::error(
-          fmt::format("a block live at the first event ({:#x}) lies in no segment of that time", addr));
+    if (!seg) return notInASegment(snapshot, trace, requests, addr, block);
     seg->blocks.push_back(block);
   }
   for (auto& [addr, seg] : segs) {

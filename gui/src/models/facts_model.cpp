@@ -83,7 +83,9 @@ void FactsModel::rebuild() {
     add(t, QStringLiteral("device"), QStringLiteral("%1 (of %2 traced)").arg(f.device).arg(f.devices));
     add(t, QStringLiteral("events"), QString::number(f.events));
     add(t, QStringLiteral("allocations"), QString::number(f.allocations));
-    add(t, QStringLiteral("time span"), timeText(f.last_time_us - f.first_time_us));
+    add(t, QStringLiteral("time span"),
+        f.last_time_us >= f.first_time_us ? timeText(f.last_time_us - f.first_time_us)
+                                          : QStringLiteral("unknown (time_us goes backwards: see the anomalies)"));
     add(t, QStringLiteral("window"),
         f.complete ? QStringLiteral("complete (starts empty)")
                    : QStringLiteral("truncated (starts with %1 reserved)").arg(sizeText(f.start_reserved)));

@@ -77,6 +77,12 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> userDepths(cons
   return depth;
 }
 
+// A point longer than this cannot be given on a command line (one argument is at most 128 KiB
+// on Linux), and each candidate holds its text several times (flags, edit, description): a
+// function whose frame has a 100 MB file name would cost gigabytes. Such functions (and
+// annotations) are not candidates.
+constexpr std::size_t kMaxPointText = 4096;
+
 void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vector<Candidate>& out,
                          std::set<std::vector<std::uint32_t>>& seen_gaps) {
   const CallGraph graph(*p.snapshot, p.device_index);
@@ -92,8 +98,10 @@ void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vec
     if (!seen_gaps.insert(key).second) return;  // another name for the same placement
     out.push_back(std::move(*c));
   };
-  for (std::size_t i = 0; i < ranked.size() && i < o.top_functions; ++i) {
+  for (std::size_t i = 0, considered = 0; i < ranked.size() && considered < o.top_functions; ++i) {
     const Function& f = graph.function(ranked[i]);
+    if (f.point_name.size() > kMaxPointText) continue;
+    ++considered;
     const auto d = depths.find({f.file.value(), f.name.value()});
     depth = d == depths.end() ? f.depth : d->second;
     const std::string why = fmt::format("{} ({} allocated in {} run{})", f.point_name, sim::formatSize(f.alloc_bytes),
@@ -111,7 +119,8 @@ void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vec
 void addAnnotationCandidates(const PreparedTrace& p, std::vector<Candidate>& out,
                              std::set<std::vector<std::uint32_t>>& seen) {
   std::set<std::string> names;
-  for (const auto& a : p.snapshot->annotations) names.insert(a.name);
+  for (const auto& a : p.snapshot->annotations)
+    if (a.name.size() <= kMaxPointText) names.insert(a.name);
   for (const auto& n : names)
     for (const char* stage : {"start", "end"}) {
       auto c = cleanupCandidate(p, fmt::format("annotation:{}:{}", n, stage),

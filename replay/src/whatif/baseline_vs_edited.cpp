@@ -1,6 +1,8 @@
 // Preparing a trace for what-if replays, and the baseline-versus-edited comparison.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/recorded_reserved.h"
 
@@ -31,7 +33,11 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   std::int64_t seeded = 0;
   for (const auto& s : p.program.seed) seeded += static_cast<std::int64_t>(s.reservedBytes());
   const auto walk = traces::walkRecordedReserved(snapshot.devices[device_index], seeded);
-  p.derived_capacity = walk.capacity_from_ooms;
+  // An oom entry without 'device_free' reads as 0 free bytes: deriving a capacity from it would
+  // be a guess presented as a recording.
+  const auto& missing = snapshot.anomalies.examples(traces::Anomaly::event_missing_field);
+  p.oom_without_device_free = std::find(missing.begin(), missing.end(), "oom") != missing.end();
+  if (!p.oom_without_device_free) p.derived_capacity = walk.capacity_from_ooms;
   p.recorded_peak_reserved = walk.peak;
   for (const auto& e : snapshot.devices[device_index].events)
     if (e.action == Action::kSegmentAlloc) p.recorded_segments_by_size[e.size].push_back(e.addr);
@@ -43,11 +49,31 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   return p;
 }
 
+namespace {
+
+// A release whose selector matches no allocation's stack would silently free nothing.
+Status selectorMatchesSomething(const PreparedTrace& prepared, const FrameSpec& selector) {
+  StackMatcher matcher(*prepared.snapshot, selector);
+  for (const auto& a : prepared.requests.allocations)
+    if (matcher.matches(a.stack)) return {};
+  std::string near;
+  for (const auto& n : closestFrameNames(*prepared.snapshot, selector.text, 6)) near += (near.empty() ? "" : ", ") + n;
+  return Status::usage(
+      fmt::format("selector '{}' matches no allocation's stack, so nothing would be released; "
+                  "closest frames: {}",
+                  selector.text, near.empty() ? "none recorded" : near));
+}
+
+}  // namespace
+
 Expected<std::vector<ResolvedEdit>> resolveEdits(const PreparedTrace& prepared, const std::vector<Edit>& edits) {
   std::vector<ResolvedEdit> out;
   for (const Edit& e : edits) {
     auto gaps = resolvePoint(e.point, *prepared.snapshot, prepared.device_index);
-    if (!gaps) return Status::error(fmt::format("{}: {}", e.text, gaps.message()));
+    if (!gaps) return gaps.status().prefixed(e.text + ": ");
+    if (e.kind == Edit::Kind::kRelease && e.selector) {
+      if (Status st = selectorMatchesSomething(prepared, *e.selector); !st.ok()) return st.prefixed(e.text + ": ");
+    }
     out.push_back(ResolvedEdit{e, std::move(*gaps)});
   }
   return out;

@@ -10,13 +10,13 @@ namespace {
 
 Expected<sim::ByteCount> sizeOption(std::string_view prefix, std::string_view name, const std::string& text) {
   auto c = sim::parseSize(text);
-  if (!c) return Status::error(fmt::format("{}{}: not a size: '{}' (e.g. 141GiB, 150109880320)", prefix, name, text));
+  if (!c) return Status::usage(fmt::format("{}{}: not a size: '{}' (e.g. 141GiB, 150109880320)", prefix, name, text));
   return *c;
 }
 
 Status checkFraction(std::string_view prefix, const std::optional<double>& fraction) {
   if (fraction && !(*fraction >= 0.0 && *fraction <= 1.0))
-    return Status::error(fmt::format("{}fraction: {} is not in [0, 1]", prefix, *fraction));
+    return Status::usage(fmt::format("{}fraction: {} is not in [0, 1]", prefix, *fraction));
   return {};
 }
 
@@ -26,7 +26,7 @@ Expected<EditedRunOptions> parseEditedRunOptions(const EditedRunText& t, std::st
   EditedRunOptions o;
   if (!t.set.empty()) {
     auto cfg = sim::parseAllocConf(t.set);
-    if (!cfg) return Status::error(fmt::format("{}set '{}': {}", prefix, t.set, cfg.message()));
+    if (!cfg) return Status::usage(fmt::format("{}set '{}': {}", prefix, t.set, cfg.message()));
     o.settings = std::move(*cfg);
   }
   if (!t.capacity.empty()) {
@@ -39,6 +39,11 @@ Expected<EditedRunOptions> parseEditedRunOptions(const EditedRunText& t, std::st
     if (!c) return c.status();
     o.overhead = *c;
   }
+  if (o.capacity && o.overhead >= *o.capacity)
+    return Status::usage(
+        fmt::format("{}overhead {} is not below {}capacity {}: the edited run would have no memory "
+                    "for PyTorch's cache",
+                    prefix, t.overhead, prefix, t.capacity));
   if (Status st = checkFraction(prefix, t.fraction); !st.ok()) return st;
   o.fraction = t.fraction;
   return o;
@@ -58,7 +63,7 @@ Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& t, std::string_view
   for (const auto& [kind, texts] : kinds)
     for (const auto& text : *texts) {
       auto e = parseEdit(kind, text);
-      if (!e) return Status::error(fmt::format("{}{}: {}", prefix, editKindName(kind), e.message()));
+      if (!e) return Status::usage(fmt::format("{}{}: {}", prefix, editKindName(kind), e.message()));
       w.edits.push_back(std::move(*e));
     }
   if (t.address_model == "driver")
@@ -66,7 +71,7 @@ Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& t, std::string_view
   else if (t.address_model == "recorded" || t.address_model.empty())
     w.address_model = AddressModel::kRecorded;
   else
-    return Status::error(
+    return Status::usage(
         fmt::format("{}address-model: '{}': expected 'recorded' or 'driver'", prefix, t.address_model));
   return w;
 }
@@ -83,7 +88,7 @@ Expected<ReplayEnvironment> replayEnvironment(const Trace& trace, const Recorded
   }
   if (!t.settings.empty()) {
     auto cfg = sim::parseAllocConf(t.settings);
-    if (!cfg) return Status::error(fmt::format("{}settings: {}", prefix, cfg.message()));
+    if (!cfg) return Status::usage(fmt::format("{}settings: {}", prefix, cfg.message()));
     env.settings = t.settings;
   }
   return env;
@@ -95,7 +100,7 @@ Expected<GateConditions> gateConditions(const std::string& max_peak_reserved, co
   if (!max_peak_reserved.empty()) {
     conditions.max_peak_reserved = sim::parseSize(max_peak_reserved);
     if (!conditions.max_peak_reserved)
-      return Status::error(fmt::format("{}max-peak-reserved: not a size: '{}'", prefix, max_peak_reserved));
+      return Status::usage(fmt::format("{}max-peak-reserved: not a size: '{}'", prefix, max_peak_reserved));
   }
   conditions.fraction = options.fraction;
   for (const auto& e : options.edits)

@@ -215,9 +215,9 @@ Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& 
         std::string near;
         for (const auto& n : closestFrameNames(snap, p.frame.text, 6)) near += (near.empty() ? "" : ", ") + n;
         if (p.occurrence)
-          return Status::error(
+          return Status::usage(
               fmt::format("point '{}' matches no call #{} (closest frames: {})", p.text, *p.occurrence, near));
-        return Status::error(fmt::format("point '{}' matches no event's stack; closest frames: {}", p.text, near));
+        return Status::usage(fmt::format("point '{}' matches no event's stack; closest frames: {}", p.text, near));
       }
       return gaps;
     case Point::Kind::kAnnotationStart:
@@ -239,14 +239,14 @@ Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& 
         std::sort(scored.begin(), scored.end());
         std::string near;
         for (std::size_t i = 0; i < scored.size() && i < 6; ++i) near += (near.empty() ? "" : ", ") + scored[i].second;
-        return Status::error(fmt::format("point '{}' matches no annotation (closest annotations: {})", p.text,
+        return Status::usage(fmt::format("point '{}' matches no annotation (closest annotations: {})", p.text,
                                          near.empty() ? "none recorded" : near));
       }
       return gaps;
     }
     case Point::Kind::kEvent:
       if (static_cast<std::size_t>(p.value) >= trace.events.size())
-        return Status::error(fmt::format("point '{}': the trace has {} events", p.text, trace.events.size()));
+        return Status::usage(fmt::format("point '{}': the trace has {} events", p.text, trace.events.size()));
       return std::vector<Gap>{Gap{static_cast<std::uint32_t>(p.value + 1), Phase::kAfter}};
     case Point::Kind::kTime: return std::vector<Gap>{Gap{boundaryAtTime(trace, p.value), Phase::kAfter}};
   }

@@ -161,6 +161,8 @@ struct PreparedTrace {
   sim::ByteCount total_memory = 0;
   double fraction = 1.0;
   std::optional<sim::ByteCount> derived_capacity;  // usable bytes, from recorded ooms (device_free + reserved)
+  // Recorded oom entries without 'device_free': no capacity is derived from them.
+  bool oom_without_device_free = false;
   std::int64_t recorded_peak_reserved = 0;
   // For the what-if device models, computed once: the recording's cudaMalloc addresses by
   // size (in order) and, per allocation tag, the op at which its deferred free completed.
