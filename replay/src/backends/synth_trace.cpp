@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "reservoir/replay/backend.h"
+#include "reservoir/replay/segment_views.h"
 
 namespace reservoir::replay {
 namespace {
@@ -121,30 +122,7 @@ void recordFinalState(const std::string& settings, const sim::AllocatorConfig& c
   rs.release_lock_on_cudamalloc = config.release_lock_on_cudamalloc;
   for (std::size_t i = 0; i < rs.roundup_power2_divisions.size() && i < sim::kRoundupIntervals; ++i)
     rs.roundup_power2_divisions[i] = config.roundup_power2_divisions[i];
-  for (const sim::SegmentView& s : model.segments()) {
-    traces::SegmentInfo info;
-    info.device = 0;
-    info.address = s.address;
-    info.total_size = s.total_size;
-    info.allocated_size = s.allocated_size;
-    info.active_size = s.active_size;
-    info.requested_size = s.requested_size;
-    info.stream = s.stream;
-    info.is_large = s.is_large;
-    info.is_expandable = s.is_expandable;
-    info.pool = s.pool;
-    info.first_block = static_cast<std::uint32_t>(snap.blocks.size());
-    info.block_count = static_cast<std::uint32_t>(s.blocks.size());
-    for (const auto& b : s.blocks) {
-      traces::BlockInfo bi;
-      bi.address = b.address;
-      bi.size = b.size;
-      bi.requested_size = b.requested_size;
-      bi.state = b.state;
-      snap.blocks.push_back(bi);
-    }
-    snap.segments.push_back(info);
-  }
+  for (const sim::SegmentView& s : model.segments()) appendSegment(snap, s, 0);
 }
 
 }  // namespace
