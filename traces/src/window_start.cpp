@@ -195,6 +195,12 @@ ByteCount StartSegment::reservedBytes() const {
   return total;
 }
 
+ByteCount WindowStart::reservedBytes() const {
+  ByteCount total = 0;
+  for (const auto& s : segments) total += s.reservedBytes();
+  return total;
+}
+
 Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const RequestStream& requests,
                                          const WindowOptions& options) {
   const DeviceTrace& trace = snapshot.devices.at(device);

@@ -278,9 +278,7 @@ void Driver::collectOomRoutes() {
 
 void Driver::estimateCapacity(const traces::WindowStart& start) {
   // Usable capacity, from each oom: cudaMemGetInfo's free bytes plus what the cache held.
-  std::int64_t reserved = 0;
-  for (const auto& s : start.segments) reserved += static_cast<std::int64_t>(s.reservedBytes());
-  capacity_ = traces::walkRecordedReserved(trace_, reserved).capacity_from_ooms;
+  capacity_ = traces::walkRecordedReserved(trace_, static_cast<std::int64_t>(start.reservedBytes())).capacity_from_ooms;
   if (capacity_)
     report_.notes.push_back(
         fmt::format("usable capacity {} bytes, from the recorded oom events (device_free + "

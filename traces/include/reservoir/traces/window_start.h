@@ -43,6 +43,9 @@ struct StartSegment {
 struct WindowStart {
   bool complete = true;  // the allocator was empty at the first event
   std::vector<StartSegment> segments;
+
+  // Bytes reserved at the first event: every segment's reservedBytes().
+  [[nodiscard]] ByteCount reservedBytes() const;
 };
 
 // What the traces layer cannot know about expandable segments: how far one reservation
