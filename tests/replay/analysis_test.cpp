@@ -32,6 +32,18 @@ Loaded loadPath(const std::string& path) {
 
 Loaded load(const std::string& rel) { return loadPath((test::samplesDir() / rel).string()); }
 
+// A sweep of `l` (two threads) with `objective` and `checkpoint_every`; an error fails the test.
+Expected<SweepReport> sweepOf(const Loaded& l, const std::string& objective = "peak",
+                              std::uint32_t checkpoint_every = SweepOptions{}.checkpoint_every) {
+  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
+  if (!prepared) return prepared.status();
+  SweepOptions o;
+  o.objective = *parseSweepObjective(objective);
+  o.jobs = 2;
+  o.checkpoint_every = checkpoint_every;
+  return runSweep(*prepared, o);
+}
+
 // What the what-if engine says for a candidate's flags (cleanups only), from scratch.
 WhatIfReport whatIfFor(const Loaded& l, const std::vector<std::string>& flags) {
   WhatIfOptions opts;
@@ -56,12 +68,7 @@ bool isCleanupOnly(const SweepCandidate& c) {
 // and rank that placement with that figure.
 TEST(Sweep, FindsAPlacementAtLeastAsGoodAsTheMeasuredFix) {
   const Loaded l = load("resume-expandable/resume-main.rank0.pickle");
-  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
-  ASSERT_TRUE(prepared.ok()) << prepared.message();
-  SweepOptions o;
-  o.objective = *parseSweepObjective("reserved:before:broadcast_weights");
-  o.jobs = 2;
-  auto rep = runSweep(*prepared, o);
+  auto rep = sweepOf(l, "reserved:before:broadcast_weights");
   ASSERT_TRUE(rep.ok()) << rep.message();
   ASSERT_FALSE(rep->candidates.empty());
   ASSERT_TRUE(rep->baseline_reserved_at_point.has_value());
@@ -82,12 +89,7 @@ TEST(Sweep, FindsAPlacementAtLeastAsGoodAsTheMeasuredFix) {
 // must equal the what-if engine run from the start with the same edits.
 TEST(Sweep, EveryCandidateEqualsAFreshWhatIf) {
   const Loaded l = load("resume-tiny/resume-main.rank0.pickle");
-  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
-  ASSERT_TRUE(prepared.ok()) << prepared.message();
-  SweepOptions o;
-  o.jobs = 2;
-  o.checkpoint_every = 64;  // many checkpoints on a small trace
-  auto rep = runSweep(*prepared, o);
+  auto rep = sweepOf(l, "peak", 64);  // many checkpoints on a small trace
   ASSERT_TRUE(rep.ok()) << rep.message();
   EXPECT_EQ(rep->baseline_peak_reserved, 534773760);
   std::size_t compared = 0;
@@ -122,12 +124,7 @@ TEST(Sweep, TheHumanFixRanksFirstAmongOneCallPlacements) {
   for (const auto& path : paths) {
     SCOPED_TRACE(path.string());
     const Loaded l = loadPath(path.string());
-    auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
-    ASSERT_TRUE(prepared.ok()) << prepared.message();
-    SweepOptions o;
-    o.objective = *parseSweepObjective("reserved:before:broadcast_weights");
-    o.jobs = 2;
-    auto rep = runSweep(*prepared, o);
+    auto rep = sweepOf(l, "reserved:before:broadcast_weights");
     ASSERT_TRUE(rep.ok()) << rep.message();
     ASSERT_TRUE(rep->steps.has_value());
     EXPECT_EQ(rep->steps->count, 1u) << rep->steps->source;
@@ -150,11 +147,7 @@ TEST(Sweep, TheHumanFixRanksFirstAmongOneCallPlacements) {
 TEST(Sweep, OnATwoStepTraceTheTopAnswersRunAtMostOncePerStep) {
   RESERVOIR_REQUIRE_SHARED_TRACES();
   const Loaded l = loadPath(test::sharedTrace("scale/w4-s4096.rank0.pickle").string());
-  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
-  ASSERT_TRUE(prepared.ok()) << prepared.message();
-  SweepOptions o;
-  o.jobs = 2;
-  auto rep = runSweep(*prepared, o);
+  auto rep = sweepOf(l);
   ASSERT_TRUE(rep.ok()) << rep.message();
   ASSERT_TRUE(rep->steps.has_value());
   EXPECT_EQ(rep->steps->count, 2u) << rep->steps->source;
