@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -129,10 +130,11 @@ std::vector<Edit> someEdits(FuzzedDataProvider& in, std::size_t events) {
   return edits;
 }
 
-void runEngine(FuzzedDataProvider& in, const Snapshot& snap) {
+void runEngine(FuzzedDataProvider& in, const std::shared_ptr<const Snapshot>& snapshot) {
+  const Snapshot& snap = *snapshot;
   reservoir::replay::ReplayEnvironment env;
   if (in.ConsumeBool()) env.fraction = in.ConsumeProbability<double>();
-  auto prepared = reservoir::replay::prepareTrace(snap, 0, env);
+  auto prepared = reservoir::replay::prepareTrace(snapshot, 0, env);
   if (!prepared.ok()) return;
   reservoir::replay::WhatIfOptions w;
   if (in.ConsumeBool()) w.capacity = interestingSize(in);
@@ -177,6 +179,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!bytes.ok()) return 0;
   auto read = reservoir::traces::readSnapshotBytes(*bytes, "fuzz");
   if (!read.ok() || read->devices.empty()) return 0;
-  runEngine(in, *read);
+  runEngine(in, std::make_shared<const Snapshot>(std::move(*read)));
   return 0;
 }

@@ -128,8 +128,8 @@ Status addExpandableStart(const std::vector<Observed>& seen, const MappedRuns& s
                           SegmentMap& segs) {
   const std::vector<Reservation> groups = groupReservations(seen, opt);
   for (const auto& [start, run] : start_runs.runs) {
-    const auto g = std::find_if(groups.begin(), groups.end(), [&, s = start](const Reservation& r) {
-      return r.stream == run.second && s >= r.base && s < r.end;
+    const auto g = std::find_if(groups.begin(), groups.end(), [s = start, stream = run.second](const Reservation& r) {
+      return r.stream == stream && s >= r.base && s < r.end;
     });
     if (g == groups.end())
       return Status::error(
@@ -191,7 +191,7 @@ Status notInASegment(const Snapshot& snapshot, const DeviceTrace& trace, const R
 ByteCount StartSegment::reservedBytes() const {
   if (!is_expandable) return size;
   ByteCount total = 0;
-  for (const auto& [addr, bytes] : mapped) total += bytes;
+  for (const auto& page_run : mapped) total += page_run.second;
   return total;
 }
 
