@@ -2,13 +2,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <future>
+#include <thread>
 
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/report_text.h"
+#include "work_pool.h"
 
 namespace reservoir::cli {
 namespace {
@@ -22,53 +23,60 @@ struct WhatIfArgs {
   EditOptions edits;
 };
 
-// One trace's result, or why it has none.
-struct Outcome {
-  std::optional<replay::RankWhatIf> result;
-  std::string error;
-};
-
-Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
-  auto opened = openTrace(path, a.device, a.env, err);
-  if (!opened) return Outcome{std::nullopt, opened.message()};
+// One item: trace `i`'s report as text and JSON, and its two peaks; or {"error"}.
+std::string whatIfItem(const WhatIfArgs& a, const replay::WhatIfOptions& w, const std::string& path,
+                       std::ostream& progress_err) {
+  auto opened = openTrace(path, a.device, a.env, progress_err);
+  if (!opened) return itemError(opened.message());
   auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
-  if (!rep) return Outcome{std::nullopt, path + ": " + rep.message()};
-  return Outcome{replay::RankWhatIf{std::move(opened->trace), std::move(*rep)}, {}};
-}
-
-// Analyses the traces `jobs` at a time, keeping their order.
-std::vector<Outcome> analyzeAll(const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
-  const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<Outcome> outcomes(a.traces.size());
-  std::size_t next = 0;
-  while (next < a.traces.size()) {
-    std::vector<std::future<Outcome>> batch;
-    for (unsigned k = 0; k < jobs && next < a.traces.size(); ++k, ++next)
-      batch.push_back(std::async(std::launch::async, [&, i = next] { return analyzeOne(a.traces[i], a, w, err); }));
-    for (std::size_t k = 0; k < batch.size(); ++k) outcomes[next - batch.size() + k] = batch[k].get();
-  }
-  return outcomes;
+  if (!rep) return itemError(path + ": " + rep.message());
+  const auto& snap = opened->trace.snap();
+  const nlohmann::json j{{"text", a.json ? std::string() : replay::whatIfReportText(snap, *rep, path)},
+                         {"json", a.json ? replay::whatIfJson(snap, *rep, path) : nlohmann::json(nullptr)},
+                         {"baseline_peak", rep->baseline.peak_reserved.bytes},
+                         {"whatif_peak", rep->whatif.peak_reserved.bytes}};
+  return j.dump();
 }
 
 int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.message());
-  std::vector<replay::RankWhatIf> ranks;
-  for (auto& o : analyzeAll(a, *w, err)) {
-    if (!o.error.empty()) return fail(err, o.error);
-    ranks.push_back(std::move(*o.result));
+  auto paths = expandTraceList(a.traces);
+  if (!paths) return fail(err, paths.message());
+  WorkPool& pool = workPool();
+  const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::ostream& progress_err = paths->size() == 1 && pool.processes() == 1 ? err : nullStream();
+  const auto results = pool.run(
+      fileSizes(*paths), [&](std::size_t i) { return whatIfItem(a, *w, (*paths)[i], progress_err); }, jobs, err);
+  if (!pool.root()) return kOk;
+  printMpiSummary(err);
+  // The traces that were read, in order; the others are reported with their path.
+  int code = kOk;
+  std::vector<nlohmann::json> per_trace;
+  std::string text;
+  replay::MaxOverTraces max;
+  for (const auto& result : results) {
+    auto r = nlohmann::json::parse(result);
+    if (r.contains("error")) {
+      code = worstExitCode(code, fail(err, r["error"].get<std::string>()));
+      continue;
+    }
+    per_trace.push_back(std::move(r["json"]));
+    text += r["text"].get<std::string>();
+    max.include(r["baseline_peak"].get<std::int64_t>(), r["whatif_peak"].get<std::int64_t>());
   }
+  if (per_trace.empty()) return code;
   if (a.json) {
-    out << replay::whatIfJson(ranks).dump(2) << "\n";
-    return kOk;
+    nlohmann::json j = replay::whatIfJson(std::move(per_trace), max);
+    addMpiObject(j);
+    out << j.dump(2) << "\n";
+    return code;
   }
-  for (const auto& r : ranks) out << replay::whatIfReportText(r.trace.snap(), r.report, r.trace.path);
-  if (ranks.size() > 1) {
-    const auto m = replay::maxOverTraces(ranks);
-    out << fmt::format("max over {} traces: peak reserved {} -> {}\n", ranks.size(), sizeText(m.baseline_peak_reserved),
-                       sizeText(m.whatif_peak_reserved));
-  }
-  return kOk;
+  out << text;
+  if (per_trace.size() > 1)
+    out << fmt::format("max over {} traces: peak reserved {} -> {}\n", per_trace.size(),
+                       sizeText(max.baseline_peak_reserved), sizeText(max.whatif_peak_reserved));
+  return code;
 }
 
 }  // namespace
@@ -77,7 +85,9 @@ void registerWhatIf(CLI::App& app, std::function<void(int)> set_result, std::ost
   auto args = std::make_shared<WhatIfArgs>();
   CLI::App* cmd =
       app.add_subcommand("whatif", "Predict reserved memory under edits: cleanups, releases, settings, capacity");
-  cmd->add_option("traces", args->traces, "snapshot pickle(s); several ranks give per-rank results and the maximum")
+  cmd->add_option(
+         "traces", args->traces,
+         "snapshot pickle(s), @LIST (one path a line) or a glob; several ranks give per-rank results and the maximum")
       ->required();
   cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
   cmd->add_option("--jobs", args->jobs, "traces analysed at once (default: the number of cores)");

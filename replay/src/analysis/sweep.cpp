@@ -6,6 +6,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <system_error>
@@ -161,6 +162,13 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   addAnnotationCandidates(p, cands, seen);
   if (o.try_settings) addSettingsCandidates(device, cands);
   if (cands.size() > o.max_candidates) cands.resize(o.max_candidates);
+  if (o.slices > 1) {
+    const std::size_t n = cands.size(), k = std::min(o.slice, o.slices - 1);
+    const auto first = static_cast<std::ptrdiff_t>(k * n / o.slices),
+               last = static_cast<std::ptrdiff_t>((k + 1) * n / o.slices);
+    cands = std::vector<Candidate>(std::make_move_iterator(cands.begin() + first),
+                                   std::make_move_iterator(cands.begin() + std::max(first, last)));
+  }
 
   // One baseline pass with checkpoints; each placement then resumes from the checkpoint
   // before its first cleanup instead of replaying from the start.
@@ -237,14 +245,93 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
     rep.candidates.push_back(std::move(sc));
   }
   rep.evaluated = rep.candidates.size();
-  std::stable_sort(rep.candidates.begin(), rep.candidates.end(), [](const SweepCandidate& x, const SweepCandidate& y) {
+  rankCandidates(rep.candidates);
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+void rankCandidates(std::vector<SweepCandidate>& candidates) {
+  std::stable_sort(candidates.begin(), candidates.end(), [](const SweepCandidate& x, const SweepCandidate& y) {
     if (x.oom != y.oom) return !x.oom;
     const auto ox = x.reserved_at_point.value_or(x.peak_reserved), oy = y.reserved_at_point.value_or(y.peak_reserved);
     if (ox != oy) return ox < oy;
     if (x.peak_reserved != y.peak_reserved) return x.peak_reserved < y.peak_reserved;
     return x.empty_cache_calls < y.empty_cache_calls;
   });
-  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+SweepReport mergeSweepSlices(const std::vector<SweepReport>& slices) {
+  if (slices.empty()) return {};
+  SweepReport rep = slices.front();
+  rep.candidates.clear();
+  rep.evaluated = 0;
+  rep.seconds = 0;
+  for (const auto& s : slices) {
+    rep.candidates.insert(rep.candidates.end(), s.candidates.begin(), s.candidates.end());
+    rep.evaluated += s.evaluated;
+    rep.seconds += s.seconds;
+    rep.cancelled = rep.cancelled || s.cancelled;
+  }
+  rankCandidates(rep.candidates);  // each slice is ranked; ties keep the slices' order, as one run would
+  return rep;
+}
+
+namespace {
+
+std::int64_t objectiveOf(const std::optional<std::int64_t>& at_point, std::int64_t peak) {
+  return at_point.value_or(peak);
+}
+
+// One candidate on one trace, or that trace's baseline when the trace did not make it.
+void worsen(SweepCandidate& into, const SweepCandidate* on_trace, const SweepReport& trace, bool first) {
+  const std::int64_t peak = on_trace ? on_trace->peak_reserved : trace.baseline_peak_reserved;
+  const std::int64_t allocated = on_trace ? on_trace->peak_allocated : trace.baseline_peak_allocated;
+  const std::optional<std::int64_t> at = on_trace ? on_trace->reserved_at_point : trace.baseline_reserved_at_point;
+  into.peak_reserved = first ? peak : std::max(into.peak_reserved, peak);
+  into.peak_allocated = first ? allocated : std::max(into.peak_allocated, allocated);
+  if (at) into.reserved_at_point = first || !into.reserved_at_point ? *at : std::max(*into.reserved_at_point, *at);
+  if (on_trace) {
+    into.oom = into.oom || on_trace->oom;
+    into.empty_cache_calls = std::max(into.empty_cache_calls, on_trace->empty_cache_calls);
+  }
+}
+
+}  // namespace
+
+SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace) {
+  if (per_trace.size() == 1) return per_trace.front();
+  SweepReport rep;
+  std::vector<std::vector<std::string>> keys;  // each candidate's flags, in the order first made
+  std::vector<std::map<std::vector<std::string>, const SweepCandidate*>> by_key(per_trace.size());
+  for (std::size_t t = 0; t < per_trace.size(); ++t) {
+    const SweepReport& r = per_trace[t];
+    rep.objective = r.objective;
+    rep.baseline_peak_reserved = std::max(rep.baseline_peak_reserved, r.baseline_peak_reserved);
+    rep.baseline_peak_allocated = std::max(rep.baseline_peak_allocated, r.baseline_peak_allocated);
+    if (r.baseline_reserved_at_point)
+      rep.baseline_reserved_at_point =
+          std::max(rep.baseline_reserved_at_point.value_or(0), *r.baseline_reserved_at_point);
+    rep.seconds += r.seconds;
+    rep.cancelled = rep.cancelled || r.cancelled;
+    for (const auto& c : r.candidates)
+      if (by_key[t].emplace(c.edits, &c).second && std::find(keys.begin(), keys.end(), c.edits) == keys.end())
+        keys.push_back(c.edits);
+  }
+  const std::int64_t baseline = objectiveOf(rep.baseline_reserved_at_point, rep.baseline_peak_reserved);
+  for (const auto& key : keys) {
+    SweepCandidate c;
+    c.edits = key;
+    for (std::size_t t = 0; t < per_trace.size(); ++t) {
+      const auto it = by_key[t].find(key);
+      const SweepCandidate* on = it == by_key[t].end() ? nullptr : it->second;
+      if (on && c.description.empty()) c.description = on->description;
+      worsen(c, on, per_trace[t], t == 0);
+    }
+    c.saving = baseline - objectiveOf(c.reserved_at_point, c.peak_reserved);
+    rep.candidates.push_back(std::move(c));
+  }
+  rep.evaluated = rep.candidates.size();
+  rankCandidates(rep.candidates);
   return rep;
 }
 

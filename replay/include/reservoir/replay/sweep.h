@@ -23,6 +23,10 @@ struct SweepOptions : EditedRunOptions {
   std::optional<Point> minimize_at;  // rank by reserved at this point instead of peak reserved
   unsigned jobs = 0;                 // 0: every core
   std::uint32_t checkpoint_every = 4096;
+  // Evaluate only slice `slice` of `slices` equal parts of the candidates (in the order they are
+  // made): a sweep split over processes, put back together by mergeSweepSlices.
+  std::size_t slice = 0;
+  std::size_t slices = 1;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
@@ -50,5 +54,21 @@ struct SweepReport {
 };
 
 Expected<SweepReport> runSweep(const PreparedTrace& prepared, const SweepOptions& options);
+
+// Best first: no new out-of-memory, then the objective (reserved at the point, else peak
+// reserved), then peak reserved, then fewer empty_cache calls; a stable sort.
+void rankCandidates(std::vector<SweepCandidate>& candidates);
+
+// The slices of one trace's sweep (SweepOptions::slice 0..slices-1, in that order) as the one
+// report runSweep gives with slices = 1 (timing aside: seconds add up).
+SweepReport mergeSweepSlices(const std::vector<SweepReport>& slices);
+
+// One sweep over several traces (the ranks of one job, swept with the same options): each
+// candidate is scored on its worst trace, the largest objective (and peak reserved) over the
+// traces; a candidate a trace did not make (its point is not in that trace) leaves that trace at
+// its baseline. Baselines are the maxima over the traces, savings the worst baseline minus the
+// candidate's worst; a new out-of-memory on any trace counts; empty_cache calls are the most on
+// one trace.
+SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace);
 
 }  // namespace reservoir::replay
