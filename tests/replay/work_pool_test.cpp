@@ -170,9 +170,11 @@ TEST(SweepOverTraces, EachCandidateIsScoredOnItsWorstTrace) {
     on_both += ca && cb ? 1 : 0;
   }
   EXPECT_GE(on_both, 3u) << "two ranks of one job should share most placements";
-  for (std::size_t i = 1; i < both.candidates.size(); ++i)
-    if (both.candidates[i - 1].oom == both.candidates[i].oom)
+  for (std::size_t i = 1; i < both.candidates.size(); ++i) {
+    if (both.candidates[i - 1].oom == both.candidates[i].oom) {
       EXPECT_LE(both.candidates[i - 1].peak_reserved, both.candidates[i].peak_reserved) << i;
+    }
+  }
 }
 
 // What the gate reads travels as JSON: the verdict and its JSON from the facts read back equal
