@@ -33,7 +33,7 @@ class WorkPool {
                                        const std::function<std::string(std::size_t)>& work, unsigned threads,
                                        std::ostream& err);
 
-  // The `mpi` object of --json output ({processes, per_process: [{items, seconds}]}), only in an
+  // The `mpi` object of --json output ({processes, per_process: [{items, seconds, cpu_seconds}]}), only in an
   // MPI job; nullopt otherwise.
   [[nodiscard]] virtual std::optional<nlohmann::json> mpiJson() const { return std::nullopt; }
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <ostream>
 
@@ -10,6 +11,12 @@ namespace reservoir::mpi {
 namespace {
 
 constexpr int kResultTag = 18;
+
+double cpuSeconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 // A result on the wire: the item's index (8 bytes) then its bytes.
 std::string frame(std::size_t item, const std::string& result) {
@@ -77,7 +84,7 @@ MpiPool::MpiPool(MPI_Comm comm) : comm_(comm) {
 std::vector<std::string> MpiPool::run(const std::vector<std::uint64_t>& costs,
                                       const std::function<std::string(std::size_t)>& work, unsigned /*threads*/,
                                       std::ostream& err) {
-  const double t0 = MPI_Wtime();
+  const double t0 = MPI_Wtime(), cpu0 = cpuSeconds();
   const std::vector<std::size_t> mine = cli::itemsOf(cli::assignItems(costs, size_), costs, rank_);
   std::vector<std::string> results(rank_ == 0 ? costs.size() : 0);
   Gatherer gather(comm_, results, err, size_);
@@ -95,22 +102,23 @@ std::vector<std::string> MpiPool::run(const std::vector<std::uint64_t>& costs,
     MPI_Isend(sent.back().data(), static_cast<int>(sent.back().size()), MPI_CHAR, 0, kResultTag, comm_,
               &requests.back());
   }
-  const double seconds = MPI_Wtime() - t0;
+  const ProcessStats stats{mine.size(), MPI_Wtime() - t0, cpuSeconds() - cpu0};
   if (rank_ == 0 && !costs.empty()) gather.receive(true);
   if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  gatherStats(mine.size(), seconds);
+  gatherStats(stats);
   return results;
 }
 
-void MpiPool::gatherStats(std::uint64_t items, double seconds) {
-  const double mine[2] = {static_cast<double>(items), seconds};
-  std::vector<double> all(rank_ == 0 ? 2 * static_cast<std::size_t>(size_) : 0);
-  MPI_Gather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, comm_);
+void MpiPool::gatherStats(const ProcessStats& s) {
+  const double mine[3] = {static_cast<double>(s.items), s.seconds, s.cpu_seconds};
+  std::vector<double> all(rank_ == 0 ? 3 * static_cast<std::size_t>(size_) : 0);
+  MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, comm_);
   if (rank_ != 0) return;
   stats_.resize(static_cast<std::size_t>(size_));
   for (std::size_t p = 0; p < stats_.size(); ++p) {
-    stats_[p].items += static_cast<std::uint64_t>(all[2 * p]);
-    stats_[p].seconds += all[2 * p + 1];
+    stats_[p].items += static_cast<std::uint64_t>(all[3 * p]);
+    stats_[p].seconds += all[3 * p + 1];
+    stats_[p].cpu_seconds += all[3 * p + 2];
   }
 }
 
@@ -119,7 +127,7 @@ std::optional<nlohmann::json> MpiPool::mpiJson() const {
   for (int p = 0; p < size_; ++p) {
     const ProcessStats s =
         static_cast<std::size_t>(p) < stats_.size() ? stats_[static_cast<std::size_t>(p)] : ProcessStats{};
-    per.push_back({{"items", s.items}, {"seconds", s.seconds}});
+    per.push_back({{"items", s.items}, {"seconds", s.seconds}, {"cpu_seconds", s.cpu_seconds}});
   }
   return nlohmann::json{{"processes", size_}, {"per_process", per}};
 }

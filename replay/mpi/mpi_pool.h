@@ -25,8 +25,9 @@ class MpiPool : public cli::WorkPool {
   struct ProcessStats {
     std::uint64_t items = 0;
     double seconds = 0;
+    double cpu_seconds = 0;
   };
-  void gatherStats(std::uint64_t items, double seconds);
+  void gatherStats(const ProcessStats& mine);
 
   MPI_Comm comm_;
   int rank_ = 0;
