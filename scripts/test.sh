@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything and runs every test that needs no GPU.
+# Installs what is missing, builds everything and runs every test that needs no GPU; then builds
+# the reader, model and CLI suites a second time with ASan + UBSan (build-asan) and runs them.
+# RESERVOIR_SKIP_ASAN=1 skips the second build.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh"
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRESERVOIR_BUILD_TESTS=ON
 cmake --build "$root/build"
-cd "$root/build"
-QT_QPA_PLATFORM=offscreen ctest --output-on-failure -LE gpu -j "$(nproc)"
+(cd "$root/build" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -LE gpu -j "$(nproc)")
+
+if [ "${RESERVOIR_SKIP_ASAN:-0}" != 1 ]; then
+  # -O1: what ASan recommends, and the build is shorter. Only the targets the suites need.
+  cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DRESERVOIR_SANITIZE=ON -DRESERVOIR_BUILD_TESTS=ON \
+    -DRESERVOIR_BUILD_GUI=OFF -DRESERVOIR_BUILD_BENCHMARKS=OFF -DRESERVOIR_BUILD_CUDA_REPLAY=OFF \
+    -DRESERVOIR_BUILD_TORCH_REPLAY=OFF
+  cmake --build "$root/build-asan" --target traces_tests replay_tests
+  cd "$root/build-asan"
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  # The reader suites (bad inputs, hostile inputs, round trips, real traces) and the CLI's.
+  ./tests/traces/traces_tests --gtest_brief=1
+  ./tests/replay/replay_tests --gtest_brief=1 --gtest_filter='Cli*'
+fi

@@ -44,7 +44,7 @@ int parseAndRun(int argc, const char* const* argv, std::ostream& out, std::ostre
   int result = kOk;
   auto set = [&result](int r) { result = r; };
   for (Register reg : {&registerInfo, &registerCheck, &registerWhatIf, &registerSweep, &registerGate, &registerExport,
-                       &registerReplay})
+                       &registerReplay, &registerScale})
     reg(app, set, out, err);
   const char* command = commandArgument(argc, argv);
   if (command && !isCommand(app, command)) {
@@ -88,6 +88,16 @@ int fail(std::ostream& err, const std::string& message) {
   return kInputError;
 }
 
+int fail(std::ostream& err, const Status& status, const std::string& prefix) {
+  err << "reservoir: " << prefix << status.message() << "\n";
+  return status.isUsage() ? kUsage : kInputError;
+}
+
+int usage(std::ostream& err, const std::string& message) {
+  err << "reservoir: " << message << "\n";
+  return kUsage;
+}
+
 int runGuarded(std::ostream& err, const std::function<int()>& body) {
   try {
     return body();
@@ -109,7 +119,7 @@ bool spreadsWork(int argc, const char* const* argv) {
   const char* command = commandArgument(argc, argv);
   if (!command) return false;
   const std::string_view c(command);
-  return c == "check" || c == "whatif" || c == "gate" || c == "sweep";
+  return c == "check" || c == "whatif" || c == "gate" || c == "sweep" || c == "scale";
 }
 
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {

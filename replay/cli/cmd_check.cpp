@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "common.h"
-#include "reservoir/replay/point.h"
+#include "reservoir/replay/option_text.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/whatif.h"
 #include "work_pool.h"
@@ -102,6 +102,13 @@ int runSettingsReport(const CheckArgs& a, const replay::Trace& trace, std::size_
 int checkOne(const CheckArgs& a, std::ostream& out, std::ostream& err, std::ostream& progress_err) {
   auto opened = openTrace(a.trace, a.device, a.env, progress_err);
   if (!opened) return fail(err, opened.message());
+  if (opened->nothing_to_replay) {
+    if (a.json)
+      out << nlohmann::json{{"trace", a.trace}, {"nothing_to_replay", *opened->nothing_to_replay}}.dump(2) << "\n";
+    else
+      out << *opened->nothing_to_replay << "\n";
+    return kOk;
+  }
   const replay::Trace& trace = opened->trace;
   const std::size_t dev = opened->device;
   const replay::ReplayEnvironment& env = opened->env;
@@ -109,17 +116,14 @@ int checkOne(const CheckArgs& a, std::ostream& out, std::ostream& err, std::ostr
   replay::ConformanceOptions opts;
   opts.env = env;
   opts.expensive_checks = a.expensive;
-  for (const auto& text : a.reset_peaks) {
-    auto point = replay::parsePoint(text);
-    if (!point) return fail(err, "--reset-peaks: " + point.message());
-    auto gaps = replay::resolvePoint(*point, trace.snap(), dev);
-    if (!gaps) return fail(err, "--reset-peaks: " + gaps.message());
-    for (const auto& g : *gaps) opts.reset_peaks_at.push_back(g.boundary);
-  }
+  auto resets = replay::choosePeakResets(trace.snap(), dev, env.capture.get(), a.reset_peaks);
+  if (!resets) return fail(err, resets.status(), "--reset-peaks: ");
+  opts.reset_peaks_at = resets->boundaries;
   Progress progress(progress_err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto report = replay::runConformance(trace.snap(), dev, opts);
-  if (!report) return fail(err, a.trace + ": " + report.message());
+  if (!report) return fail(err, report.status(), a.trace + ": ");
+  if (!resets->note.empty()) report->notes.push_back(resets->note);
   if (a.json)
     out << replay::conformanceJson(*report, a.trace).dump(2) << "\n";
   else

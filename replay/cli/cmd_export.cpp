@@ -10,7 +10,6 @@
 #include "common.h"
 #include "edit_options.h"
 #include "reservoir/replay/export.h"
-#include "reservoir/traces/writer.h"
 
 namespace reservoir::cli {
 namespace {
@@ -59,10 +58,10 @@ class TempFilesOnSignal {
 };
 
 int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
-  if (a.out.empty() && a.csv.empty()) return fail(err, "give --out FILE.pickle and/or --csv FILE.csv");
+  if (a.out.empty() && a.csv.empty()) return usage(err, "give --out FILE.pickle and/or --csv FILE.csv");
   TempFilesOnSignal cleanup(a.out, a.csv);
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return usage(err, w.message());
   auto opened = openTrace(a.trace, a.device, a.env, err);
   if (!opened) return fail(err, opened.message());
   const replay::Trace& trace = opened->trace;
@@ -70,24 +69,13 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   auto prepared = replay::prepareTrace(trace.snapshot, dev, replay::editedRunEnvironment(opened->env, *w));
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   auto edits = replay::resolveEdits(*prepared, w->edits);
-  if (!edits) return fail(err, edits.message());
-  replay::RunSettings s = replay::chooseEditedRun(*prepared, *w).edited();
-  s.address_model = w->address_model;
-  if (!a.out.empty()) {
-    auto snap = replay::exportRun(*prepared, *edits, s);
-    if (!snap) return fail(err, snap.message());
-    if (Status st = traces::writeSnapshotFile(*snap, a.out); !st.ok()) return fail(err, a.out + ": " + st.message());
+  if (!edits) return fail(err, edits.status());
+  auto counts = replay::writeEditedRun(*prepared, *edits, *w, a.out, a.csv);
+  if (!counts) return fail(err, counts.message());
+  if (!a.out.empty())
     out << fmt::format("wrote {} ({} events, {} segments): open it in https://pytorch.org/memory_viz\n", a.out,
-                       snap->devices[dev].events.size(), snap->segments.size());
-  }
-  if (!a.csv.empty()) {
-    replay::RunSettings t = s;
-    t.keep_timeline = true;
-    const auto run = replay::replayProgram(*prepared, *edits, t);
-    if (Status st = traces::writeOutputFile(a.csv, replay::timelineCsv(*prepared, run)); !st.ok())
-      return fail(err, st.message());
-    out << fmt::format("wrote {} ({} rows)\n", a.csv, run.timeline.size());
-  }
+                       counts->events, counts->segments);
+  if (!a.csv.empty()) out << fmt::format("wrote {} ({} rows)\n", a.csv, counts->rows);
   return kOk;
 }
 

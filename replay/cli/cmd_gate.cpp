@@ -8,6 +8,7 @@
 #include "common.h"
 #include "edit_options.h"
 #include "reservoir/replay/gate.h"
+#include "reservoir/replay/option_text.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/simulator/sizes.h"
 #include "work_pool.h"
@@ -50,22 +51,17 @@ std::string gateItem(const GateArgs& a, const replay::WhatIfOptions& w, const st
   auto opened = openTrace(path, a.device, a.env, progress_err);
   if (!opened) return itemError(opened.message());
   auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
-  if (!rep) return itemError(path + ": " + rep.message());
+  if (!rep) return itemError(rep.status(), path + ": ");
   return replay::gateFactsJson(*rep).dump();
 }
 
 int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
-  replay::GateConditions conditions;
-  if (!a.budget.empty()) {
-    conditions.max_peak_reserved = sim::parseSize(a.budget);
-    if (!conditions.max_peak_reserved) return fail(err, "--max-peak-reserved: not a size: '" + a.budget + "'");
-  }
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return usage(err, w.message());
   w->analyze_peak = false;
-  conditions.fraction = w->fraction;
-  for (const auto& e : w->edits)
-    if (e.kind == replay::Edit::Kind::kDemand) conditions.demands.push_back(e);
+  auto gate_conditions = replay::gateConditions(a.budget, *w, "--");
+  if (!gate_conditions) return fail(err, gate_conditions.status());
+  const replay::GateConditions& conditions = *gate_conditions;
   if (!replay::hasCondition(conditions, !a.edits.device.capacity.empty() || a.edits.device.fraction.has_value())) {
     err << "reservoir: gate needs a condition: --max-peak-reserved BYTES, --demand BYTES@POINT, or --capacity / "
            "--fraction (fail on a predicted out-of-memory)\nrun 'reservoir gate --help'\n";
@@ -86,7 +82,7 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto r = nlohmann::json::parse(results[i]);
     if (r.contains("error")) {
-      code = worstExitCode(code, fail(err, r["error"].get<std::string>()));
+      code = worstExitCode(code, failItem(err, r));
       continue;
     }
     names.push_back((*paths)[i]);

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "reservoir/replay/option_text.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/summary.h"
 #include "reservoir/simulator/alloc_config.h"
@@ -29,8 +30,10 @@ void printDevice(std::ostream& out, const traces::Snapshot& snap, const replay::
       acts += fmt::format("{}{} {}", acts.empty() ? "" : ", ", s.actions[a],
                           traces::actionName(static_cast<traces::Action>(a)));
   out << "  actions:         " << acts << "\n";
-  if (s.events)
+  if (s.events && s.last_time_us >= s.first_time_us)
     out << fmt::format("  time span:       {:.3f} s\n", static_cast<double>(s.last_time_us - s.first_time_us) / 1e6);
+  else if (s.events)
+    out << "  time span:       unknown: the last entry's time_us is before the first's (see time_goes_backwards)\n";
   if (!s.complete) out << "  reserved at first event: " << sizeText(s.start_reserved) << "\n";
   out << "  peak reserved:   " << sizeText(s.peak_reserved.bytes);
   if (s.peak_reserved.known && s.events)
@@ -61,18 +64,10 @@ int runInfo(const InfoArgs& a, std::ostream& out, std::ostream& err) {
   const traces::Snapshot& snap = trace->snap();
   auto env = makeEnvironment(a.env, *trace);
   if (!env) return fail(err, env.message());
-  std::vector<std::size_t> devices;
-  if (a.device) {
-    auto d = replay::chooseDevice(snap, a.device);
-    if (!d) return fail(err, d.message());
-    devices.push_back(*d);
-  } else {
-    const std::size_t busiest = snap.devices.empty() ? 0 : snap.busiestDevice();  // once: linear, not quadratic
-    for (std::size_t i = 0; i < snap.devices.size(); ++i)
-      if (!snap.devices[i].events.empty() || i == busiest) devices.push_back(i);
-  }
+  auto devices = replay::summaryDevices(snap, a.device);
+  if (!devices) return fail(err, devices.message());
   std::vector<replay::DeviceSummary> sums;
-  for (std::size_t d : devices) sums.push_back(replay::summarizeDevice(snap, d, *env));
+  for (std::size_t d : *devices) sums.push_back(replay::summarizeDevice(snap, d, *env));
   const auto total = replay::finalState(snap, std::nullopt);
   if (a.json) {
     out << replay::infoJson(snap, a.trace, sums).dump(2) << "\n";

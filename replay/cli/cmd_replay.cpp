@@ -403,7 +403,7 @@ class StageProgress {
 
 int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return usage(err, w.message());
 #ifdef RESERVOIR_HAVE_GPU_BACKENDS
   replay::registerGpuBackends();
 #endif
@@ -426,9 +426,9 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   if (!prepared) return fail(err, a.trace + ": " + prepared.message());
   const replay::PreparedTrace& p = *prepared;
   auto edits = replay::resolveEdits(p, w->edits);
-  if (!edits) return fail(err, edits.message());
+  if (!edits) return fail(err, edits.status());
   auto run = replay::chooseEditedRunAsWhatIf(p, *w);
-  if (!run) return fail(err, run.message());
+  if (!run) return fail(err, run.status());
 
   InterruptGuard guard;
   std::optional<StageProgress> progress{std::in_place, err};
@@ -468,10 +468,10 @@ int runSynth(const SynthArgs& a, std::ostream& out, std::ostream& err) {
   o.settings = a.settings;
   o.empty_cache_every = a.empty_cache_every;
   auto budget = sim::parseSize(a.budget);
-  if (!budget) return fail(err, "--budget: not a size: '" + a.budget + "'");
+  if (!budget) return usage(err, "--budget: not a size: '" + a.budget + "'");
   o.budget = *budget;
   auto trace = replay::synthesizeTrace(o);
-  if (!trace) return fail(err, trace.message());
+  if (!trace) return fail(err, trace.status());
   traces::WriteOptions wo;
   if (a.out.ends_with(".zst")) wo.compression = traces::Compression::kZstd;
   if (a.out.ends_with(".gz")) wo.compression = traces::Compression::kGzip;

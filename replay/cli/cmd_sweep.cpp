@@ -10,6 +10,7 @@
 #include "common.h"
 #include "edit_options.h"
 #include "reservoir/replay/report_json.h"
+#include "reservoir/replay/report_text.h"
 #include "reservoir/replay/sweep.h"
 #include "reservoir/simulator/sizes.h"
 #include "work_pool.h"
@@ -26,16 +27,11 @@ struct SweepArgs {
   std::optional<unsigned> jobs;  // default: every core
   bool no_settings = false;
   std::string minimize;
+  std::optional<long long> max_calls;
+  std::optional<long long> steps;
   EditedRunFlags edited_run;
   EnvOptions env;
 };
-
-std::string flagsText(const std::vector<std::string>& flags) {
-  std::string out;
-  for (std::size_t i = 0; i < flags.size(); i += 2)
-    out += fmt::format("{}{} '{}'", out.empty() ? "" : " ", flags[i], flags[i + 1]);
-  return out;
-}
 
 // --jobs N: at least 1, at most the cores there are (more threads only add memory and
 // switching); 0 means every core.
@@ -57,33 +53,14 @@ std::string sweepItem(const SweepArgs& a, replay::SweepOptions o, const std::str
   if (!opened) return itemError(opened.message());
   auto prepared =
       replay::prepareTrace(opened->trace.snapshot, opened->device, replay::editedRunEnvironment(opened->env, o));
-  if (!prepared) return itemError(path + ": " + prepared.message());
+  if (!prepared) return itemError(prepared.status(), path + ": ");
   o.slice = slice;
   o.slices = slices;
   Progress progress(progress_err, "sweeping");
   o.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto rep = replay::runSweep(*prepared, o);
-  if (!rep) return itemError(path + ": " + rep.message());
+  if (!rep) return itemError(rep.status(), path + ": ");
   return replay::sweepJson(*rep, path, rep->candidates.size()).dump();
-}
-
-void printSweep(const replay::SweepReport& rep, const std::string& title, std::size_t top, std::ostream& out) {
-  out << fmt::format("{}: {} candidates in {:.2f} s, ranked by {} (then by empty_cache calls)\n", title, rep.evaluated,
-                     rep.seconds, rep.objective);
-  out << fmt::format(
-      "baseline: peak reserved {}{}\n", sizeText(rep.baseline_peak_reserved),
-      rep.baseline_reserved_at_point ? ", " + rep.objective + " " + sizeText(*rep.baseline_reserved_at_point) : "");
-  for (std::size_t i = 0; i < rep.candidates.size() && i < top; ++i) {
-    const auto& c = rep.candidates[i];
-    out << fmt::format(
-        "{:>3}. saves {:>12}  peak reserved {:>12}{}  {} empty_cache call(s){}\n     {}\n     {}\n", i + 1,
-        sim::formatSize(static_cast<std::uint64_t>(std::max<std::int64_t>(c.saving, 0))),
-        sim::formatSize(static_cast<std::uint64_t>(c.peak_reserved)),
-        c.reserved_at_point
-            ? fmt::format("  at point {:>12}", sim::formatSize(static_cast<std::uint64_t>(*c.reserved_at_point)))
-            : "",
-        c.empty_cache_calls, c.oom ? "  (OOM!)" : "", flagsText(c.edits), c.description);
-  }
 }
 
 // Slices per trace: one in a single process; in a job, enough that every process gets work
@@ -94,32 +71,56 @@ std::size_t slicesPerTrace(std::size_t traces, int processes) {
   return std::clamp<std::size_t>(want, 1, 8);
 }
 
+// The sweep's options from the flags; errors are usage errors.
 Expected<replay::SweepOptions> sweepOptions(const SweepArgs& a, unsigned jobs) {
   auto edited_run = makeEditedRunOptions(a.edited_run);
-  if (!edited_run) return edited_run.status();
+  if (!edited_run) return Status::usage(edited_run.message());
   replay::SweepOptions o;
   static_cast<replay::EditedRunOptions&>(o) = std::move(*edited_run);
   o.max_candidates = a.max_candidates;
   o.jobs = jobs;
   o.try_settings = !a.no_settings;
-  if (!a.minimize.empty() && a.minimize != "peak") {
-    auto p = replay::parsePoint(a.minimize);
-    if (!p) return Status::error("--minimize: " + p.message());
-    o.minimize_at = *p;
-  }
+  auto objective = replay::parseSweepObjective(a.minimize);
+  if (!objective) return Status::usage("--minimize: " + objective.message());
+  o.objective = std::move(*objective);
+  if (a.max_calls && *a.max_calls < 0)
+    return Status::usage(fmt::format("--max-calls {}: give 0 or more empty_cache calls", *a.max_calls));
+  if (a.steps && *a.steps < 1) return Status::usage(fmt::format("--steps {}: give at least 1 training step", *a.steps));
+  if (a.max_calls) o.max_calls = static_cast<std::size_t>(*a.max_calls);
+  if (a.steps) o.steps = static_cast<std::size_t>(*a.steps);
   return o;
+}
+
+// Every trace's slices put back together, in the order of the traces; the traces that failed are
+// reported with their path and `code` raised.
+std::vector<replay::SweepReport> collectTraces(const std::vector<std::string>& paths, std::size_t slices,
+                                               const std::vector<std::string>& results, std::vector<std::string>& names,
+                                               int& code, std::ostream& err) {
+  std::vector<replay::SweepReport> per_trace;
+  for (std::size_t t = 0; t < paths.size(); ++t) {
+    std::vector<replay::SweepReport> parts;
+    for (std::size_t k = 0; k < slices; ++k) {
+      const auto r = nlohmann::json::parse(results[t * slices + k]);
+      if (r.contains("error")) {
+        code = worstExitCode(code, failItem(err, r));
+        break;  // every slice of a trace fails alike: one message
+      }
+      parts.push_back(replay::sweepReportFromJson(r));
+    }
+    if (parts.size() != slices) continue;
+    names.push_back(paths[t]);
+    per_trace.push_back(replay::mergeSweepSlices(parts));
+  }
+  return per_trace;
 }
 
 int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   WorkPool& pool = workPool();
   // In a job of several processes, one thread each unless --jobs says otherwise.
   auto jobs = pool.processes() > 1 && !a.jobs ? Expected<unsigned>(1u) : threadCount(a.jobs, err);
-  if (!jobs) {
-    err << "reservoir: " << jobs.message() << "\n";
-    return kUsage;
-  }
+  if (!jobs) return usage(err, jobs.message());
   auto o = sweepOptions(a, *jobs);
-  if (!o) return fail(err, o.message());
+  if (!o) return fail(err, o.status());
   auto paths = expandTraceList(a.traces);
   if (!paths) return fail(err, paths.message());
   const std::size_t slices = slicesPerTrace(paths->size(), pool.processes());
@@ -133,21 +134,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   printMpiSummary(err);
   int code = kOk;
   std::vector<std::string> names;
-  std::vector<replay::SweepReport> per_trace;
-  for (std::size_t t = 0; t < paths->size(); ++t) {
-    std::vector<replay::SweepReport> parts;
-    for (std::size_t k = 0; k < slices; ++k) {
-      const auto r = nlohmann::json::parse(results[t * slices + k]);
-      if (r.contains("error")) {
-        code = worstExitCode(code, fail(err, r["error"].get<std::string>()));
-        break;  // every slice of a trace fails alike: one message
-      }
-      parts.push_back(replay::sweepReportFromJson(r));
-    }
-    if (parts.size() != slices) continue;
-    names.push_back((*paths)[t]);
-    per_trace.push_back(replay::mergeSweepSlices(parts));
-  }
+  const auto per_trace = collectTraces(*paths, slices, results, names, code, err);
   if (per_trace.empty()) return code;
   const replay::SweepReport rep = replay::worstOverTraces(per_trace);
   if (a.json) {
@@ -158,7 +145,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   }
   const std::string title =
       names.size() == 1 ? names[0] : fmt::format("{} traces, each candidate scored on its worst trace", names.size());
-  printSweep(rep, title, a.top, out);
+  out << replay::sweepReportText(rep, title, a.top);
   return code;
 }
 
@@ -178,7 +165,13 @@ void registerSweep(CLI::App& app, std::function<void(int)> set_result, std::ostr
   cmd->add_option("--jobs", args->jobs,
                   "threads, 1 to the number of cores (default: every core; 1 per process in an MPI job)");
   cmd->add_flag("--no-settings", args->no_settings, "only cleanup placements, no settings candidates");
-  cmd->add_option("--minimize", args->minimize, "'peak' (default) or a POINT: rank by reserved memory there");
+  cmd->add_option("--minimize", args->minimize,
+                  "peak (default), reserved:POINT (reserved memory there; a bare POINT means the same) or "
+                  "peak-in:ANNOTATION (the peak inside that record_function range)");
+  cmd->add_option("--max-calls", args->max_calls,
+                  "at most N empty_cache calls in the whole trace (default: one per training step where the trace "
+                  "shows steps)");
+  cmd->add_option("--steps", args->steps, "training steps in the trace, when the trace does not show them");
   addEditedRunFlags(cmd, &args->edited_run);
   cmd->add_flag("--no-capture-json", args->env.no_capture_json, "ignore X.json beside X.pickle");
   cmd->callback([args, set_result, &out, &err] { set_result(runSweepCmd(*args, out, err)); });

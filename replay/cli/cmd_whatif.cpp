@@ -23,13 +23,15 @@ struct WhatIfArgs {
   EditOptions edits;
 };
 
-// One item: trace `i`'s report as text and JSON, and its two peaks; or {"error"}.
+// One item: trace `path`'s report as text and JSON and its two peaks; {"nothing_to_replay"} for a
+// snapshot without history; or {"error"}.
 std::string whatIfItem(const WhatIfArgs& a, const replay::WhatIfOptions& w, const std::string& path,
                        std::ostream& progress_err) {
   auto opened = openTrace(path, a.device, a.env, progress_err);
   if (!opened) return itemError(opened.message());
+  if (opened->nothing_to_replay) return nlohmann::json{{"nothing_to_replay", *opened->nothing_to_replay}}.dump();
   auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
-  if (!rep) return itemError(path + ": " + rep.message());
+  if (!rep) return itemError(rep.status(), path + ": ");
   const auto& snap = opened->trace.snap();
   const nlohmann::json j{{"text", a.json ? std::string() : replay::whatIfReportText(snap, *rep, path)},
                          {"json", a.json ? replay::whatIfJson(snap, *rep, path) : nlohmann::json(nullptr)},
@@ -38,9 +40,21 @@ std::string whatIfItem(const WhatIfArgs& a, const replay::WhatIfOptions& w, cons
   return j.dump();
 }
 
+// Snapshots without history answer nothing: one line each, or in JSON when no trace answered.
+void reportNothingToReplay(const WhatIfArgs& a, const std::vector<std::pair<std::string, std::string>>& empty,
+                           bool answered, std::ostream& out) {
+  if (!a.json) {
+    for (const auto& [path, why] : empty) out << why << "\n";
+  } else if (!answered && !empty.empty()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& [path, why] : empty) j.push_back({{"trace", path}, {"nothing_to_replay", why}});
+    out << (j.size() == 1 ? j[0] : nlohmann::json{{"traces", j}}).dump(2) << "\n";
+  }
+}
+
 int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
-  if (!w) return fail(err, w.message());
+  if (!w) return fail(err, w.status());
   auto paths = expandTraceList(a.traces);
   if (!paths) return fail(err, paths.message());
   WorkPool& pool = workPool();
@@ -53,18 +67,24 @@ int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   // The traces that were read, in order; the others are reported with their path.
   int code = kOk;
   std::vector<nlohmann::json> per_trace;
+  std::vector<std::pair<std::string, std::string>> empty;
   std::string text;
   replay::MaxOverTraces max;
-  for (const auto& result : results) {
-    auto r = nlohmann::json::parse(result);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    auto r = nlohmann::json::parse(results[i]);
     if (r.contains("error")) {
-      code = worstExitCode(code, fail(err, r["error"].get<std::string>()));
+      code = worstExitCode(code, failItem(err, r));
+      continue;
+    }
+    if (r.contains("nothing_to_replay")) {
+      empty.emplace_back((*paths)[i], r["nothing_to_replay"].get<std::string>());
       continue;
     }
     per_trace.push_back(std::move(r["json"]));
     text += r["text"].get<std::string>();
     max.include(r["baseline_peak"].get<std::int64_t>(), r["whatif_peak"].get<std::int64_t>());
   }
+  reportNothingToReplay(a, empty, !per_trace.empty(), out);
   if (per_trace.empty()) return code;
   if (a.json) {
     nlohmann::json j = replay::whatIfJson(std::move(per_trace), max);

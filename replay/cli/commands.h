@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli.h"
+#include "reservoir/core/status.h"
 
 namespace reservoir::cli {
 
@@ -21,8 +22,14 @@ void registerExport(CLI::App& app, std::function<void(int)> set_result, std::ost
 void registerInfo(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 void registerReplay(CLI::App& app, std::function<void(int)> set_result, std::ostream& out,
                     std::ostream& err);  // replay + synth
+void registerScale(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 
 // Prints "reservoir: <message>" and returns kInputError.
 int fail(std::ostream& err, const std::string& message);
+// Prints "reservoir: <prefix><message>" and returns kUsage for a usage error (Status::usage), else
+// kInputError.
+int fail(std::ostream& err, const Status& status, const std::string& prefix = "");
+// Prints "reservoir: <message>" and returns kUsage (a flag value that cannot be used).
+int usage(std::ostream& err, const std::string& message);
 
 }  // namespace reservoir::cli

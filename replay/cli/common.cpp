@@ -3,14 +3,27 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "reservoir/replay/conformance.h"
+#include "reservoir/replay/option_text.h"
 #include "reservoir/simulator/sizes.h"
 
 namespace reservoir::cli {
 
+CLI::Validator fractionCheck() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || !(v >= 0.0 && v <= 1.0))
+          return "'" + text + "' is not a fraction in [0, 1]";
+        return {};
+      },
+      "FRACTION in [0, 1]");
+}
+
 void addEnvOptions(CLI::App* app, EnvOptions* env) {
   app->add_option("--fraction", env->fraction,
                   "the recorded device's memory fraction (set_per_process_memory_fraction); default: capture JSON or 1")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fractionCheck());
   app->add_option("--capacity", env->capacity,
                   "the recorded device's total memory, e.g. 141GiB; default: capture JSON or an H200's");
   app->add_option("--settings", env->settings,
@@ -42,30 +55,25 @@ Expected<replay::Trace> loadTrace(const std::string& path, std::ostream& err, bo
 }
 
 Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, const replay::Trace& trace) {
-  replay::ReplayEnvironment env = trace.environment();
-  env.fraction = opts.fraction;
-  if (!opts.capacity.empty()) {
-    auto c = sim::parseSize(opts.capacity);
-    if (!c) return Status::error("--capacity: not a size: '" + opts.capacity + "' (e.g. 141GiB, 150109880320)");
-    env.total_memory = *c;
-  }
-  if (!opts.settings.empty()) {
-    auto cfg = sim::parseAllocConf(opts.settings);
-    if (!cfg) return Status::error("--settings: " + cfg.message());
-    env.settings = opts.settings;
-  }
-  return env;
+  return replay::replayEnvironment(trace, {opts.fraction, opts.capacity, opts.settings}, "--");
 }
 
 Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_t> device, const EnvOptions& opts,
                               std::ostream& err) {
   auto trace = loadTrace(path, err, !opts.no_capture_json);
   if (!trace) return trace.status();
+  if (auto none = replay::nothingToReplay(trace->snap()); none && !device) {
+    OpenTrace empty{std::move(*trace), 0, {}, std::nullopt};
+    empty.nothing_to_replay = path + ": " + *none;
+    return empty;
+  }
   auto dev = replay::chooseDevice(trace->snap(), device);
   if (!dev) return Status::error(path + ": " + dev.message());
   auto env = makeEnvironment(opts, *trace);
   if (!env) return env.status();
-  return OpenTrace{std::move(*trace), *dev, std::move(*env)};
+  OpenTrace opened{std::move(*trace), *dev, std::move(*env), std::nullopt};
+  if (auto none = replay::nothingToReplay(opened.trace.snap(), *dev)) opened.nothing_to_replay = path + ": " + *none;
+  return opened;
 }
 
 std::string sizeText(std::int64_t bytes) {

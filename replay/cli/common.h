@@ -16,6 +16,9 @@
 
 namespace reservoir::cli {
 
+// --fraction's check: a number in [0, 1] (CLI::Range lets nan through).
+CLI::Validator fractionCheck();
+
 struct EnvOptions {
   std::optional<double> fraction;
   std::string capacity;  // a size ("141GiB"), parsed later
@@ -37,6 +40,9 @@ struct OpenTrace {
   replay::Trace trace;
   std::size_t device = 0;
   replay::ReplayEnvironment env;
+  // Set when the snapshot has no allocation history: what to print instead of a replay
+  // (exit 0); `device` is then meaningless.
+  std::optional<std::string> nothing_to_replay;
 };
 // loadTrace + replay::chooseDevice + makeEnvironment; a device error names the file.
 Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_t> device, const EnvOptions& opts,

@@ -1,8 +1,6 @@
 #include "edit_options.h"
 
-#include <fmt/format.h>
-
-#include "reservoir/simulator/sizes.h"
+#include "common.h"
 
 namespace reservoir::cli {
 
@@ -14,28 +12,11 @@ void addEditedRunFlags(CLI::App* app, EditedRunFlags* f) {
   app->add_option("--overhead", f->overhead,
                   "the edited run's memory outside the PyTorch cache (CUDA context, NCCL, cuBLAS), e.g. 2GiB");
   app->add_option("--fraction", f->fraction, "the edited run's memory fraction (default: the recorded one)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fractionCheck());
 }
 
 Expected<replay::EditedRunOptions> makeEditedRunOptions(const EditedRunFlags& f) {
-  replay::EditedRunOptions o;
-  if (!f.set.empty()) {
-    auto cfg = sim::parseAllocConf(f.set);
-    if (!cfg) return Status::error("--set '" + f.set + "': " + cfg.message());
-    o.settings = std::move(*cfg);
-  }
-  if (!f.capacity.empty()) {
-    auto c = sim::parseSize(f.capacity);
-    if (!c) return Status::error("--capacity: not a size: '" + f.capacity + "'");
-    o.capacity = *c;
-  }
-  if (!f.overhead.empty()) {
-    auto c = sim::parseSize(f.overhead);
-    if (!c) return Status::error("--overhead: not a size: '" + f.overhead + "'");
-    o.overhead = *c;
-  }
-  o.fraction = f.fraction;
-  return o;
+  return replay::parseEditedRunOptions(f, "--");
 }
 
 void addEditOptions(CLI::App* app, EditOptions* o) {
@@ -49,25 +30,6 @@ void addEditOptions(CLI::App* app, EditOptions* o) {
       ->check(CLI::IsMember({"recorded", "driver"}));
 }
 
-Expected<replay::WhatIfOptions> makeWhatIfOptions(const EditOptions& o) {
-  auto device = makeEditedRunOptions(o.device);
-  if (!device) return device.status();
-  replay::WhatIfOptions w;
-  static_cast<replay::EditedRunOptions&>(w) = std::move(*device);
-  // Each flag is an edit kind of the same name; the library parses it, the flag names the error.
-  using Kind = replay::Edit::Kind;
-  const std::pair<Kind, const std::vector<std::string>*> flags[] = {
-      {Kind::kCleanup, &o.cleanup}, {Kind::kRelease, &o.release},        {Kind::kProbe, &o.probe},
-      {Kind::kDemand, &o.demand},   {Kind::kResetPeaks, &o.reset_peaks},
-  };
-  for (const auto& [kind, texts] : flags)
-    for (const auto& t : *texts) {
-      auto e = replay::parseEdit(kind, t);
-      if (!e) return Status::error(fmt::format("--{}: {}", replay::editKindName(kind), e.message()));
-      w.edits.push_back(std::move(*e));
-    }
-  w.address_model = o.address_model == "driver" ? replay::AddressModel::kDriver : replay::AddressModel::kRecorded;
-  return w;
-}
+Expected<replay::WhatIfOptions> makeWhatIfOptions(const EditOptions& o) { return replay::parseWhatIfOptions(o, "--"); }
 
 }  // namespace reservoir::cli

@@ -6,23 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "reservoir/replay/option_text.h"
 #include "reservoir/replay/whatif.h"
 
 namespace reservoir::cli {
 
 // The edited run's device: --set, --capacity, --overhead, --fraction (whatif, gate, export,
 // replay, sweep).
-struct EditedRunFlags {
-  std::string set;
-  std::string capacity, overhead;
-  std::optional<double> fraction;
-};
-
-struct EditOptions {
-  std::vector<std::string> cleanup, release, probe, demand, reset_peaks;
-  EditedRunFlags device;
-  std::string address_model = "recorded";
-};
+// The texts are parsed by the library (replay/option_text.h), which the Python package shares.
+using EditedRunFlags = replay::EditedRunText;
+using EditOptions = replay::WhatIfText;
 
 void addEditedRunFlags(CLI::App* app, EditedRunFlags* flags);
 // Parses the flags once (the settings stay parsed from here on); errors name the flag.

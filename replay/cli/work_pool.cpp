@@ -13,6 +13,8 @@
 #include <streambuf>
 #include <thread>
 
+#include "commands.h"
+
 namespace reservoir::cli {
 namespace {
 
@@ -52,6 +54,17 @@ Expected<std::vector<std::string>> readList(const std::string& list) {
 }  // namespace
 
 std::string itemError(const std::string& message) { return nlohmann::json{{"error", message}}.dump(); }
+
+std::string itemError(const Status& status, const std::string& prefix) {
+  nlohmann::json j{{"error", prefix + status.message()}};
+  if (status.isUsage()) j["usage"] = true;
+  return j.dump();
+}
+
+int failItem(std::ostream& err, const nlohmann::json& result) {
+  const auto message = result["error"].get<std::string>();
+  return result.value("usage", false) ? usage(err, message) : fail(err, message);
+}
 
 std::string runItem(const std::function<std::string(std::size_t)>& work, std::size_t i) {
   try {

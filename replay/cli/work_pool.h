@@ -38,8 +38,12 @@ class WorkPool {
   [[nodiscard]] virtual std::optional<nlohmann::json> mpiJson() const { return std::nullopt; }
 };
 
-// The result of an item that failed: {"error": message}; isItemError tells it apart.
+// The result of an item that failed: {"error": message}, with "usage": true for a usage error
+// (a point or selector that matches nothing in this trace).
 std::string itemError(const std::string& message);
+std::string itemError(const Status& status, const std::string& prefix = "");
+// On the root: prints an item's error and returns its exit code (kUsage or kInputError).
+int failItem(std::ostream& err, const nlohmann::json& result);
 // Runs work(i), turning an exception into itemError (a pool never lets one escape an item).
 std::string runItem(const std::function<std::string(std::size_t)>& work, std::size_t i);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <vector>
@@ -157,6 +158,71 @@ std::size_t parseRoundup(Tokens& t, std::size_t i, AllocatorConfig& c) {
   return i;
 }
 
+// large_segment_size_mb: > 10 (kMinLargeAlloc in MiB), capped like the other MiB sizes.
+std::size_t parseLargeSegment(Tokens& t, std::size_t i, AllocatorConfig& c) {
+  t.expect(++i);
+  const std::uint64_t v = t.toSizeT(++i);
+  if (t.error.ok() && v <= kMinLargeAlloc / kMiB)
+    t.fail(fmt::format("CachingAllocator option large_segment_size_mb must be > {} MB", kMinLargeAlloc / kMiB));
+  if (t.error.ok())
+    c.large_segment_size = std::min<std::uint64_t>(v, std::numeric_limits<std::uint64_t>::max() / kMiB) * kMiB;
+  return i;
+}
+
+// A reserve value: "<fraction>" or "<n>G" / "<n>g"; anything else (not a whole finite
+// positive number) is torch's non-fatal warning and keeps the default.
+std::optional<ReserveSpec> parseReserveSpec(const std::string& token, AllocatorConfig& c) {
+  const bool gib = !token.empty() && (token.back() == 'G' || token.back() == 'g');
+  const std::string num = gib ? token.substr(0, token.size() - 1) : token;
+  char* end = nullptr;
+  const double v = num.empty() ? 0.0 : std::strtod(num.c_str(), &end);
+  const bool whole = !num.empty() && end == num.c_str() + num.size();
+  if (!whole || !std::isfinite(v) || !(v > 0.0)) {
+    c.parse_warnings.push_back(fmt::format(
+        "Ignoring invalid expandable-segment reserve value '{}' (expected a positive, finite fraction like 0.5 or "
+        "an absolute size like 40G); using default.",
+        token));
+    return std::nullopt;
+  }
+  return ReserveSpec{!gib, v};
+}
+
+std::size_t parseReserve(Tokens& t, std::size_t i, AllocatorConfig& c) {
+  t.expect(++i);
+  const std::string& v = t.at(++i);
+  if (!t.error.ok()) return i;
+  if (auto spec = parseReserveSpec(v, c)) c.expandable_segments_reserve = *spec;
+  return i;
+}
+
+// expandable_segments_reserve_by_class:[name:value,...]: the list replaces the previous one;
+// a bad entry is skipped with a warning, the others apply.
+std::size_t parseReserveByClass(Tokens& t, std::size_t i, AllocatorConfig& c) {
+  t.expect(++i);
+  if (t.at(++i) != "[") {
+    if (t.error.ok()) t.fail("Expected '[' after expandable_segments_reserve_by_class in ConfigTokenizer");
+    return i;
+  }
+  std::vector<std::pair<std::string, ReserveSpec>> parsed;
+  while (t.error.ok() && t.at(i + 1) != "]") {
+    const std::string name = t.at(++i);
+    t.expect(++i);
+    const std::string value = t.at(++i);
+    if (!t.error.ok()) return i;
+    if (auto spec = parseReserveSpec(value, c)) {
+      auto it = std::find_if(parsed.begin(), parsed.end(), [&](const auto& e) { return e.first == name; });
+      if (it != parsed.end())
+        it->second = *spec;
+      else
+        parsed.emplace_back(name, *spec);
+    }
+    if (t.at(i + 1) == ",") ++i;
+  }
+  if (!t.error.ok()) return i;
+  c.expandable_segments_reserve_by_class = std::move(parsed);
+  return i + 1;  // the ']'
+}
+
 // Keys the accelerator-wide pass parses; the CUDA pass owns the others.
 std::size_t parseCommonKey(Tokens& t, std::size_t i, AllocatorConfig& c, bool* known) {
   const std::string key = t.at(i);
@@ -178,13 +244,7 @@ std::size_t parseCommonKey(Tokens& t, std::size_t i, AllocatorConfig& c, bool* k
     if (t.error.ok()) c.expandable_segments = v;
     return i;
   }
-  if (key == "large_segment_size_mb") {
-    t.expect(++i);
-    const std::uint64_t v = t.toSizeT(++i);
-    if (t.error.ok() && v <= 10) t.fail("CachingAllocator option large_segment_size_mb must be > 10 MB");
-    if (t.error.ok()) c.large_segment_size = v * kMiB;
-    return i;
-  }
+  if (key == "large_segment_size_mb") return t.skipKey(i);  // read by the first pass
   if (key == "per_process_memory_fraction") {
     t.expect(++i);
     const double v = t.toDouble(++i);
@@ -205,7 +265,16 @@ bool isCudaKey(const std::string& key) {
   return key == "backend" || key == "release_lock_on_cudamalloc" || key == "release_lock_on_hipmalloc" ||
          key == "pinned_use_cuda_host_register" || key == "pinned_use_hip_host_register" ||
          key == "pinned_num_register_threads" || key == "pinned_reserve_segment_size_mb" ||
-         key == "graph_capture_record_stream_reuse";
+         key == "graph_capture_record_stream_reuse" || key == "pinned_free_catch_all" ||
+         key == "throw_on_cudamalloc_oom" || key == "expandable_segments_reserve" ||
+         key == "expandable_segments_reserve_by_class";
+}
+
+std::size_t parseBoolKey(Tokens& t, std::size_t i, bool* out) {
+  t.expect(++i);
+  const bool v = t.toBool(++i);
+  if (t.error.ok() && out) *out = v;
+  return i;
 }
 
 std::size_t parseCudaKey(Tokens& t, std::size_t i, AllocatorConfig& c) {
@@ -226,16 +295,18 @@ std::size_t parseCudaKey(Tokens& t, std::size_t i, AllocatorConfig& c) {
     if (t.error.ok()) c.release_lock_on_cudamalloc = v;
     return i;
   }
-  if (key == "graph_capture_record_stream_reuse") {
-    t.expect(++i);
-    const bool v = t.toBool(++i);
-    if (t.error.ok()) c.graph_capture_record_stream_reuse = v;
-    return i;
-  }
+  if (key == "graph_capture_record_stream_reuse") return parseBoolKey(t, i, &c.graph_capture_record_stream_reuse);
+  if (key == "throw_on_cudamalloc_oom") return parseBoolKey(t, i, &c.throw_on_cudamalloc_oom);
+  if (key == "pinned_free_catch_all") return parseBoolKey(t, i, nullptr);  // host allocator only
+  if (key == "expandable_segments_reserve") return parseReserve(t, i, c);
+  if (key == "expandable_segments_reserve_by_class") return parseReserveByClass(t, i, c);
   if (key == "pinned_num_register_threads") {
     t.expect(++i);
     const std::uint64_t v = t.toSizeT(++i);
     if (t.error.ok() && !isPow2(v)) t.fail(fmt::format("Number of register threads has to be power of 2, got {}", v));
+    if (t.error.ok() && v > kPinnedMaxRegisterThreads)
+      t.fail(fmt::format("Number of register threads should be less than or equal to {}, got {}",
+                         kPinnedMaxRegisterThreads, v));
     return i;
   }
   if (key == "pinned_reserve_segment_size_mb") {
@@ -251,22 +322,32 @@ std::size_t parseCudaKey(Tokens& t, std::size_t i, AllocatorConfig& c) {
 
 }  // namespace
 
-Status applyAllocConf(AllocatorConfig& config, std::string_view conf) {
+Status applyAllocConf(AllocatorConfig& config, std::string_view conf, UnknownKeys unknown) {
   config.max_split_size = kUnlimited;
   config.roundup_power2_divisions.fill(0);
   config.garbage_collection_threshold = 0;
-  config.max_non_split_rounding_size = config.large_segment_size;
   config.last_settings = std::string(conf);
   Tokens t(conf);
-  // Pass 1: the accelerator-wide keys; an unknown key is an error.
+  // Pass 0: large_segment_size_mb first, because the split and rounding minimums follow it
+  // (so "max_split_size_mb:30,large_segment_size_mb:40" fails: 30 < 40); every parse then
+  // resets max_non_split_rounding to the large segment size.
+  for (std::size_t i = 0; i < t.size() && t.error.ok(); ++i)
+    if (t.at(i) == "large_segment_size_mb") i = parseLargeSegment(t, i, config);
+  if (!t.error.ok()) return t.error;
+  config.max_non_split_rounding_size = config.large_segment_size;
+  // Pass 1: the accelerator-wide keys; an unknown key is an error (or skipped).
   for (std::size_t i = 0; i < t.size() && t.error.ok(); i++) {
     bool known = false;
     const std::string key = t.at(i);
     i = parseCommonKey(t, i, config, &known);
     if (!known) {
       if (!isCudaKey(key)) {
-        t.fail(fmt::format("Unrecognized key '{}' in Accelerator allocator config.", key));
-        break;
+        if (unknown == UnknownKeys::kError) {
+          t.fail(fmt::format("Unrecognized key '{}' in Accelerator allocator config.", key));
+          break;
+        }
+        if (std::find(config.ignored_keys.begin(), config.ignored_keys.end(), key) == config.ignored_keys.end())
+          config.ignored_keys.push_back(key);
       }
       i = t.skipKey(i);
     }
@@ -289,20 +370,41 @@ Expected<AllocatorConfig> parseAllocConf(std::string_view conf) {
 
 Expected<AllocatorConfig> configFromRecorded(const traces::RecordedSettings& recorded) {
   AllocatorConfig config;
-  if (Status st = applyAllocConf(config, recorded.alloc_conf); !st.ok())
+  if (Status st = applyAllocConf(config, recorded.alloc_conf, UnknownKeys::kSkip); !st.ok())
     return Status::error("recorded PYTORCH_CUDA_ALLOC_CONF '" + recorded.alloc_conf + "': " + st.message());
   if (!recorded.present) return config;
   config.expandable_segments = recorded.expandable_segments;
   config.max_split_size = recorded.max_split_size < 0 && recorded.max_split_size != -1048576
                               ? kUnlimited
                               : static_cast<ByteCount>(recorded.max_split_size);
-  config.garbage_collection_threshold = recorded.garbage_collection_threshold;
-  for (std::size_t i = 0; i < kRoundupIntervals; ++i)
-    config.roundup_power2_divisions[i] = recorded.roundup_power2_divisions[i];
+  // The file's values, checked as torch's parser checks them (a damaged or hand-made file can
+  // hold anything: an infinite threshold made the model convert inf to a size, found by fuzzing).
+  const double gc = recorded.garbage_collection_threshold;
+  if (gc != 0 && !(gc > 0 && gc < 1.0))
+    return Status::error(fmt::format("recorded garbage_collection_threshold {} is outside (0, 1)", gc));
+  config.garbage_collection_threshold = gc;
+  for (std::size_t i = 0; i < kRoundupIntervals; ++i) {
+    const std::uint64_t d = recorded.roundup_power2_divisions[i];
+    if ((d & (d - 1)) != 0)
+      return Status::error(fmt::format("recorded roundup_power2_divisions {} is not a power of 2", d));
+    config.roundup_power2_divisions[i] = d;
+  }
   if (recorded.release_lock_on_cudamalloc) config.release_lock_on_cudamalloc = *recorded.release_lock_on_cudamalloc;
   if (recorded.graph_capture_record_stream_reuse)
     config.graph_capture_record_stream_reuse = *recorded.graph_capture_record_stream_reuse;
   return config;
+}
+
+ByteCount ReserveSpec::resolve(ByteCount total) const {
+  const double bytes =
+      is_fraction ? value * static_cast<double>(total) : value * static_cast<double>(ByteCount{1} << 30);
+  if (bytes >= static_cast<double>(std::numeric_limits<ByteCount>::max())) return std::numeric_limits<ByteCount>::max();
+  return static_cast<ByteCount>(bytes);
+}
+
+ByteCount AllocatorConfig::expandableReserve(ByteCount total) const {
+  const ByteCount full = total + total / 8;
+  return expandable_segments_reserve ? std::min(expandable_segments_reserve->resolve(total), full) : full;
 }
 
 ByteCount AllocatorConfig::divisionsFor(ByteCount size) const {
@@ -350,6 +452,16 @@ std::string AllocatorConfig::toConfString() const {
     parts.push_back(fmt::format("large_segment_size_mb:{}", large_segment_size / kMiB));
   if (max_non_split_rounding_size != large_segment_size)
     parts.push_back(fmt::format("max_non_split_rounding_mb:{}", max_non_split_rounding_size / kMiB));
+  auto spec_text = [](const ReserveSpec& r) { return fmt::format("{}{}", r.value, r.is_fraction ? "" : "G"); };
+  if (expandable_segments_reserve)
+    parts.push_back("expandable_segments_reserve:" + spec_text(*expandable_segments_reserve));
+  if (!expandable_segments_reserve_by_class.empty()) {
+    std::string list;
+    for (const auto& [name, spec] : expandable_segments_reserve_by_class)
+      list += (list.empty() ? "" : ",") + name + ":" + spec_text(spec);
+    parts.push_back("expandable_segments_reserve_by_class:[" + list + "]");
+  }
+  if (throw_on_cudamalloc_oom) parts.emplace_back("throw_on_cudamalloc_oom:True");
   bool any = false;
   for (auto d : roundup_power2_divisions) any = any || d != 0;
   if (any) {

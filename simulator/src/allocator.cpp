@@ -132,7 +132,9 @@ bool CachingAllocator::Impl::shouldSplit(BlockRef block, ByteCount size, bool ex
 // ---------------------------------------------------------------- malloc
 
 MallocResult CachingAllocator::Impl::malloc(ByteCount orig_size, StreamId stream, std::uint64_t tag) {
-  if (captures_underway.empty()) processEvents();
+  // During a capture c10 polls no events, except that graph_capture_record_stream_reuse
+  // frees the blocks whose stream uses the capture has joined (the device model says which).
+  if (captures_underway.empty() || config.graph_capture_record_stream_reuse) processEvents();
   AllocParams p;
   p.size = config.roundSize(orig_size);
   p.stream = stream;
@@ -144,9 +146,9 @@ MallocResult CachingAllocator::Impl::malloc(ByteCount orig_size, StreamId stream
   bool found = getFreeBlock(p);
   if (!found) {
     if (allowed_memory_maximum && config.garbage_collection_threshold > 0) garbageCollectCachedBlocks();
-    found = allocBlock(p, false) || tryMempoolFallback(p) ||
-            (releaseAvailableCachedBlocks(p) && allocBlock(p, false)) ||
-            (captures_underway.empty() && releaseCachedBlocks(PoolId{}) && allocBlock(p, true));
+    found = allocBlock(p, false) ||
+            (!p.rejected && (tryMempoolFallback(p) || (releaseAvailableCachedBlocks(p) && allocBlock(p, false)) ||
+                             (captures_underway.empty() && releaseCachedBlocks(PoolId{}) && allocBlock(p, true))));
   }
   if (!found) {
     emit(Action::kOom, device->deviceFree(), p.size, stream, tag, p.pool);
@@ -163,7 +165,11 @@ MallocResult CachingAllocator::Impl::malloc(ByteCount orig_size, StreamId stream
 bool CachingAllocator::Impl::allocBlock(AllocParams& p, bool is_retry) {
   const ByteCount size = p.alloc_size;
   if (is_retry) stats.num_alloc_retries += 1;
-  if (allowed_memory_maximum && total_allocated_memory + size > *allowed_memory_maximum) return false;
+  if (allowed_memory_maximum && total_allocated_memory + size > *allowed_memory_maximum) {
+    // throw_on_cudamalloc_oom: rejected before the driver is asked, without the retry chain.
+    p.rejected = config.throw_on_cudamalloc_oom;
+    return false;
+  }
   const std::uint32_t owner = pools[p.pool].owner;
   if (p.expandable_active) {
     p.block = tryAllocateExpandableBlock(p.stream, p.pool, p.size, p.tag);
@@ -273,7 +279,7 @@ void CachingAllocator::Impl::free(BlockRef block) {
   emit(Action::kFreeRequested, b.ptr, b.requested_size, b.stream, b.tag, b.pool);
   if (b.size >= config.max_split_size) stats.oversize_allocations.decrease(1);
   if (!b.stream_uses.empty()) {
-    if (!captures_underway.empty()) {
+    if (!captures_underway.empty() && !config.graph_capture_record_stream_reuse) {
       deferred_blocks.push_back(block);  // completes after the capture
     } else {
       insertEvents(block);

@@ -33,8 +33,12 @@ BlockRef CachingAllocator::Impl::findExpandableBlock(StreamId stream, std::uint3
   }
   ExpandableSegment es;
   es.page = bp.is_small ? kSmallBuffer : config.large_segment_size;
-  const ByteCount total = device->totalMemory();
-  es.max_handles = static_cast<std::size_t>((total + total / 8 + es.page - 1) / es.page);
+  // The reservation: 9/8 of the device, or expandable_segments_reserve capped at that. One
+  // allocation cannot span segments, so a request larger than a whole new segment fails
+  // (through the usual release-and-retry and oom path) without reserving anything.
+  const ByteCount reserve = config.expandableReserve(device->totalMemory());
+  es.max_handles = static_cast<std::size_t>(reserve / es.page + (reserve % es.page != 0));
+  if (es.size() < size) return kNil;
   es.base = device->reserveAddress(es.size(), es.page, stream);
   es.mapped.assign(es.max_handles, false);
   es.stream = stream;
@@ -84,6 +88,7 @@ bool CachingAllocator::Impl::mapBlock(BlockRef to_map, ByteCount size, std::uint
 BlockRef CachingAllocator::Impl::tryAllocateExpandableBlock(StreamId stream, std::uint32_t pool, ByteCount size,
                                                             std::uint64_t tag) {
   BlockRef candidate = findExpandableBlock(stream, pool, size);
+  if (candidate == kNil) return kNil;
   if (!arena[candidate].mapped && !mapBlock(candidate, std::min(arena[candidate].size, size), tag)) return kNil;
   while (arena[candidate].size < size) {
     const ByteCount remaining = size - arena[candidate].size;

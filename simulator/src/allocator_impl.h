@@ -99,6 +99,8 @@ struct AllocParams {
   bool expandable_active = false;
   BlockRef block = kNil;
   std::uint64_t tag = 0;
+  // throw_on_cudamalloc_oom turned the fraction check into an immediate oom.
+  bool rejected = false;
 };
 
 struct CachingAllocator::Impl {

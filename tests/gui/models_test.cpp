@@ -16,6 +16,7 @@
 #include "models/facts_model.h"
 #include "models/segment_model.h"
 #include "models/variant_model.h"
+#include "reservoir/replay/point.h"
 #include "test_paths.h"
 
 namespace reservoir::gui {
@@ -172,6 +173,41 @@ TEST_F(ModelsTest, EventSearchFindsSizesAndFrames) {
   std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(ev.addr));
   auto at = matchEvents(t.snapshot(), t.deviceTrace(), *parseEventQuery(hex));
   EXPECT_FALSE(at.empty());
+}
+
+// "replays the recording" says in words what differs, never a bare count of mismatches.
+TEST_F(ModelsTest, FactsSayWhatTheReplayReproduced) {
+  FactsModel facts;
+  facts.setDocument(doc_);
+  QString text;
+  for (int r = 0; r < facts.rowCount(); ++r)
+    if (facts.index(r, 0).data().toString() == QStringLiteral("replays the recording"))
+      text = facts.index(r, 1).data().toString();
+  ASSERT_FALSE(text.isEmpty());
+  const auto& c = doc_->model()->model->prepared.conformance;
+  EXPECT_FALSE(text.contains(QStringLiteral("mismatches")));
+  if (c.exact())
+    EXPECT_EQ(text, QStringLiteral("every event, the final layout and statistics"));
+  else if (!c.stats_mismatches.empty())
+    EXPECT_TRUE(text.contains(QString::fromStdString(c.stats_mismatches[0].what))) << text.toStdString();
+}
+
+// The search takes the points' syntax: frame:FILE:NAME (or a whole after:/before: point) finds
+// exactly the events whose stack the what-if's point matches.
+TEST_F(ModelsTest, SearchAndPointsShareOneSyntax) {
+  const auto& t = *doc_->recorded()->trace;
+  const auto spec = replay::parseFrameSpec("state_dict_loader.py:load");
+  ASSERT_TRUE(spec.ok());
+  replay::StackMatcher matcher(t.snapshot(), *spec);
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t i = 0; i < t.deviceTrace().events.size(); ++i)
+    if (matcher.matches(t.deviceTrace().events[i].stack)) expected.push_back(i);
+  ASSERT_FALSE(expected.empty());
+  for (const char* q : {"frame:state_dict_loader.py:load", "after:state_dict_loader.py:load",
+                        "frame:before:state_dict_loader.py:load#1"}) {
+    const auto got = matchEvents(t.snapshot(), t.deviceTrace(), *parseEventQuery(q));
+    EXPECT_EQ(std::vector<std::uint32_t>(got.begin(), got.end()), expected) << q;
+  }
 }
 
 TEST_F(ModelsTest, AllocatorStateClassifiesEveryByte) {

@@ -15,6 +15,7 @@
 #include "app/trace_document.h"
 #include "models/call_tree_model.h"
 #include "models/event_filter_proxy.h"
+#include "models/event_table_model.h"
 #include "models/facts_model.h"
 #include "models/segment_model.h"
 #include "models/variant_model.h"
@@ -31,7 +32,14 @@
 #include "widgets/trace_widget.h"
 #include "widgets/whatif_panel.h"
 
+#include <QAction>
+#include <QDockWidget>
 #include <QElapsedTimer>
+#include <QHeaderView>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QTableWidget>
 
 namespace reservoir::gui {
 namespace {
@@ -199,6 +207,205 @@ TEST_F(WidgetsTest, SweepFromThePanelRanksCandidates) {
   EXPECT_EQ(settings, QStringLiteral("expandable_segments:True"));
 }
 
+void zoomOnThePeak(TimelineView* tl, TraceDocument* doc) {
+  const auto peak = doc->recorded()->trace->series.peak_reserved_event;
+  tl->zoomToEvents(peak > 50 ? peak - 50 : 0, peak + 50);
+}
+
+// At 800x600, before and after a what-if (the legend grows by a line), the legend sits
+// outside the plot and away from the peak label.
+TEST_F(WidgetsTest, TheLegendNeverCoversThePlotOrThePeakLabel) {
+  window_->resize(800, 600);
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kWhatIf);
+  QApplication::processEvents();
+  TimelineView* tl = page->timeline();
+  auto check = [&](const char* when, bool peak_in_view) {
+    tl->repaint();
+    const TimelineLayout& l = tl->lastLayout();
+    SCOPED_TRACE(when);
+    ASSERT_FALSE(l.legend.isEmpty());
+    EXPECT_FALSE(l.legend.intersects(tl->plotArea()));
+    EXPECT_TRUE(tl->rect().contains(l.legend)) << "the legend is cut off";
+    if (peak_in_view) ASSERT_FALSE(l.peak_label.isEmpty());
+    EXPECT_FALSE(l.legend.intersects(l.peak_label));
+    EXPECT_TRUE(l.peak_label.isEmpty() || tl->rect().contains(l.peak_label)) << "the peak label is cut off";
+    EXPECT_GT(tl->plotArea().height(), tl->height() / 3) << "the legend leaves too little room for the plot";
+  };
+  check("recording", true);
+  page->whatIf()->runVariant({QStringLiteral("cleanup after:state_dict_loader.py:load")}, QString());
+  ASSERT_TRUE(waitUntilIdle(*window_, 120000));
+  check("with a what-if", true);
+  // The cleanup is marked on the plot, inside it.
+  ASSERT_EQ(tl->lastLayout().edit_marks.size(), 1u);
+  EXPECT_TRUE(tl->plotArea().intersects(tl->lastLayout().edit_marks[0]));
+  // Zoomed on the peak: the legend still stays out of the plot.
+  zoomOnThePeak(tl, page->document());
+  check("zoomed on the peak", true);
+}
+
+// A click on an events row highlights that row and puts the cursor on its event, filtered too.
+TEST_F(WidgetsTest, TheHighlightedEventRowIsTheCursors) {
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kEvents);
+  QApplication::processEvents();
+  QTableView* table = page->events()->table();
+  TraceDocument* doc = page->document();
+  auto clickRowBelowCenter = [&](int offset) {
+    const QModelIndex center = table->indexAt(table->viewport()->rect().center());
+    ASSERT_TRUE(center.isValid());
+    const QModelIndex target = table->model()->index(center.row() + offset, 1);
+    const auto expected = target.data(EventTableModel::EventRole).toUInt();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(target).center());
+    QApplication::processEvents();
+    EXPECT_EQ(doc->cursor(), expected);
+    const auto rows = table->selectionModel()->selectedRows();
+    ASSERT_EQ(rows.size(), 1);
+    EXPECT_EQ(rows[0].data(EventTableModel::EventRole).toUInt(), doc->cursor());
+    EXPECT_EQ(table->currentIndex().row(), rows[0].row());
+  };
+  doc->setCursor(500);
+  QApplication::processEvents();
+  clickRowBelowCenter(3);
+  clickRowBelowCenter(-2);
+  page->events()->setQuery(QStringLiteral("action:free_completed"));
+  QApplication::processEvents();
+  clickRowBelowCenter(4);
+}
+
+// The edits stay after Run; the report starts with the verdict, wraps, and names no flag.
+TEST_F(WidgetsTest, WhatIfPanelKeepsTheEditsAndLeadsWithTheVerdict) {
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kWhatIf);
+  const QString edits =
+      QStringLiteral("cleanup after:state_dict_loader.py:load\nprobe after:state_dict_loader.py:load");
+  page->whatIf()->setEditsText(edits);
+  page->whatIf()->runPending();
+  ASSERT_TRUE(waitUntilIdle(*window_, 120000));
+  EXPECT_EQ(page->whatIf()->editsText(), edits);
+  const QString report = page->whatIf()->reportText();
+  EXPECT_TRUE(report.startsWith(QStringLiteral("empty_cache after state_dict_loader.py:load: reserved there ")))
+      << report.left(200).toStdString();
+  EXPECT_FALSE(report.contains(QStringLiteral(" --"))) << report.toStdString();
+  EXPECT_EQ(page->whatIf()->reportView()->lineWrapMode(), QPlainTextEdit::WidgetWidth);
+  const auto* m = page->whatIf()->model();
+  const QString saving = m->index(0, 3).data().toString();
+  EXPECT_EQ(saving, QStringLiteral("none")) << "the peak is unchanged on resume-tiny";
+  EXPECT_EQ(m->headerData(3, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("peak saving"));
+}
+
+// The objective is chosen in the dialog; the table sorts, shows sizes, prices, the full
+// "empty_cache calls" header; a double-click runs the row's candidate.
+TEST_F(WidgetsTest, SweepDialogObjectiveSortingAndDoubleClick) {
+  SweepDialog dialog(window_->documents()[0]);
+  dialog.resize(1000, 520);
+  dialog.show();
+  dialog.setObjective(QStringLiteral("reserved:before:broadcast_weights"));
+  EXPECT_EQ(dialog.objectiveText(), QStringLiteral("reserved:before:broadcast_weights"));
+  dialog.start();
+  QElapsedTimer t;
+  t.start();
+  while (dialog.running() && t.elapsed() < 120000) QApplication::processEvents(QEventLoop::AllEvents, 20);
+  ASSERT_NE(dialog.report(), nullptr);
+  EXPECT_EQ(dialog.rowsShownWhileRunning(), static_cast<int>(dialog.report()->evaluated))
+      << "the candidates did not show as they arrived";
+  EXPECT_TRUE(dialog.statusText().contains(QStringLiteral("reserved at before:broadcast_weights")));
+  EXPECT_FALSE(dialog.statusText().contains(QStringLiteral("--")));
+  QTableWidget* table = dialog.table();
+  EXPECT_TRUE(table->isSortingEnabled());
+  ASSERT_GT(table->rowCount(), 1);
+  EXPECT_TRUE(table->item(0, 2)->text().contains(QStringLiteral("iB"))) << table->item(0, 2)->text().toStdString();
+  const QString header = table->horizontalHeaderItem(3)->text();
+  EXPECT_EQ(header, QStringLiteral("empty_cache calls"));
+  QApplication::processEvents();
+  EXPECT_GE(table->columnWidth(3), table->horizontalHeader()->fontMetrics().horizontalAdvance(header));
+  table->sortItems(5, Qt::AscendingOrder);  // by price
+  EXPECT_EQ(table->item(0, 5)->text(), QStringLiteral("0")) << "a settings candidate costs nothing";
+  QStringList got;
+  QObject::connect(&dialog, &SweepDialog::runCandidate,
+                   [&](const QStringList& edits, const QString& settings) { got = edits + QStringList{settings}; });
+  table->sortItems(5, Qt::DescendingOrder);
+  const QString row0 = table->item(0, 0)->text();
+  dialog.runRow(0);
+  ASSERT_FALSE(got.isEmpty());
+  EXPECT_TRUE(got.front().startsWith(QStringLiteral("cleanup "))) << row0.toStdString();
+}
+
+TEST_F(WidgetsTest, ACancelledSweepDoesNotReadFull) {
+  SweepDialog dialog(window_->documents()[0]);
+  dialog.start();
+  dialog.cancel();
+  QElapsedTimer t;
+  t.start();
+  while (dialog.running() && t.elapsed() < 120000) QApplication::processEvents(QEventLoop::AllEvents, 20);
+  ASSERT_NE(dialog.report(), nullptr);
+  ASSERT_TRUE(dialog.report()->cancelled) << "the cancel came too late on this machine";
+  QApplication::processEvents();
+  EXPECT_LT(dialog.progressBar()->value(), dialog.progressBar()->maximum());
+  EXPECT_TRUE(dialog.statusText().contains(QStringLiteral("cancelled")));
+}
+
+// Several what-if variants are drawn at once: the selected one and the others beside it.
+TEST_F(WidgetsTest, SeveralWhatIfOverlays) {
+  auto* page = window_->traceWidget(0);
+  page->whatIf()->runVariant({QStringLiteral("cleanup after:state_dict_loader.py:load")}, QString());
+  page->whatIf()->runVariant({QStringLiteral("cleanup before:broadcast_weights")}, QString());
+  page->whatIf()->runVariant({}, QStringLiteral("expandable_segments:True"));
+  ASSERT_TRUE(waitUntilIdle(*window_, 120000));
+  page->timeline()->repaint();
+  const TimelineFrame* f = page->timeline()->frame();
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->variant.empty());
+  ASSERT_EQ(f->overlays.size(), 2u);
+  for (const auto& o : f->overlays) EXPECT_EQ(o.size(), f->variant.size());
+}
+
+// PageDown in the plot and Navigate's Alt+PgDown move the cursor the same way, as the menu says.
+TEST_F(WidgetsTest, PageKeysAndTheNavigateMenuAgree) {
+  QAction* forward = nullptr;
+  for (QAction* a : window_->findChildren<QAction*>())
+    if (a->shortcut() == QKeySequence(QStringLiteral("Alt+PgDown"))) forward = a;
+  ASSERT_NE(forward, nullptr);
+  EXPECT_TRUE(forward->text().contains(QLocale().toString(kPageEvents))) << forward->text().toStdString();
+  auto* page = window_->traceWidget(0);
+  TraceDocument* doc = page->document();
+  doc->setCursor(0);
+  forward->trigger();
+  const auto by_menu = doc->cursor();
+  doc->setCursor(0);
+  QTest::keyClick(page->timeline(), Qt::Key_PageDown);
+  EXPECT_EQ(doc->cursor(), by_menu);
+  EXPECT_GT(by_menu, 0u);
+}
+
+// Shrunk to 800x600 and grown again, the facts panel gets back a width that shows its values.
+TEST_F(WidgetsTest, TheFactsPanelRecoversItsWidth) {
+  window_->resize(800, 600);
+  QApplication::processEvents();
+  window_->resize(1600, 1000);
+  QApplication::processEvents();
+  EXPECT_GE(window_->factsDock()->width(), 320);
+  EXPECT_LE(window_->factsDock()->width(), 1600 / 2);
+}
+
+// Closing the window with what-if variants asks first; "no" keeps it open.
+TEST_F(WidgetsTest, QuitAsksWhenVariantsWouldBeLost) {
+  EXPECT_TRUE(window_->unsavedWork().isEmpty());
+  window_->traceWidget(0)->whatIf()->runVariant({QStringLiteral("cleanup after:state_dict_loader.py:load")}, {});
+  ASSERT_TRUE(waitUntilIdle(*window_, 120000));
+  QString asked;
+  bool answer = false;
+  window_->setQuitConfirmation([&](const QString& q) {
+    asked = q;
+    return answer;
+  });
+  EXPECT_FALSE(window_->close());
+  EXPECT_TRUE(asked.contains(QStringLiteral("1 what-if variant"))) << asked.toStdString();
+  EXPECT_TRUE(window_->isVisible());
+  answer = true;
+  EXPECT_TRUE(window_->close());
+}
+
 TEST(WidgetsBadFile, ShowsTheReadersMessage) {
   QTemporaryDir dir;
   const QString bad = dir.filePath(QStringLiteral("bad.pickle"));
@@ -212,6 +419,32 @@ TEST(WidgetsBadFile, ShowsTheReadersMessage) {
   ASSERT_TRUE(waitUntilIdle(w, 30000));
   ASSERT_EQ(w.errors().size(), 1);
   EXPECT_TRUE(w.errors()[0].contains(QStringLiteral("bad.pickle"))) << w.errors()[0].toStdString();
+}
+
+// A failed open says so in its own tab at once, can be closed, and makes no Compare tab; the
+// status bar speaks of the trace in view.
+TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
+  QTemporaryDir dir;
+  const QString bad = dir.filePath(QStringLiteral("bad.pickle"));
+  QFile f(bad);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write("this is not a pickle");
+  f.close();
+  MainWindow w;
+  w.setBatchMode(true);
+  w.openFiles({sample("resume-tiny/resume-main.rank0.pickle"), bad});
+  ASSERT_TRUE(waitUntilIdle(w, 120000));
+  EXPECT_EQ(w.tabs()->indexOf(w.compareView()), -1) << "a Compare tab for a file that did not open";
+  ASSERT_EQ(w.tabs()->count(), 2);
+  EXPECT_TRUE(w.tabs()->tabText(1).contains(QStringLiteral("could not open"))) << w.tabs()->tabText(1).toStdString();
+  EXPECT_TRUE(w.tabs()->tabsClosable());
+  w.showTrace(0);
+  EXPECT_FALSE(w.statusText().contains(QStringLiteral("could not open"))) << w.statusText().toStdString();
+  w.showTrace(1);
+  EXPECT_TRUE(w.statusText().contains(QStringLiteral("could not open"))) << w.statusText().toStdString();
+  w.closeTab(1);
+  EXPECT_EQ(w.documents().size(), 1u);
+  EXPECT_EQ(w.tabs()->count(), 1);
 }
 
 TEST(AppOptions, ParsesViewsAndEdits) {

@@ -20,7 +20,10 @@ COMMANDS = {
     "whatif": ["--set", "expandable_segments:True"],
     "gate": ["--max-peak-reserved", "100GiB"],
     "sweep": ["--max-candidates", "6", "--top", "4"],
+    # a grid of 6 targets from two captures (w2 and w4 of the same program); items are targets
+    "scale": ["--to", "world=8,16,32,64,128,256"],
 }
+SCALE_INPUTS = ("w2-s4096.rank0.pickle", "w4-s4096.rank0.pickle")
 
 
 def traces_in(folder):
@@ -46,10 +49,12 @@ def strip_timing(value):
 
 
 def text_without_timing(text):
-    return re.sub(r" in \d+\.\d\d s,", " in _ s,", text)
+    return re.sub(r" in \d+\.\d\d s\b", " in _ s", text)
 
 
 def expected_items(command, n_traces, processes):
+    if command == "scale":
+        return len(COMMANDS["scale"][1].split("=")[1].split(","))
     if command != "sweep" or processes <= 1:
         return n_traces
     slices = min(8, max(1, -(-2 * processes // n_traces)))
@@ -87,6 +92,10 @@ def main():
         print(f"SKIP: no traces at {args.traces}")
         return SKIP
     traces = traces_in(args.traces)
+    scale_inputs = [t for t in traces if os.path.basename(t) in SCALE_INPUTS]
+    if args.command == "scale" and len(scale_inputs) != len(SCALE_INPUTS):
+        print(f"SKIP: the scale captures {SCALE_INPUTS} are not in {args.traces}")
+        return SKIP
     missing = os.path.join(tempfile.gettempdir(), "reservoir-mpi-test-no-such-file.pickle")
     if args.missing:
         traces.insert(len(traces) // 2, missing)
@@ -99,7 +108,11 @@ def main():
     failures = []
     try:
         for json_mode in (False, True):
-            cmd = [args.reservoir, args.command, "@" + listing] + COMMANDS[args.command]
+            if args.command == "scale":
+                cmd = [args.reservoir, "scale"] + [a for t in scale_inputs for a in ("--from", t)]
+                cmd += COMMANDS["scale"]
+            else:
+                cmd = [args.reservoir, args.command, "@" + listing] + COMMANDS[args.command]
             if json_mode:
                 cmd.append("--json")
             one = run(cmd, env)

@@ -2,6 +2,7 @@
 // and export (the prediction as a snapshot), on the bundled resume traces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli.h"
@@ -31,6 +32,18 @@ Loaded loadPath(const std::string& path) {
 
 Loaded load(const std::string& rel) { return loadPath((test::samplesDir() / rel).string()); }
 
+// A sweep of `l` (two threads) with `objective` and `checkpoint_every`; an error fails the test.
+Expected<SweepReport> sweepOf(const Loaded& l, const std::string& objective = "peak",
+                              std::uint32_t checkpoint_every = SweepOptions{}.checkpoint_every) {
+  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
+  if (!prepared) return prepared.status();
+  SweepOptions o;
+  o.objective = *parseSweepObjective(objective);
+  o.jobs = 2;
+  o.checkpoint_every = checkpoint_every;
+  return runSweep(*prepared, o);
+}
+
 // What the what-if engine says for a candidate's flags (cleanups only), from scratch.
 WhatIfReport whatIfFor(const Loaded& l, const std::vector<std::string>& flags) {
   WhatIfOptions opts;
@@ -55,12 +68,7 @@ bool isCleanupOnly(const SweepCandidate& c) {
 // and rank that placement with that figure.
 TEST(Sweep, FindsAPlacementAtLeastAsGoodAsTheMeasuredFix) {
   const Loaded l = load("resume-expandable/resume-main.rank0.pickle");
-  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
-  ASSERT_TRUE(prepared.ok()) << prepared.message();
-  SweepOptions o;
-  o.minimize_at = *parsePoint("before:broadcast_weights");
-  o.jobs = 2;
-  auto rep = runSweep(*prepared, o);
+  auto rep = sweepOf(l, "reserved:before:broadcast_weights");
   ASSERT_TRUE(rep.ok()) << rep.message();
   ASSERT_FALSE(rep->candidates.empty());
   ASSERT_TRUE(rep->baseline_reserved_at_point.has_value());
@@ -81,12 +89,7 @@ TEST(Sweep, FindsAPlacementAtLeastAsGoodAsTheMeasuredFix) {
 // must equal the what-if engine run from the start with the same edits.
 TEST(Sweep, EveryCandidateEqualsAFreshWhatIf) {
   const Loaded l = load("resume-tiny/resume-main.rank0.pickle");
-  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
-  ASSERT_TRUE(prepared.ok()) << prepared.message();
-  SweepOptions o;
-  o.jobs = 2;
-  o.checkpoint_every = 64;  // many checkpoints on a small trace
-  auto rep = runSweep(*prepared, o);
+  auto rep = sweepOf(l, "peak", 64);  // many checkpoints on a small trace
   ASSERT_TRUE(rep.ok()) << rep.message();
   EXPECT_EQ(rep->baseline_peak_reserved, 534773760);
   std::size_t compared = 0;
@@ -99,11 +102,215 @@ TEST(Sweep, EveryCandidateEqualsAFreshWhatIf) {
     ++compared;
   }
   EXPECT_GE(compared, 5u);
+  // Best first within each group (no OOM and within the call cap first).
+  for (std::size_t i = 1; i < rep->candidates.size(); ++i) {
+    const auto &x = rep->candidates[i - 1], &y = rep->candidates[i];
+    if (x.oom == y.oom && x.within_cap == y.within_cap)
+      EXPECT_GE(x.saving, y.saving) << "not ranked best first at " << i;
+    else
+      EXPECT_TRUE(!x.oom && (x.oom != y.oom || x.within_cap)) << "a capped or OOM candidate first at " << i;
+  }
+}
+
+// The seeds' human fix (one cleanup right after the checkpoint load) ranks first among the
+// one-call placements, minimizing reserved at the broadcast, on every resume trace; the trace
+// shows one training step, so the default cap is one call.
+TEST(Sweep, TheHumanFixRanksFirstAmongOneCallPlacements) {
+  std::vector<std::filesystem::path> paths = {test::samplesDir() / "resume-expandable/resume-main.rank0.pickle",
+                                              test::samplesDir() / "resume-tiny/resume-main.rank0.pickle",
+                                              test::samplesDir() / "resume-tiny/resume-main.rank1.pickle"};
+  if (!test::sharedTracesDir().empty())
+    paths.push_back(test::sharedTrace("resume-expandable/resume-main.rank1.pickle"));
+  for (const auto& path : paths) {
+    SCOPED_TRACE(path.string());
+    const Loaded l = loadPath(path.string());
+    auto rep = sweepOf(l, "reserved:before:broadcast_weights");
+    ASSERT_TRUE(rep.ok()) << rep.message();
+    ASSERT_TRUE(rep->steps.has_value());
+    EXPECT_EQ(rep->steps->count, 1u) << rep->steps->source;
+    EXPECT_EQ(rep->max_calls, std::optional<std::size_t>(1));
+    const SweepCandidate* first = nullptr;
+    for (const auto& c : rep->candidates)
+      if (!c.settings && c.empty_cache_calls == 1) {
+        first = &c;
+        break;
+      }
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(first->edits, (std::vector<std::string>{"--cleanup", kAfterLoad})) << first->description;
+    EXPECT_GT(first->saving, 0);
+    EXPECT_GT(first->price_seconds, 0.0);
+  }
+}
+
+// On a trace of two training steps (a scale/ rank) the default cap is one call per step, and
+// the top answers run at most once per step.
+TEST(Sweep, OnATwoStepTraceTheTopAnswersRunAtMostOncePerStep) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const Loaded l = loadPath(test::sharedTrace("scale/w4-s4096.rank0.pickle").string());
+  auto rep = sweepOf(l);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  ASSERT_TRUE(rep->steps.has_value());
+  EXPECT_EQ(rep->steps->count, 2u) << rep->steps->source;
+  EXPECT_EQ(rep->max_calls, std::optional<std::size_t>(2));
+  ASSERT_GE(rep->candidates.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    const auto& c = rep->candidates[i];
+    EXPECT_TRUE(c.within_cap) << c.description;
+    if (!c.settings) EXPECT_LE(*c.calls_per_step, 1.0) << c.description;
+  }
+  bool over_cap_saves_more = false;  // the cap matters: something over it would save more
+  for (const auto& c : rep->candidates)
+    over_cap_saves_more = over_cap_saves_more || (!c.within_cap && c.saving > rep->candidates.front().saving);
+  EXPECT_TRUE(over_cap_saves_more);
+}
+
+// Every candidate carries its calls and price; settings cost nothing; the order is: within
+// the cap, then the largest saving, then the lowest price; the Pareto front is undominated.
+TEST(Sweep, CallsPriceCapAndParetoFront) {
+  const Loaded l = load("resume-expandable/resume-main.rank0.pickle");
+  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  SweepOptions o;
+  o.jobs = 2;
+  o.max_calls = 2;
+  auto rep = runSweep(*prepared, o);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  ASSERT_FALSE(rep->candidates.empty());
+  EXPECT_EQ(rep->max_calls_source, "given");
+  bool saw_settings = false, saw_over_cap = false;
+  for (const auto& c : rep->candidates) {
+    EXPECT_EQ(c.within_cap, c.empty_cache_calls <= 2) << c.description;
+    if (c.settings) {
+      saw_settings = true;
+      EXPECT_EQ(c.price_seconds, 0.0) << c.description;
+      EXPECT_EQ(c.empty_cache_calls, 0u);
+    } else {
+      EXPECT_GE(c.price_seconds, static_cast<double>(c.empty_cache_calls) * o.price.sync_seconds) << c.description;
+      ASSERT_TRUE(c.calls_per_step.has_value());
+      EXPECT_DOUBLE_EQ(*c.calls_per_step, static_cast<double>(c.empty_cache_calls) / rep->steps->count);
+    }
+    saw_over_cap = saw_over_cap || !c.within_cap;
+  }
+  EXPECT_TRUE(saw_settings);
+  EXPECT_TRUE(saw_over_cap);
   for (std::size_t i = 1; i < rep->candidates.size(); ++i)
-    EXPECT_GE(rep->candidates[i - 1].saving, rep->candidates[i].saving) << "not ranked best first at " << i;
+    EXPECT_FALSE(sweepRanksBefore(rep->candidates[i], rep->candidates[i - 1])) << "not in rank order at " << i;
+  ASSERT_FALSE(rep->pareto.empty());
+  for (std::size_t i : rep->pareto) {
+    const auto& f = rep->candidates[i];
+    EXPECT_TRUE(f.pareto);
+    for (const auto& c : rep->candidates)
+      if (!c.oom && &c != &f)
+        EXPECT_FALSE(c.saving >= f.saving && c.price_seconds <= f.price_seconds &&
+                     (c.saving > f.saving || c.price_seconds < f.price_seconds))
+            << f.description << " is dominated by " << c.description;
+  }
+  for (std::size_t k = 1; k < rep->pareto.size(); ++k)
+    EXPECT_LE(rep->candidates[rep->pareto[k - 1]].price_seconds, rep->candidates[rep->pareto[k]].price_seconds);
+}
+
+// The candidates arrive one by one as they are replayed, scored as the final ranking has them.
+TEST(Sweep, CandidatesArriveAsTheyAreReplayed) {
+  const Loaded l = load("resume-tiny/resume-main.rank0.pickle");
+  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  std::vector<SweepCandidate> arrived;
+  SweepOptions o;
+  o.jobs = 2;
+  o.on_candidate = [&](const SweepCandidate& c) { arrived.push_back(c); };
+  auto rep = runSweep(*prepared, o);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  ASSERT_EQ(arrived.size(), rep->candidates.size());
+  for (const auto& c : rep->candidates) {
+    const auto it = std::find_if(arrived.begin(), arrived.end(), [&](const auto& a) { return a.edits == c.edits; });
+    ASSERT_NE(it, arrived.end()) << c.description;
+    EXPECT_EQ(it->saving, c.saving);
+    EXPECT_EQ(it->price_seconds, c.price_seconds);
+    EXPECT_EQ(it->within_cap, c.within_cap);
+  }
+}
+
+TEST(Sweep, ObjectivesParseAndAPointAloneMeansReservedThere) {
+  auto alias = parseSweepObjective("before:broadcast_weights");
+  ASSERT_TRUE(alias.ok());
+  EXPECT_EQ(alias->kind, SweepObjective::Kind::kReservedAt);
+  EXPECT_EQ(alias->text(), "reserved:before:broadcast_weights");
+  auto in = parseSweepObjective("peak-in:nccl:broadcast");
+  ASSERT_TRUE(in.ok());
+  EXPECT_EQ(in->annotation, "nccl:broadcast");
+  EXPECT_EQ(parseSweepObjective("peak")->kind, SweepObjective::Kind::kPeak);
+  EXPECT_FALSE(parseSweepObjective("peak-in:").ok());
+  EXPECT_FALSE(parseSweepObjective("lowest").ok());
+}
+
+// peak-in:ANNOTATION: the baseline's figure is the highest reserved inside the annotation's
+// ranges, never above the run's peak, and a candidate's saving is measured there.
+TEST(Sweep, PeakInAnAnnotation) {
+  const Loaded l = load("resume-tiny/resume-main.rank0.pickle");
+  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  SweepOptions o;
+  o.objective = *parseSweepObjective("peak-in:nccl:broadcast");
+  o.jobs = 2;
+  o.try_settings = false;
+  auto rep = runSweep(*prepared, o);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  EXPECT_GT(rep->baseline_objective, 0);
+  EXPECT_LT(rep->baseline_objective, rep->baseline_peak_reserved);
+  ASSERT_FALSE(rep->candidates.empty());
+  EXPECT_GT(rep->candidates.front().saving, 0);
+  for (const auto& c : rep->candidates) {
+    ASSERT_TRUE(c.peak_in.has_value()) << c.description;
+    EXPECT_EQ(c.saving, rep->baseline_objective - *c.peak_in);
+  }
+  SweepOptions bad = o;
+  bad.objective = *parseSweepObjective("peak-in:no_such_range");
+  EXPECT_FALSE(runSweep(*prepared, bad).ok());
 }
 
 test::CliResult cli(std::vector<std::string> args) { return test::runReservoir(std::move(args)); }
+
+// The what-if report starts with one sentence, in the CLI's text (its first line) and JSON.
+TEST(WhatIfVerdict, OneSentenceFirst) {
+  const std::string t = (test::samplesDir() / "resume-expandable/resume-main.rank0.pickle").string();
+  const auto r = cli({"whatif", t, "--cleanup", kAfterLoad, "--probe", kAfterLoad});
+  ASSERT_EQ(r.code, cli::kOk) << r.err;
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  EXPECT_TRUE(
+      first.starts_with("empty_cache after state_dict_loader.py:load: reserved there 6.86 -> 4.14 GiB; run "
+                        "peak unchanged at 25.33 GiB (event "))
+      << first;
+  EXPECT_NE(first.find("1 empty_cache call, about "), std::string::npos) << first;
+  EXPECT_EQ(r.out.find("give --"), std::string::npos) << r.out;
+  const auto j = cli({"whatif", t, "--cleanup", kAfterLoad, "--probe", kAfterLoad, "--json"});
+  ASSERT_EQ(j.code, cli::kOk) << j.err;
+  EXPECT_NE(j.out.find("\"verdict\": \"" + first + "\""), std::string::npos) << j.out.substr(0, 400);
+  const auto settings = cli({"whatif", t, "--set", "expandable_segments:True,max_split_size_mb:128"});
+  ASSERT_EQ(settings.code, cli::kOk) << settings.err;
+  EXPECT_TRUE(settings.out.starts_with("settings ")) << settings.out.substr(0, 200);
+}
+
+TEST(SweepCli, ObjectivesCapAndJsonFields) {
+  const std::string t = (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string();
+  const auto r = cli({"sweep", t, "--jobs", "2", "--minimize", "before:broadcast_weights", "--top", "3"});
+  ASSERT_EQ(r.code, cli::kOk) << r.err;
+  EXPECT_NE(r.out.find("minimizing reserved at before:broadcast_weights"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("at most 1 in the trace, one per training step"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the Pareto front"), std::string::npos) << r.out;
+  const auto j = cli({"sweep", t, "--jobs", "2", "--max-calls", "3", "--json", "--top", "1000"});
+  ASSERT_EQ(j.code, cli::kOk) << j.err;
+  for (const char* key : {"\"empty_cache_calls\"", "\"price_seconds\"", "\"calls_per_step\"", "\"pareto\"",
+                          "\"max_calls\": 3", "\"within_cap\": false"})
+    EXPECT_NE(j.out.find(key), std::string::npos) << key;
+  EXPECT_EQ(cli({"sweep", t, "--minimize", "lowest"}).code, cli::kUsage);
+  EXPECT_EQ(cli({"sweep", t, "--max-calls", "-1"}).code, cli::kUsage);
+  EXPECT_EQ(cli({"sweep", t, "--steps", "0"}).code, cli::kUsage);
+  const auto steps = cli({"sweep", t, "--jobs", "2", "--steps", "4", "--top", "1"});
+  ASSERT_EQ(steps.code, cli::kOk) << steps.err;
+  EXPECT_NE(steps.out.find("at most 4 in the trace, one per training step (4 step(s), from the count given)"),
+            std::string::npos)
+      << steps.out;
+}
 
 TEST(Gate, PassesUnderTheBudgetAndFailsOverItWithAReason) {
   const std::string t = (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string();
@@ -112,7 +319,7 @@ TEST(Gate, PassesUnderTheBudgetAndFailsOverItWithAReason) {
   EXPECT_EQ(over.code, cli::kFailed);
   EXPECT_NE((over.out + over.err).find("exceeds the budget 500.00 MiB by 10.00 MiB"), std::string::npos)
       << over.out << over.err;
-  EXPECT_EQ(cli({"gate", t, "--max-peak-reserved", "lots"}).code, cli::kInputError);
+  EXPECT_EQ(cli({"gate", t, "--max-peak-reserved", "lots"}).code, cli::kUsage);
 }
 
 // The prediction of the post-load cleanup, exported, is the real resume-postload trace event

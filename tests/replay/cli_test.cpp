@@ -3,14 +3,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <new>
 #include <sstream>
 #include <system_error>
 
 #include "cli.h"
 #include "cli_runner.h"
+#include "reservoir/traces/reader.h"
+#include "reservoir/traces/writer.h"
 #include "test_paths.h"
 
 namespace reservoir::cli {
@@ -55,13 +59,32 @@ TEST(Cli, CheckExitCodes) {
   auto j = nlohmann::json::parse(other.out);
   EXPECT_EQ(j["exact"], false);
   EXPECT_EQ(j["first_difference"], 0);
-  // A capture JSON that disagrees makes check fail.
-  EXPECT_EQ(run({"check", sample("resume-tiny/resume-main.rank0.pickle")}).code,
-            kFailed);  // peaks reset by the capture
+  // The capture reset its peaks before step 2: only .peak statistics differ, so check finds
+  // the reset from the replay, says where, and passes.
+  auto found = run({"check", sample("resume-tiny/resume-main.rank0.pickle")});
+  EXPECT_EQ(found.code, kOk) << found.out;
+  EXPECT_NE(found.out.find("peaks were reset after event"), std::string::npos) << found.out;
+  // The found position is the one the point names: pinning it gives the same statistics.
   EXPECT_EQ(
       run({"check", sample("resume-tiny/resume-main.rank0.pickle"), "--reset-peaks", "before:resume.py:train_step#1"})
           .code,
       kOk);
+}
+
+// A capture kit's sidecar says where the program reset its peaks: check uses it without being told,
+// and --reset-peaks still overrides it.
+TEST(Cli, CheckTakesThePeakResetFromTheSidecar) {
+  const auto trace = (test::testDataDir() / "traces/capture/resume-w8-main.rank0.pickle.zst").string();
+  auto r = run({"check", trace, "--json"});
+  ASSERT_EQ(r.code, kOk) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["exact"], true);
+  bool noted = false;
+  for (const auto& n : j["notes"])
+    noted = noted || n.get<std::string>().find("reset_peaks_after_event") != std::string::npos;
+  EXPECT_TRUE(noted) << r.out;
+  // Told a wrong place, the capture's peak statistics disagree.
+  EXPECT_EQ(run({"check", trace, "--reset-peaks", "event:0"}).code, kFailed);
 }
 
 TEST(Cli, BadInputAndUsage) {
@@ -71,7 +94,7 @@ TEST(Cli, BadInputAndUsage) {
   EXPECT_EQ(run({"frobnicate"}).code, kUsage);
   EXPECT_EQ(run({"info"}).code, kUsage);
   auto bad_point = run({"whatif", sample("resume-tiny/resume-main.rank0.pickle"), "--cleanup", "after:nope_function"});
-  EXPECT_EQ(bad_point.code, kInputError);
+  EXPECT_EQ(bad_point.code, kUsage);  // a point that matches nothing is a usage error (issue 16)
   EXPECT_NE(bad_point.err.find("closest frames"), std::string::npos);
   auto help = run({"whatif", "--help"});
   EXPECT_EQ(help.code, kOk);
@@ -175,6 +198,149 @@ TEST(CliHostile, SettingsNumbersInPlainWords) {
   EXPECT_NE(r.code, kOk);
   EXPECT_NE(r.err.find("'99999999999999999999999' is too large for a number of bytes or MiB"), std::string::npos)
       << r.err;
+}
+
+std::string careless(const std::string& name) { return (test::testDataDir() / "careless" / name).string(); }
+
+// One line on stderr: "reservoir: ..." and nothing else.
+void expectOneLine(const test::CliResult& r, const std::string& words) {
+  EXPECT_NE(r.err.find("reservoir: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;  // CLI11's own errors add a "run --help" line
+}
+
+TEST(CliHostile, BadFlagValuesAreUsageErrors) {
+  const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
+  for (const char* cmd : {"whatif", "sweep", "gate"}) {
+    auto nan = run({cmd, trace, "--fraction", "nan"});
+    EXPECT_EQ(nan.code, kUsage) << cmd << ": " << nan.err;
+    expectOneLine(nan, "'nan' is not a fraction in [0, 1]");
+  }
+  auto check_nan = run({"check", trace, "--fraction", "nan"});
+  EXPECT_EQ(check_nan.code, kUsage) << check_nan.err;
+  for (const char* cmd : {"whatif", "sweep", "export"}) {
+    std::vector<std::string> args = {cmd, trace, "--capacity", "1GiB", "--overhead", "2GiB"};
+    if (std::string(cmd) == "export") args.insert(args.end(), {"--csv", "/dev/null"});
+    auto r = run(args);
+    EXPECT_EQ(r.code, kUsage) << cmd << ": " << r.err;
+    expectOneLine(r, "--overhead 2GiB is not below --capacity 1GiB");
+  }
+  auto huge = run({"whatif", trace, "--set", "max_split_size_mb:99999999999999999999999"});
+  EXPECT_EQ(huge.code, kUsage) << huge.err;
+  expectOneLine(huge, "'99999999999999999999999' is too large");
+}
+
+TEST(CliHostile, PointsAndSelectorsThatMatchNothingAreUsageErrors) {
+  const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
+  auto cleanup = run({"whatif", trace, "--cleanup", "before:nope"});
+  EXPECT_EQ(cleanup.code, kUsage) << cleanup.err;
+  expectOneLine(cleanup, "point 'before:nope' matches no event's stack");
+  auto release = run({"whatif", trace, "--release", "nope@event:5"});
+  EXPECT_EQ(release.code, kUsage) << release.err;
+  expectOneLine(release, "selector 'nope' matches no allocation's stack, so nothing would be released");
+  auto gate = run({"gate", trace, "--max-peak-reserved", "1GiB", "--cleanup", "after:nope"});
+  EXPECT_EQ(gate.code, kUsage) << gate.err;
+  auto events = run({"whatif", trace, "--cleanup", "event:99999999"});
+  EXPECT_EQ(events.code, kUsage) << events.err;
+  expectOneLine(events, "the trace has 1001 events");
+  // A selector that matches allocations still works.
+  EXPECT_EQ(run({"whatif", trace, "--release", "state_dict_loader.py:load@event:500"}).code, kOk);
+}
+
+TEST(CliHostile, AnOomWithoutDeviceFreeGivesNoCapacity) {
+  auto r = run({"whatif", careless("oom_without_device_free.pickle"), "--json"});
+  ASSERT_EQ(r.code, kOk) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["capacity"].is_null()) << j["capacity"];
+  EXPECT_NE(r.out.find("no 'device_free'"), std::string::npos) << r.out;
+  auto info = run({"info", careless("oom_without_device_free.pickle")});
+  ASSERT_EQ(info.code, kOk) << info.err;
+  EXPECT_NE(info.out.find("trace entry without a field its action needs"), std::string::npos) << info.out;
+}
+
+TEST(CliHostile, ReversedTimesAreNotAnswered) {
+  auto r = run({"info", careless("reversed_time.pickle")});
+  ASSERT_EQ(r.code, kOk) << r.err;
+  EXPECT_EQ(r.out.find("-3.581 s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("time span:       unknown"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("time_goes_backwards"), std::string::npos) << r.out;
+}
+
+TEST(CliHostile, CheckBlamesTheBadFree) {
+  for (const char* name : {"free_never_allocated.pickle", "double_free.pickle"}) {
+    auto r = run({"check", careless(name)});
+    EXPECT_EQ(r.code, kInputError) << name << ": " << r.err;
+    expectOneLine(r, "event 4 ('free_requested' of 0x4000");
+  }
+  auto dbl = run({"check", careless("double_free.pickle")});
+  EXPECT_NE(dbl.err.find("event 4 ('free_requested' of 0x40000000, 512 bytes): frees a block the trace never "
+                         "allocated"),
+            std::string::npos)
+      << dbl.err;
+  EXPECT_EQ(dbl.err.find("a block live at the first event"), std::string::npos) << dbl.err;
+  auto unknown = run({"check", careless("unknown_action.pickle")});
+  EXPECT_EQ(unknown.code, kInputError) << unknown.err;
+  expectOneLine(unknown, "event 2 ('free_requested' of 0x40000000, 512 bytes): frees a block the trace never");
+  EXPECT_NE(unknown.err.find("1 entry with an action this version does not know (e.g. 'frobnicate')"),
+            std::string::npos)
+      << unknown.err;
+}
+
+// Frames with file names no command line could pass (8 KiB each here; the issue's was 100 MB):
+// sweep makes no candidates of them, so it does not hold copies of the names per candidate.
+TEST(CliHostile, SweepSkipsHugePointNames) {
+  auto snap = traces::readSnapshotFile(sample("resume-tiny/resume-main.rank0.pickle"));
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  for (std::size_t i = 0; i < snap->frames.size(); ++i)
+    snap->frames[i].filename = snap->strings.intern(std::to_string(i) + std::string(8192, 'x'));
+  const auto path = std::filesystem::temp_directory_path() / ("huge-names-" + std::to_string(::getpid()) + ".pickle");
+  ASSERT_TRUE(traces::writeSnapshotFile(*snap, path.string()).ok());
+  auto r = run({"sweep", path.string(), "--no-settings", "--json"});
+  std::filesystem::remove(path);
+  ASSERT_EQ(r.code, kOk) << r.err;
+  EXPECT_EQ(r.out.find(std::string(8192, 'x')), std::string::npos);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["evaluated"], 0);  // the trace's annotations are still candidates
+  for (const auto& c : j["candidates"])
+    EXPECT_EQ(c["edits"][1].get<std::string>().rfind("annotation:", 0), 0u) << c["edits"][1];
+}
+
+// Found by the structure-aware fuzzer (fuzz/whatif_fuzzer.cpp): `synth` spun forever when every
+// request was an empty_cache, or when no allocation fit the budget.
+TEST(CliHostile, SynthRefusesWorkloadsThatMakeNoEntries) {
+  const auto out = std::filesystem::temp_directory_path() / ("synth-" + std::to_string(::getpid()) + ".pickle");
+  auto every = run({"synth", out.string(), "--events", "100", "--empty-cache-every", "1"});
+  EXPECT_EQ(every.code, kUsage) << every.err;
+  expectOneLine(every, "empty_cache every 1 request leaves none for allocations");
+  auto budget = run({"synth", out.string(), "--events", "100", "--budget", "0"});
+  EXPECT_EQ(budget.code, kUsage) << budget.err;
+  expectOneLine(budget, "no trace entry in 1000000 requests");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(run({"synth", out.string(), "--events", "100", "--empty-cache-every", "2"}).code, kOk);
+  std::filesystem::remove(out);
+}
+
+// Found by the structure-aware fuzzer: a recorded garbage_collection_threshold of inf reached the
+// model (UBSan: inf converted to a size). Recorded settings are checked as torch checks them.
+TEST(CliHostile, RecordedSettingsOutOfRangeAreBadInput) {
+  auto snap = traces::readSnapshotFile(sample("resume-tiny/resume-main.rank0.pickle"));
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  const auto path = std::filesystem::temp_directory_path() / ("gc-inf-" + std::to_string(::getpid()) + ".pickle");
+  for (double gc : {std::numeric_limits<double>::infinity(), 1.5, -0.2}) {
+    snap->settings.present = true;
+    snap->settings.garbage_collection_threshold = gc;
+    ASSERT_TRUE(traces::writeSnapshotFile(*snap, path.string()).ok());
+    auto r = run({"whatif", path.string()});
+    EXPECT_EQ(r.code, kInputError) << gc << ": " << r.err;
+    expectOneLine(r, "recorded garbage_collection_threshold");
+  }
+  snap->settings.garbage_collection_threshold = 0;
+  snap->settings.roundup_power2_divisions[3] = 3;
+  ASSERT_TRUE(traces::writeSnapshotFile(*snap, path.string()).ok());
+  auto r = run({"whatif", path.string()});
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.code, kInputError) << r.err;
+  expectOneLine(r, "recorded roundup_power2_divisions 3 is not a power of 2");
 }
 
 }  // namespace

@@ -173,10 +173,10 @@ void expectEveryEntryPointAgrees(const Case& c) {
 TEST(EditedRun, TheCommandLineNamesTheFlagOfABadEdit) {
   const auto trace = (test::samplesDir() / "resume-tiny" / "resume-main.rank0.pickle").string();
   auto r = test::runReservoir({"whatif", trace, "--demand", "lots@event:1"});
-  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(r.code, 2) << r.err;  // a bad flag value is a usage error
   EXPECT_NE(r.err.find("--demand: 'lots@event:1'"), std::string::npos) << r.err;
   r = test::runReservoir({"gate", trace, "--max-peak-reserved", "1GiB", "--set", "no_such_setting:1"});
-  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("--set 'no_such_setting:1'"), std::string::npos) << r.err;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "conformance/final_state_checks.h"
+#include "reservoir/replay/segment_views.h"
 
 namespace reservoir::replay {
 namespace {
@@ -41,27 +42,7 @@ traces::Snapshot oneSegment() {
   return snap;
 }
 
-sim::SegmentView sameAs(const traces::Snapshot& snap) {
-  const auto& s = snap.segments[0];
-  sim::SegmentView v;
-  v.address = s.address;
-  v.total_size = s.total_size;
-  v.allocated_size = s.allocated_size;
-  v.active_size = s.active_size;
-  v.stream = s.stream;
-  v.is_large = s.is_large;
-  v.is_expandable = s.is_expandable;
-  v.pool = s.pool;
-  for (const auto& b : snap.blocksOf(s)) {
-    sim::BlockInfoView bv;
-    bv.address = b.address;
-    bv.size = b.size;
-    bv.requested_size = b.requested_size;
-    bv.state = b.state;
-    v.blocks.push_back(bv);
-  }
-  return v;
-}
+sim::SegmentView sameAs(const traces::Snapshot& snap) { return segmentView(snap, snap.segments[0]); }
 
 TEST(LayoutMismatch, EqualLayoutsReportNothing) {
   const auto snap = oneSegment();

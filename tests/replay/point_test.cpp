@@ -34,7 +34,9 @@ TEST(Point, ParsesEveryForm) {
 TEST(Point, FileMatchesAtAPathBoundary) {
   traces::Snapshot snap;
   traces::Frame f{snap.strings.intern("/venv/torch/distributed/checkpoint/state_dict_loader.py"),
-                  snap.strings.intern("load"), 183};
+                  snap.strings.intern("load"),
+                  183,
+                  {}};
   EXPECT_TRUE(parseFrameSpec("state_dict_loader.py:load")->matches(snap, f));
   EXPECT_TRUE(parseFrameSpec("checkpoint/state_dict_loader.py:load")->matches(snap, f));
   EXPECT_FALSE(parseFrameSpec("dict_loader.py:load")->matches(snap, f));

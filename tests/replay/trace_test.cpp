@@ -101,7 +101,7 @@ traces::TraceEvent event(traces::Action a, std::uint64_t size, std::uint64_t add
 TEST(RecordedReserved, PeakAndCapacityFromOoms) {
   using traces::Action;
   traces::DeviceTrace d;
-  d.events = {event(Action::kSegmentAlloc, 100), event(Action::kAlloc, 60),      event(Action::kSegmentMap, 50),
+  d.events = {event(Action::kSegmentAlloc, 100), event(Action::kAlloc, 60),        event(Action::kSegmentMap, 50),
               event(Action::kOom, 0, 1000),      event(Action::kSegmentUnmap, 50), event(Action::kSegmentFree, 100),
               event(Action::kOom, 0, 900)};
   const auto w = traces::walkRecordedReserved(d, 20);

@@ -170,10 +170,12 @@ TEST(SweepOverTraces, EachCandidateIsScoredOnItsWorstTrace) {
     on_both += ca && cb ? 1 : 0;
   }
   EXPECT_GE(on_both, 3u) << "two ranks of one job should share most placements";
+  // Ranked as one trace's sweep is: no new OOM, within the call cap, the largest saving first.
   for (std::size_t i = 1; i < both.candidates.size(); ++i) {
-    if (both.candidates[i - 1].oom == both.candidates[i].oom) {
-      EXPECT_LE(both.candidates[i - 1].peak_reserved, both.candidates[i].peak_reserved) << i;
-    }
+    const auto& x = both.candidates[i - 1];
+    const auto& y = both.candidates[i];
+    EXPECT_FALSE(replay::sweepRanksBefore(y, x)) << i;
+    if (x.oom == y.oom && x.within_cap == y.within_cap) EXPECT_GE(x.saving, y.saving) << i;
   }
 }
 

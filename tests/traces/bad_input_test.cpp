@@ -43,6 +43,10 @@ ReadLimits limitsFrom(const nlohmann::json& j) {
       limits.max_string_bytes = v;
     else if (key == "max_container_items")
       limits.max_container_items = v;
+    else if (key == "memory_floor_bytes")
+      limits.memory_floor_bytes = v;
+    else if (key == "memory_per_pickle_byte")
+      limits.memory_per_pickle_byte = v;
     else
       ADD_FAILURE() << "expected.json: unknown limit " << key;
   }

@@ -94,6 +94,76 @@ TEST(HostileInput, SizesOutOfRangeNameTheEntry) {
   EXPECT_TRUE(readSnapshotBytes(*writeSnapshotBytes(s), "big.pickle").ok());
 }
 
+// The reader's memory (issue 16): values under keys it does not use are counted, not stored,
+// and a total budget relative to the pickle's size stops floods that each limit lets through.
+std::vector<std::uint8_t> withUnknownKey(const std::string& value) {
+  const std::string text =
+      std::string("\x80\x04}(\x8c\x08segments]\x8c\x0d") + "device_traces]]a\x8c\x04junk" + value + "u.";
+  return {text.begin(), text.end()};
+}
+
+TEST(HostileInput, ListsOfScalarsUnderUnknownKeysAreNotMaterialised) {
+  // 16 lists of 2^20 None: 256 MiB as stored values, 16 MiB of pickle. The stack holds one
+  // list's items before APPENDS (16-32 MiB): the budget leaves room for that, not for more.
+  std::string lists = "]";
+  for (int l = 0; l < 16; ++l) lists += "](" + std::string(1u << 20, 'N') + "ea";
+  ReadOptions options;
+  options.limits.memory_floor_bytes = 64u << 20;
+  options.limits.memory_per_pickle_byte = 0;
+  auto snap = readSnapshotBytes(withUnknownKey(lists), "nones.pickle", options);
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  EXPECT_EQ(snap->anomalies.count(Anomaly::unknown_top_level_key), 1u);
+}
+
+TEST(HostileInput, AMemoFloodStopsAtTheBudget) {
+  // None, then MEMOIZE 2^23 times: 16 bytes of memo per byte of pickle.
+  ReadOptions options;
+  options.limits.memory_floor_bytes = 16u << 20;
+  auto snap = readSnapshotBytes(withUnknownKey("N" + std::string(1u << 23, '\x94')), "memo.pickle", options);
+  ASSERT_FALSE(snap.ok());
+  EXPECT_NE(snap.message().find("memo.pickle: offset "), std::string::npos) << snap.message();
+  EXPECT_NE(snap.message().find("over its budget of"), std::string::npos) << snap.message();
+  // The same pickle with room for it reads: the budget, not another limit, stopped it.
+  options.limits.memory_floor_bytes = 1u << 30;
+  EXPECT_TRUE(readSnapshotBytes(withUnknownKey("N" + std::string(1u << 23, '\x94')), "memo.pickle", options).ok());
+}
+
+// A string far larger than the compressed file (which the old "64 x the stored size" rule refused)
+// reads: the decompressed stream backs it.
+TEST(HostileInput, ALongStringInsideACompressedFileReads) {
+  Snapshot s = eventsAt({1, 2});
+  StackInterner interner(&s);
+  const FrameId f = interner.frame(std::string(32u << 20, 'x'), 1, "f");
+  s.devices[0].events[0].stack = interner.stack(std::vector<FrameId>{f});
+  s.devices[0].events[0].has_frames = true;
+  for (Compression c : {Compression::kGzip, Compression::kZstd}) {
+    WriteOptions wo;
+    wo.compression = c;
+    auto bytes = writeSnapshotBytes(s, wo);
+    ASSERT_TRUE(bytes.ok()) << bytes.message();
+    ASSERT_LT(bytes->size() * 64 + 1024, 32u << 20);  // what the old rule refused
+    auto snap = readSnapshotBytes(*bytes, "long.pickle");
+    ASSERT_TRUE(snap.ok()) << snap.message();
+    EXPECT_EQ(snap->str(snap->frames.at(snap->stack(snap->devices[0].events[0].stack)[0].value()).filename).size(),
+              32u << 20);
+  }
+  // Plain: a string longer than the whole file is refused before anything is allocated.
+  const std::string lie = std::string("\x80\x04\x8d") + std::string("\x00\x00\x00\x08\x00\x00\x00\x00", 8) + "x.";
+  auto snap = readSnapshotBytes(std::vector<std::uint8_t>(lie.begin(), lie.end()), "lie.pickle");
+  ASSERT_FALSE(snap.ok());
+  EXPECT_NE(snap.message().find("more than the input can hold"), std::string::npos) << snap.message();
+}
+
+TEST(HostileInput, TimesGoingBackwardsAreAnAnomaly) {
+  auto snap = readSnapshotBytes(*writeSnapshotBytes(eventsAt({5'000'000, 2'000'000, 1'419'000})), "t.pickle");
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  EXPECT_EQ(snap->anomalies.count(Anomaly::time_goes_backwards), 2u);
+  EXPECT_EQ(snap->anomalies.examples(Anomaly::time_goes_backwards).front(), "device 0 entry 1");
+  auto fine = readSnapshotBytes(*writeSnapshotBytes(eventsAt({1, 1, 2})), "t.pickle");
+  ASSERT_TRUE(fine.ok());
+  EXPECT_EQ(fine->anomalies.count(Anomaly::time_goes_backwards), 0u);
+}
+
 class OutputFiles : public ::testing::Test {
  protected:
   void SetUp() override {

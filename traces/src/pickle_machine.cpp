@@ -36,8 +36,9 @@ void adviseHugePages(const void* data, std::size_t bytes) {
 
 }  // namespace
 
-PickleMachine::PickleMachine(ByteSource& source, std::uint64_t stored_size, const ReadOptions& options)
-    : source_(source), stored_size_(stored_size), options_(options), buf_(kBufferSize), assembler_(pool_) {
+PickleMachine::PickleMachine(ByteSource& source, std::uint64_t stored_size, bool compressed, const ReadOptions& options)
+    : source_(source), stored_size_(stored_size), plain_size_(compressed ? 0 : stored_size), options_(options),
+      buf_(kBufferSize), assembler_(pool_) {
   stack_.reserve(4096);
   // The fast paths check the limit once per opcode (each pushes at most one value).
   stack_limit_ = options.limits.max_stack_values;
@@ -112,7 +113,10 @@ Status PickleMachine::pushString(std::uint8_t op, std::size_t len_bytes, bool is
   if (len > options_.limits.max_string_bytes)
     return fail(fmt::format("{} declares {} bytes, over the limit of {}", opcodeName(op), len,
                             options_.limits.max_string_bytes));
-  if (stored_size_ > 0 && len > stored_size_ * 64 + 1024)  // cannot be backed by the input, even compressed
+  // A plain input must hold the whole string (a small shortfall is reported as "truncated"). A
+  // compressed one is not checked here: the buffer grows only as decompressed bytes arrive, so a
+  // lie ends as "truncated" once the data runs out, within the memory budget.
+  if (plain_size_ > 0 && len > plain_size_ + 1024)
     return fail(fmt::format("{} declares {} bytes, more than the input can hold", opcodeName(op), len));
   const std::size_t need = len_bytes + static_cast<std::size_t>(len);
   if (!fill(need)) return truncated(op, need);
@@ -216,10 +220,21 @@ Status PickleMachine::applyConversion(const Value& original, const Conversion& c
   return {};
 }
 
+// Scalars a list keeps before it only counts them.
+constexpr std::size_t kStoredScalarsPerList = 64;
+
 Status PickleMachine::insertIntoList(std::uint32_t list_handle, const Value& raw_item) {
   const Value item = pool_.resolve(raw_item);
   if (item.tag == VTag::kConsumed)
     return fail("a trace entry, segment or annotation is inserted twice (shared objects are not supported)");
+  // The reader uses a list's containers (entries, segments, blocks, device lists) and frames;
+  // other values (None, numbers, strings) are kept only in short lists (an FX node's args, shown
+  // as text) and otherwise only counted, never stored: a list of 2^20 None costs nothing.
+  const bool scalar = item.tag != VTag::kContainer && item.tag != VTag::kFrame;
+  if (scalar) {
+    const Container* list = pool_.get(pool_.ref(list_handle));
+    if (list->scalar_items > 0 || list->items.size() >= kStoredScalarsPerList) return countScalar(list_handle, item);
+  }
   auto conv = assembler_.onListInsert(*pool_.get(pool_.ref(list_handle)), item);
   if (!conv) return fail(conv.message());
   Value stored = item;
@@ -228,8 +243,22 @@ Status PickleMachine::insertIntoList(std::uint32_t list_handle, const Value& raw
     if (!conv->store) return {};
   }
   Container* list = pool_.get(pool_.ref(list_handle));
-  if (list->items.size() >= options_.limits.max_container_items) return fail("list exceeds the item limit");
+  if (list->items.size() + list->scalar_items >= options_.limits.max_container_items)
+    return fail("list exceeds the item limit");
+  if (!scalar && stored.tag != VTag::kContainer && stored.tag != VTag::kFrame) return countScalar(list_handle, stored);
   list->items.push_back(stored);
+  return {};
+}
+
+Status PickleMachine::countScalar(std::uint32_t list_handle, const Value& item) {
+  Container* list = pool_.get(pool_.ref(list_handle));
+  if (list->items.size() + list->scalar_items >= options_.limits.max_container_items)
+    return fail("list exceeds the item limit");
+  ++list->unknown_items;  // as SnapshotAssembler::onListInsert counts them
+  if (list->scalar_items++ == 0) {
+    list->first_scalar = item;
+    list->first_scalar_index = list->items.size();
+  }
   return {};
 }
 
@@ -445,11 +474,34 @@ Status PickleMachine::checkHeader() {
   return {};
 }
 
+std::uint64_t PickleMachine::memoryInUse() const {
+  return buf_.capacity() + (stack_.capacity() + memo_.capacity()) * sizeof(Value) +
+         marks_.capacity() * sizeof(std::size_t) + pool_.memoryBytes() + assembler_.memoryBytes();
+}
+
+Status PickleMachine::checkMemory() {
+  const std::uint64_t read = base_ + end_;
+  if (read < next_memory_check_) return {};
+  next_memory_check_ = read + (1u << 20);
+  const ReadLimits& limits = options_.limits;
+  const std::uint64_t budget = limits.memory_floor_bytes + limits.memory_per_pickle_byte * read;
+  const std::uint64_t used = memoryInUse();
+  if (used <= budget) return {};
+  constexpr double kMiB = 1 << 20;
+  return fail(fmt::format(
+      "the reader needs {:.0f} MiB for the {:.0f} MiB of pickle read so far, over its budget of {:.0f} MiB "
+      "({} MiB + {} x the pickle's size): a hostile or damaged file (a real snapshot needs about 2 bytes per "
+      "pickle byte)",
+      static_cast<double>(used) / kMiB, static_cast<double>(read) / kMiB, static_cast<double>(budget) / kMiB,
+      limits.memory_floor_bytes >> 20, limits.memory_per_pickle_byte));
+}
+
 // Keeps kRefillWindow bytes buffered ahead; checks cancellation and reports progress at
 // each refill. Fails at the end of the data (STOP is missing).
 Status PickleMachine::refill() {
   if (!eof_) {
     if (Status st = checkCancel(); !st.ok()) return st;
+    if (Status st = checkMemory(); !st.ok()) return st;
     fill(kRefillWindow);
   }
   if (pos_ >= end_) {
@@ -476,6 +528,8 @@ Expected<Snapshot> PickleMachine::run() {
     if (Status st = step(op); !st.ok()) return st;
   }
   if (stack_.empty()) return fail("STOP with an empty stack");
+  next_memory_check_ = 0;
+  if (Status st = checkMemory(); !st.ok()) return st;
   auto snap = assembler_.finish(pool_.resolve(stack_.back()), protocol_);
   if (!snap) return fail(snap.message());
   snap->pickle_bytes = offset();

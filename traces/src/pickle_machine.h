@@ -20,7 +20,8 @@ class LaneCursor;
 
 class PickleMachine {
  public:
-  PickleMachine(ByteSource& source, std::uint64_t stored_size, const ReadOptions& options);
+  // `compressed`: the stored size says nothing about how long the pickle is.
+  PickleMachine(ByteSource& source, std::uint64_t stored_size, bool compressed, const ReadOptions& options);
 
   // Runs to STOP and returns the assembled snapshot. Errors read "offset N: what".
   Expected<Snapshot> run();
@@ -36,6 +37,9 @@ class PickleMachine {
 
   Status checkHeader();
   Status refill();
+  // The reader's memory against ReadLimits' budget (checked after each MiB of pickle).
+  [[nodiscard]] std::uint64_t memoryInUse() const;
+  Status checkMemory();
 
   // --- opcodes
   Status step(std::uint8_t op);
@@ -50,6 +54,7 @@ class PickleMachine {
   Status setItems(std::size_t from);
   Status appendItems(std::size_t from);
   Status insertIntoList(std::uint32_t list_handle, const Value& raw_item);
+  Status countScalar(std::uint32_t list_handle, const Value& item);
   Status setInDict(std::uint32_t dict_handle, const Value& raw_key, const Value& raw_value);
   Status applyConversion(const Value& original, const Conversion& conv, Value* stored);
   Status push(const Value& v);
@@ -68,6 +73,7 @@ class PickleMachine {
 
   ByteSource& source_;
   std::uint64_t stored_size_;
+  std::uint64_t plain_size_;  // the pickle's size when it is not compressed, else 0
   const ReadOptions& options_;
 
   std::vector<std::uint8_t> buf_;
@@ -78,6 +84,7 @@ class PickleMachine {
   std::string read_error_;  // set when the source failed (corrupt compressed data, I/O)
   std::uint64_t op_offset_ = 0;
   std::uint64_t next_progress_ = 0;
+  std::uint64_t next_memory_check_ = 0;
 
   int protocol_ = 0;
   std::uint64_t stack_limit_ = 0;

@@ -78,6 +78,9 @@ struct Container {
   std::uint32_t segment_items = 0;
   std::uint32_t annotation_items = 0;
   std::uint64_t unknown_items = 0;  // anything else inserted
+  std::uint64_t scalar_items = 0;   // of those, scalars (None, numbers, strings): counted, not stored
+  Value first_scalar;               // the first of them, and its index in the list (for messages)
+  std::uint64_t first_scalar_index = 0;
   // References handed out besides the one the container was created with (BINGET, DUP):
   // only a container with extra references can be referred to after it is converted.
   std::uint32_t extra_refs = 0;
@@ -113,7 +116,7 @@ class ContainerPool {
     if (!c.events.empty()) c.events.clear();
     if (!c.staged.empty()) c.staged.clear();
     c.frame_items = c.segment_items = c.annotation_items = 0;
-    c.unknown_items = 0;
+    c.unknown_items = c.scalar_items = 0;
     free_.push_back(h);
     --live_;
   }
@@ -133,6 +136,16 @@ class ContainerPool {
     return it == forward_.end() ? v : it->second;
   }
   [[nodiscard]] std::size_t live() const { return live_; }
+  // Bytes held by the pool: every slot and what its vectors reserve (walks the slots, so it is
+  // called now and then, not per opcode).
+  [[nodiscard]] std::uint64_t memoryBytes() const {
+    std::uint64_t n = slots_.capacity() * sizeof(Container) + free_.capacity() * sizeof(std::uint32_t) +
+                      forward_.size() * (sizeof(std::uint64_t) + sizeof(Value) + 2 * sizeof(void*));
+    for (const Container& c : slots_)
+      n += c.memo_slots.capacity() * sizeof(std::uint32_t) + c.items.capacity() * sizeof(Value) +
+           c.events.capacity() * sizeof(TraceEvent) + c.staged.capacity() * sizeof(std::uint32_t);
+    return n;
+  }
 
  private:
   std::vector<Container> slots_;

@@ -12,7 +12,7 @@ Expected<Snapshot> readFrom(std::unique_ptr<detail::RawSource> raw, const std::s
   const std::uint64_t stored = raw->storedSize();
   const Compression compression = detail::detectCompression(raw->peekMagic());
   auto source = detail::decompressing(std::move(raw), compression);
-  detail::PickleMachine machine(*source, stored, options);
+  detail::PickleMachine machine(*source, stored, compression != Compression::kNone, options);
   auto snap = machine.run();
   const char* what = compression == Compression::kNone ? "" : " (decompressed stream)";
   if (!snap) return Status::error(name + ": " + snap.message() + what);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -93,7 +95,8 @@ class Builder {
     a.addr = e.addr;
     a.size = e.size;
     a.stream = e.stream;
-    a.stack = e.stack;
+    // A backward-pass entry's call site is its forward frames (StackId 0 is the empty stack).
+    a.stack = e.has_forward_frames && (!e.stack.valid() || e.stack.value() == 0) ? e.forward_stack : e.stack;
     out_->allocations.push_back(a);
     return id;
   }
@@ -138,7 +141,7 @@ class Builder {
       live_.erase(slot);
     }
     Allocation& a = out_->allocations[id.value()];
-    if (a.free_requested_event == kNoEvent && !a.beforeWindow())
+    if (a.free_requested_event == kNoEvent && !a.beforeWindow() && !free_requested_skipped_)
       out_->anomalies.add(Anomaly::free_completed_without_request, fmt::format("event {}", index));
     a.free_completed_event = index;
     out_->event_allocation[index] = id;
@@ -146,6 +149,9 @@ class Builder {
 
   RequestStream* out_;
   LiveTable live_;  // allocated or pending blocks by address
+
+ public:
+  bool free_requested_skipped_ = false;  // recorded with skip_actions=["free_requested"]
 };
 
 }  // namespace
@@ -156,8 +162,27 @@ RequestStream buildRequestStream(const DeviceTrace& trace) {
   std::size_t allocs = 0;
   for (const TraceEvent& e : trace.events) allocs += e.action == Action::kAlloc;
   out.allocations.reserve(allocs);
+  out.skipped_actions = inferSkippedActions(trace);
   Builder b(&out, 1024);
+  b.free_requested_skipped_ = std::find(out.skipped_actions.begin(), out.skipped_actions.end(),
+                                        Action::kFreeRequested) != out.skipped_actions.end();
   for (std::uint32_t i = 0; i < trace.events.size(); ++i) b.onEvent(i, trace.events[i]);
+  return out;
+}
+
+std::vector<Action> inferSkippedActions(const DeviceTrace& trace) {
+  std::array<std::size_t, kActionCount> n{};
+  for (const TraceEvent& e : trace.events) ++n[static_cast<std::size_t>(e.action)];
+  auto count = [&](Action a) { return n[static_cast<std::size_t>(a)]; };
+  std::vector<Action> out;
+  const std::size_t frees = count(Action::kFreeRequested) + count(Action::kFreeCompleted);
+  if (count(Action::kAlloc) == 0 && frees > 0) out.push_back(Action::kAlloc);
+  if (count(Action::kFreeRequested) == 0 && count(Action::kFreeCompleted) > 0 && count(Action::kAlloc) > 0)
+    out.push_back(Action::kFreeRequested);
+  if (count(Action::kFreeCompleted) == 0 && count(Action::kFreeRequested) > 0 && count(Action::kAlloc) > 0)
+    out.push_back(Action::kFreeCompleted);
+  if (count(Action::kSegmentAlloc) == 0 && count(Action::kSegmentFree) > 0) out.push_back(Action::kSegmentAlloc);
+  if (count(Action::kSegmentMap) == 0 && count(Action::kSegmentUnmap) > 0) out.push_back(Action::kSegmentMap);
   return out;
 }
 

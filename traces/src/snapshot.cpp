@@ -14,6 +14,19 @@ constexpr std::array<std::string_view, kActionCount> kActionNames = {
 
 std::string_view actionName(Action action) { return kActionNames[static_cast<std::size_t>(action)]; }
 
+std::vector<std::pair<std::string_view, std::string_view>> fxFields(std::string_view fx) {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  while (!fx.empty()) {
+    const std::size_t end = fx.find('\n');
+    const std::string_view line = fx.substr(0, end);
+    const std::size_t eq = line.find('=');
+    if (eq != std::string_view::npos) out.emplace_back(line.substr(0, eq), line.substr(eq + 1));
+    if (end == std::string_view::npos) break;
+    fx.remove_prefix(end + 1);
+  }
+  return out;
+}
+
 std::optional<Action> parseAction(std::string_view name) {
   for (std::size_t i = 0; i + 1 < kActionCount; ++i)
     if (kActionNames[i] == name) return static_cast<Action>(i);

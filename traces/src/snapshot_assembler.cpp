@@ -1,5 +1,7 @@
 #include "snapshot_assembler.h"
 
+#include "snapshot_validate.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,7 +20,8 @@ struct SnapshotAssembler::Keys {
         segment_type(t.intern("segment_type")), segment_pool_id(t.intern("segment_pool_id")),
         is_expandable(t.intern("is_expandable")), blocks(t.intern("blocks")), state(t.intern("state")),
         stage(t.intern("stage")), segments(t.intern("segments")), device_traces(t.intern("device_traces")),
-        allocator_settings(t.intern("allocator_settings")), external_annotations(t.intern("external_annotations")) {
+        allocator_settings(t.intern("allocator_settings")), external_annotations(t.intern("external_annotations")),
+        pool_id(t.intern("pool_id")), forward_frames(t.intern("forward_frames")) {
     for (std::size_t i = 0; i < kActionCount; ++i) {
       const auto a = static_cast<Action>(i);
       if (a != Action::kUnknown) action_names[i] = t.intern(actionName(a));
@@ -32,7 +35,9 @@ struct SnapshotAssembler::Keys {
                                                       {time_us, EventField::kTime},
                                                       {frames, EventField::kFrames},
                                                       {compile_context, EventField::kCompileContext},
-                                                      {user_metadata, EventField::kUserMetadata}};
+                                                      {user_metadata, EventField::kUserMetadata},
+                                                      {pool_id, EventField::kPoolId},
+                                                      {forward_frames, EventField::kForwardFrames}};
     for (const auto& [id, field] : fields)
       if (id.value() < kDirect) event_field[id.value()] = field;
     action_by_id.fill(Action::kUnknown);
@@ -49,7 +54,9 @@ struct SnapshotAssembler::Keys {
     kTime,
     kFrames,
     kCompileContext,
-    kUserMetadata
+    kUserMetadata,
+    kPoolId,
+    kForwardFrames
   };
   static constexpr std::size_t kDirect = 128;
   std::array<EventField, kDirect> event_field{};
@@ -65,6 +72,8 @@ struct SnapshotAssembler::Keys {
     if (id == frames) return EventField::kFrames;
     if (id == compile_context) return EventField::kCompileContext;
     if (id == user_metadata) return EventField::kUserMetadata;
+    if (id == pool_id) return EventField::kPoolId;
+    if (id == forward_frames) return EventField::kForwardFrames;
     return EventField::kUnknown;
   }
   [[nodiscard]] Action fastActionOf(StringId id) const {
@@ -75,6 +84,7 @@ struct SnapshotAssembler::Keys {
   StringId device, address, total_size, allocated_size, active_size, requested_size, segment_type, segment_pool_id,
       is_expandable, blocks, state, stage;
   StringId segments, device_traces, allocator_settings, external_annotations;
+  StringId pool_id, forward_frames;
   std::array<StringId, kActionCount> action_names{};
 
   [[nodiscard]] Action actionOf(StringId id) const {
@@ -107,16 +117,49 @@ SnapshotAssembler::SnapshotAssembler(ContainerPool& pool)
 
 SnapshotAssembler::~SnapshotAssembler() = default;
 
+bool SnapshotAssembler::readStack(const Value& v, StackId* out) {
+  if (v.tag == VTag::kStack) {
+    *out = StackId(static_cast<std::uint32_t>(v.bits));
+    return true;
+  }
+  // A list of converted frames that no `frames` key turned into a stack on the way in.
+  const Container* list = pool_.get(v);
+  if (!list || list->kind != CKind::kList || list->unknown_items != 0 || list->frame_items != list->items.size())
+    return false;
+  scratch_frames_.clear();
+  for (const Value& f : list->items) scratch_frames_.emplace_back(static_cast<std::uint32_t>(f.bits));
+  *out = interner_.stack(scratch_frames_);
+  return true;
+}
+
+bool SnapshotAssembler::readPoolId(const Value& v, PoolId* out) {
+  const Container* t = pool_.get(v);
+  if (!t || t->items.size() != 2 || !t->items[0].isInt() || !t->items[1].isInt()) return false;
+  *out = PoolId{t->items[0].asInt(), t->items[1].asInt()};
+  return true;
+}
+
 StringId SnapshotAssembler::actionKey() const { return keys_->action; }
 StringId SnapshotAssembler::framesKey() const { return keys_->frames; }
+
+std::uint64_t SnapshotAssembler::memoryBytes() const {
+  std::uint64_t n =
+      snap_.strings.memoryBytes() + snap_.frames.capacity() * sizeof(Frame) +
+      snap_.stack_offsets.capacity() * sizeof(std::uint32_t) + snap_.stack_frames.capacity() * sizeof(FrameId) +
+      staged_segments_.capacity() * sizeof(SegmentInfo) + staged_blocks_.capacity() * sizeof(std::vector<BlockInfo>) +
+      staged_annotations_.capacity() * sizeof(Annotation) + unknown_keys_.size() * 32;
+  for (const auto& blocks : staged_blocks_) n += blocks.capacity() * sizeof(BlockInfo);
+  for (const Annotation& a : staged_annotations_) n += a.stage.capacity() + a.name.capacity();
+  return n;
+}
 
 std::string SnapshotAssembler::typeName(const Value& v) {
   switch (v.tag) {
     case VTag::kNone: return "None";
     case VTag::kBool: return "bool";
     case VTag::kInt:
-    case VTag::kUInt64:
-    case VTag::kBigInt: return "int";
+    case VTag::kUInt64: return "int";
+    case VTag::kBigInt: return "an integer outside the 64-bit range (>= 2^64 or < -2^63)";
     case VTag::kFloat: return "float";
     case VTag::kStr: return "str";
     case VTag::kBytes: return "bytes";
@@ -150,6 +193,21 @@ std::string SnapshotAssembler::repr(const Value& v) {
   }
 }
 
+std::string SnapshotAssembler::nestedRepr(const Value& v, int depth) {
+  const Container* c = pool_.get(v);
+  if (!c) return repr(v);
+  if (depth >= 8) return "...";
+  const bool dict = c->kind == CKind::kDict;
+  std::string out = dict ? "{" : c->kind == CKind::kTuple ? "(" : "[";
+  const std::size_t step = dict ? 2 : 1;
+  for (std::size_t i = 0; i + step - 1 < c->items.size(); i += step) {
+    if (i) out += ", ";
+    out += nestedRepr(c->items[i], depth + 1);
+    if (dict) out += ": " + nestedRepr(c->items[i + 1], depth + 1);
+  }
+  return out + (dict ? "}" : c->kind == CKind::kTuple ? ")" : "]");
+}
+
 void SnapshotAssembler::noteUnknownKey(Anomaly anomaly, StringId key) {
   ++unknown_keys_[(static_cast<std::uint64_t>(anomaly) << 32) | key.value()];
 }
@@ -177,7 +235,8 @@ Expected<Conversion> SnapshotAssembler::onListInsert(Container& list, const Valu
 }
 
 Expected<Conversion> SnapshotAssembler::onDictSet(const Value& key, const Value& value) {
-  if (key.tag != VTag::kStr || key.strId() != keys_->frames) return Conversion{};
+  if (key.tag != VTag::kStr || (key.strId() != keys_->frames && key.strId() != keys_->forward_frames))
+    return Conversion{};
   Container* list = pool_.get(value);
   if (!list || list->kind != CKind::kList || list->unknown_items != 0 || list->frame_items != list->items.size())
     return Conversion{};
@@ -243,6 +302,14 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
         break;
       case F::kUserMetadata:
         if (v.isStr()) ev.user_metadata = v.strId();
+        break;
+      case F::kPoolId:
+        if (!readPoolId(v, &ev.pool)) return false;
+        ev.has_pool = true;
+        break;
+      case F::kForwardFrames:
+        if (!readStack(v, &ev.forward_stack)) return false;
+        ev.has_forward_frames = true;
         break;
       case F::kUnknown: ++unknown_key_count; break;
     }
@@ -312,6 +379,13 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
       if (v.isStr()) ev.compile_context = v.strId();
     } else if (id == k.user_metadata) {
       if (v.isStr()) ev.user_metadata = v.strId();
+    } else if (id == k.pool_id) {
+      if (!readPoolId(v, &ev.pool)) return fieldType("trace entry", "pool_id", "a tuple of two ints", typeName(v));
+      ev.has_pool = true;
+    } else if (id == k.forward_frames) {
+      if (!readStack(v, &ev.forward_stack))
+        return fieldType("trace entry", "forward_frames", "a list of frame dicts", typeName(v));
+      ev.has_forward_frames = true;
     } else {
       noteUnknownKey(Anomaly::unknown_event_key, id);
     }
@@ -327,6 +401,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
 Expected<Conversion> SnapshotAssembler::convertFrame(Container& dict) {
   const Keys& k = *keys_;
   Frame f;
+  std::string fx;
   const auto& items = dict.items;
   for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
     const Value& key = items[i];
@@ -342,10 +417,17 @@ Expected<Conversion> SnapshotAssembler::convertFrame(Container& dict) {
     } else if (id == k.line) {
       if (!v.isInt()) return fieldType("frame", "line", "int", typeName(v));
       f.line = v.asInt();
+    } else if (text(id).starts_with("fx_")) {
+      // augment_with_fx_traces: kept (as text), not an unknown key.
+      if (!fx.empty()) fx += '\n';
+      fx += text(id);
+      fx += '=';
+      fx += v.isStr() ? std::string(text(v.strId())) : nestedRepr(v, 0);
     } else {
       noteUnknownKey(Anomaly::unknown_frame_key, id);
     }
   }
+  if (!fx.empty()) f.fx = intern(fx);
   if (!f.name.valid()) f.name = intern("");
   return Conversion{true, Value::frame(interner_.frame(f)), true};
 }
@@ -431,10 +513,7 @@ Expected<Conversion> SnapshotAssembler::convertSegment(Container& list, Containe
       if (v.tag != VTag::kBool) return fieldType("segment", "is_expandable", "bool", typeName(v));
       s.is_expandable = v.bits != 0;
     } else if (id == k.segment_pool_id) {
-      const Container* t = pool_.get(v);
-      if (!t || t->items.size() != 2 || !t->items[0].isInt() || !t->items[1].isInt())
-        return fieldType("segment", "segment_pool_id", "a tuple of two ints", typeName(v));
-      s.pool = PoolId{t->items[0].asInt(), t->items[1].asInt()};
+      if (!readPoolId(v, &s.pool)) return fieldType("segment", "segment_pool_id", "a tuple of two ints", typeName(v));
     } else if (id == k.frames) {
       if (v.tag != VTag::kStack) return fieldType("segment", "frames", "a list of frame dicts", typeName(v));
       s.stack = StackId(static_cast<std::uint32_t>(v.bits));
@@ -492,16 +571,31 @@ Status SnapshotAssembler::assembleDeviceTraces(const Value& value) {
   Container* outer = pool_.get(value);
   if (!outer || outer->kind != CKind::kList)
     return Status::error("not a memory snapshot: 'device_traces' is " + typeName(value) + ", expected a list");
+  if (outer->scalar_items > 0)
+    return Status::error(fmt::format("not a memory snapshot: device_traces[{}] is {}, expected a list",
+                                     outer->first_scalar_index, typeName(outer->first_scalar)));
+  if (outer->items.size() > kMaxDevices)
+    return Status::error(
+        fmt::format("'device_traces' lists {} devices, more than the {} any machine has (a damaged or hostile file?)",
+                    outer->items.size(), kMaxDevices));
+  std::unordered_map<std::uint64_t, std::size_t> seen;  // (slot, generation) -> first device index
   for (std::size_t d = 0; d < outer->items.size(); ++d) {
-    Container* inner = pool_.get(outer->items[d]);
+    const Value& item = outer->items[d];
+    Container* inner = pool_.get(item);
     if (!inner || inner->kind != CKind::kList)
       return Status::error(
-          fmt::format("not a memory snapshot: device_traces[{}] is {}, expected a list", d, typeName(outer->items[d])));
+          fmt::format("not a memory snapshot: device_traces[{}] is {}, expected a list", d, typeName(item)));
+    const auto [it, fresh] = seen.emplace((item.bits << 32) | item.aux, d);
+    if (!fresh)
+      return Status::error(
+          fmt::format("device_traces[{}] is the same list object as device_traces[{}] (shared through the pickle "
+                      "memo); a snapshot never shares them, so this file was not written by torch",
+                      d, it->second));
     if (inner->unknown_items || inner->frame_items || inner->segment_items || inner->annotation_items)
       return Status::error(fmt::format(
           "not a memory snapshot: device_traces[{}] holds {} item(s) that are not trace entries (dicts with an "
           "'action' key)",
-          d, inner->items.size() + inner->segment_items + inner->annotation_items));
+          d, inner->items.size() + inner->scalar_items + inner->segment_items + inner->annotation_items));
     DeviceTrace trace;
     trace.device = static_cast<std::int64_t>(d);
     trace.events = std::move(inner->events);
@@ -619,9 +713,12 @@ Expected<Snapshot> SnapshotAssembler::finish(const Value& root, int protocol) {
     snap_.anomalies.add(anomaly, text(StringId(static_cast<std::uint32_t>(code))), count);
   }
   for (const DeviceTrace& d : snap_.devices) {
-    for (const TraceEvent& e : d.events) {
+    for (std::size_t i = 0; i < d.events.size(); ++i) {
+      const TraceEvent& e = d.events[i];
       if (e.action == Action::kSnapshot) snap_.anomalies.add(Anomaly::snapshot_entries);
       if (e.action == Action::kUserDefined) snap_.anomalies.add(Anomaly::user_defined_entries);
+      if (i > 0 && e.time_us < d.events[i - 1].time_us)
+        snap_.anomalies.add(Anomaly::time_goes_backwards, fmt::format("device {} entry {}", d.device, i));
     }
   }
   snap_.pickle_protocol = protocol;

@@ -50,6 +50,9 @@ class SnapshotAssembler {
   bool convertEventFast(Container& list, const Container& dict);
   bool convertEventFast(Container& list, std::span<const Value> items);
 
+  // Bytes held by the model built so far and by the staged segments, blocks and annotations.
+  [[nodiscard]] std::uint64_t memoryBytes() const;
+
   // Short description of a value's type for error messages ("str", "list", ...).
   std::string typeName(const Value& v);
 
@@ -65,7 +68,13 @@ class SnapshotAssembler {
   Status assembleSegments(const Value& value);
   Status assembleAnnotations(const Value& value);
   void noteUnknownKey(Anomaly anomaly, StringId key);
+  // A (int, int) pool id tuple (segment_pool_id, pool_id); false if `v` is not one.
+  bool readPoolId(const Value& v, PoolId* out);
+  // A stack value, or a list of converted frames interned as one; false if neither.
+  bool readStack(const Value& v, StackId* out);
   std::string repr(const Value& v);
+  // repr() that also spells out dicts, lists and tuples (FX node info).
+  std::string nestedRepr(const Value& v, int depth);
 
   ContainerPool& pool_;
   Snapshot snap_;

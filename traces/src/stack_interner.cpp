@@ -37,7 +37,7 @@ FrameId StackInterner::frame(const Frame& frame) {
 }
 
 FrameId StackInterner::frame(std::string_view filename, std::int64_t line, std::string_view name) {
-  return frame(Frame{snap_->strings.intern(filename), snap_->strings.intern(name), line});
+  return frame(Frame{snap_->strings.intern(filename), snap_->strings.intern(name), line, {}});
 }
 
 void StackInterner::growStacks() {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 namespace reservoir::traces {
 namespace {
@@ -82,6 +84,75 @@ Status undoSegmentEvents(const DeviceTrace& trace, SegmentMap& segs, MappedRuns&
   return {};
 }
 
+// A range the trace shows mapped in an expandable reservation at some time: a final
+// segment (which knows its pool and kind), a segment_map or segment_unmap of the window, or
+// a run mapped at the first event.
+struct Observed {
+  Addr addr = 0;
+  ByteCount size = 0;
+  StreamValue stream = 0;
+  std::optional<bool> is_large;
+  std::optional<PoolId> pool;
+};
+
+struct Reservation {
+  Addr base = 0, end = 0;
+  StreamValue stream = 0;
+  std::optional<bool> is_large;
+  std::optional<PoolId> pool;
+  bool small_sized = false;  // a range that is not a whole number of large pages
+};
+
+// Splits the observed ranges into reservations: per stream, by address, a new one wherever a
+// range starts a whole reservation past the current one's base (torch maps a new reservation
+// from its base, so the lowest address seen is the base).
+std::vector<Reservation> groupReservations(std::vector<Observed> seen, const WindowOptions& opt) {
+  std::sort(seen.begin(), seen.end(), [](const Observed& a, const Observed& b) {
+    return std::tie(a.stream, a.addr) < std::tie(b.stream, b.addr);
+  });
+  std::vector<Reservation> out;
+  for (const Observed& o : seen) {
+    if (out.empty() || out.back().stream != o.stream || o.addr >= out.back().base + opt.expandable_reserve)
+      out.push_back(Reservation{o.addr, o.addr, o.stream, std::nullopt, std::nullopt, false});
+    Reservation& r = out.back();
+    r.end = std::max(r.end, o.addr + o.size);
+    if (o.is_large) r.is_large = o.is_large;
+    if (o.pool) r.pool = o.pool;
+    if (o.size % opt.large_page != 0) r.small_sized = true;
+  }
+  return out;
+}
+
+// The expandable segments at the first event: each reservation with pages mapped then.
+Status addExpandableStart(const std::vector<Observed>& seen, const MappedRuns& start_runs, const WindowOptions& opt,
+                          SegmentMap& segs) {
+  const std::vector<Reservation> groups = groupReservations(seen, opt);
+  for (const auto& [start, run] : start_runs.runs) {
+    const auto g = std::find_if(groups.begin(), groups.end(), [&, s = start](const Reservation& r) {
+      return r.stream == run.second && s >= r.base && s < r.end;
+    });
+    if (g == groups.end())
+      return Status::error(
+          fmt::format("the expandable range mapped at {:#x} at the first event lies in no "
+                      "reservation the trace shows",
+                      start));
+    auto [it, fresh] = segs.try_emplace(g->base);
+    StartSegment& seg = it->second;
+    if (fresh) {
+      seg.addr = g->base;
+      seg.size = g->end - g->base;
+      seg.stream = g->stream;
+      seg.is_large = g->is_large.value_or(!g->small_sized);
+      seg.is_expandable = true;
+      seg.pool = g->pool.value_or(PoolId{});
+    } else if (!seg.is_expandable) {
+      return Status::error(fmt::format("the expandable range at {:#x} overlaps a segment at {:#x}", start, seg.addr));
+    }
+    seg.mapped.emplace_back(start, run.first);
+  }
+  return {};
+}
+
 StartSegment* containing(SegmentMap& segs, Addr addr) {
   auto it = segs.upper_bound(addr);
   if (it == segs.begin()) return nullptr;
@@ -89,9 +160,49 @@ StartSegment* containing(SegmentMap& segs, Addr addr) {
   return addr < it->first + it->second.size ? &it->second : nullptr;
 }
 
+// A block live at the first event that no segment of that time holds. When a free in the
+// window made it (a free of a block the window never allocated), that free is to blame: a free
+// of an address never allocated, a double free, or an entry the reader could not classify.
+Status notInASegment(const Snapshot& snapshot, const DeviceTrace& trace, const RequestStream& requests, Addr addr,
+                     const StartBlock& block) {
+  if (block.allocation.valid() && block.allocation.value() < requests.allocations.size()) {
+    const Allocation& a = requests.allocations[block.allocation.value()];
+    const std::uint32_t event = a.free_requested_event != kNoEvent ? a.free_requested_event : a.free_completed_event;
+    std::string unknown;
+    const auto& actions = snapshot.anomalies.examples(Anomaly::unknown_action);
+    if (!actions.empty())
+      unknown = fmt::format(
+          "; the trace has {} entr{} with an action this version does not know (e.g. '{}'): one "
+          "may have been its allocation",
+          snapshot.anomalies.count(Anomaly::unknown_action),
+          snapshot.anomalies.count(Anomaly::unknown_action) == 1 ? "y" : "ies", actions.front());
+    if (event != kNoEvent && event < trace.events.size())
+      return Status::error(fmt::format(
+          "event {} ('{}' of {:#x}, {} bytes): frees a block the trace never allocated, and no segment holds "
+          "that address before the trace's first event (a double free, a free of an address never allocated, or a "
+          "damaged trace){}",
+          event, actionName(trace.events[event].action), addr, trace.events[event].size, unknown));
+  }
+  return Status::error(fmt::format("a block live at the first event ({:#x}) lies in no segment of that time", addr));
+}
+
 }  // namespace
 
-Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const RequestStream& requests) {
+ByteCount StartSegment::reservedBytes() const {
+  if (!is_expandable) return size;
+  ByteCount total = 0;
+  for (const auto& [addr, bytes] : mapped) total += bytes;
+  return total;
+}
+
+ByteCount WindowStart::reservedBytes() const {
+  ByteCount total = 0;
+  for (const auto& s : segments) total += s.reservedBytes();
+  return total;
+}
+
+Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const RequestStream& requests,
+                                         const WindowOptions& options) {
   const DeviceTrace& trace = snapshot.devices.at(device);
   SegmentMap segs;
   MappedRuns mapped;
@@ -99,6 +210,7 @@ Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t d
   for (const Allocation& a : requests.allocations)
     if (a.liveAtEnd() && !a.beforeWindow()) live_at_end_from_window.insert(a.addr);
   std::vector<std::pair<Addr, StartBlock>> occupied;
+  std::vector<Observed> seen;
   for (const SegmentInfo& s : snapshot.segments) {
     if (s.device != trace.device) continue;
     StartSegment seg;
@@ -110,6 +222,7 @@ Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t d
     seg.pool = s.pool;
     if (s.is_expandable) {
       mapped.addRange(s.address, s.total_size, s.stream);
+      seen.push_back(Observed{s.address, s.total_size, s.stream, s.is_large, s.pool});
     } else {
       segs[s.address] = seg;
     }
@@ -120,11 +233,14 @@ Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t d
     }
   }
   if (Status st = undoSegmentEvents(trace, segs, mapped); !st.ok()) return st;
-  if (!mapped.runs.empty())
-    return Status::error(fmt::format(
-        "the trace starts mid-run with {} mapped expandable-segment range(s): rebuilding that start state is not "
-        "supported (record with a larger max_entries)",
-        mapped.runs.size()));
+  if (!mapped.runs.empty()) {
+    for (const TraceEvent& e : trace.events)
+      if (e.action == Action::kSegmentMap || e.action == Action::kSegmentUnmap)
+        seen.push_back(Observed{e.addr, e.size, e.stream, std::nullopt, std::nullopt});
+    for (const auto& [start, run] : mapped.runs)
+      seen.push_back(Observed{start, run.first, run.second, std::nullopt, std::nullopt});
+    if (Status st = addExpandableStart(seen, mapped, options, segs); !st.ok()) return st;
+  }
   for (std::uint32_t i = 0; i < requests.allocations.size(); ++i) {
     const Allocation& a = requests.allocations[i];
     if (!a.beforeWindow()) continue;
@@ -134,9 +250,7 @@ Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t d
   WindowStart out;
   for (auto& [addr, block] : occupied) {
     StartSegment* seg = containing(segs, addr);
-    if (!seg)
-      return Status::error(
-          fmt::format("a block live at the first event ({:#x}) lies in no segment of that time", addr));
+    if (!seg) return notInASegment(snapshot, trace, requests, addr, block);
     seg->blocks.push_back(block);
   }
   for (auto& [addr, seg] : segs) {

@@ -106,7 +106,11 @@ void SnapshotPickler::frame(FrameId id) {
   keyStr("name", snap_.str(f.name));
   keyStr("filename", snap_.str(f.filename));
   keyInt("line", f.line);
-  p_.endDictBatch(3);
+  // FX fields come back as strings (a dict value as its repr text).
+  const auto fx =
+      f.fx.valid() ? fxFields(snap_.str(f.fx)) : std::vector<std::pair<std::string_view, std::string_view>>{};
+  for (const auto& [k, v] : fx) keyStr(k, v);
+  p_.endDictBatch(3 + fx.size());
 }
 
 void SnapshotPickler::frames(StackId id) {
@@ -135,8 +139,21 @@ void SnapshotPickler::event(const TraceEvent& e) {
     key("frames");
     frames(e.stack);
   }
+  if (e.has_forward_frames) {
+    key("forward_frames");
+    frames(e.forward_stack);
+  }
+  if (e.has_pool) {
+    key("pool_id");
+    p_.boundary();
+    p_.integer(e.pool.first);
+    p_.boundary();
+    p_.integer(e.pool.second);
+    p_.tuple2();
+  }
   const auto optional = [](bool present) -> std::size_t { return present ? 1 : 0; };
-  p_.endDictBatch(5 + optional(e.compile_context.valid()) + optional(e.user_metadata.valid()) + optional(e.has_frames));
+  p_.endDictBatch(5 + optional(e.compile_context.valid()) + optional(e.user_metadata.valid()) + optional(e.has_frames) +
+                  optional(e.has_forward_frames) + optional(e.has_pool));
 }
 
 void SnapshotPickler::deviceTraces() {

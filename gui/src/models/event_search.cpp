@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "reservoir/replay/point.h"
 #include "reservoir/simulator/sizes.h"
 
 namespace reservoir::gui {
@@ -76,6 +77,7 @@ class FrameFilter {
   FrameFilter(const traces::Snapshot& snap, const std::vector<std::string>& terms) : snap_(snap), terms_(terms) {
     frame_.assign(snap.frames.size() * terms.size(), -1);
     stack_.assign(snap.stackCount(), -1);
+    for (const auto& t : terms) specs_.push_back(pointSpec(t));
   }
   bool matches(StackId id) {
     if (terms_.empty()) return true;
@@ -90,10 +92,13 @@ class FrameFilter {
     auto& c = frame_[f.value() * terms_.size() + t];
     if (c < 0) {
       const auto& fr = snap_.frames[f.value()];
-      c = (lower(snap_.str(fr.name)).find(terms_[t]) != std::string::npos ||
-           lower(snap_.str(fr.filename)).find(terms_[t]) != std::string::npos)
-              ? 1
-              : 0;
+      if (specs_[t])
+        c = specs_[t]->matches(snap_, fr) ? 1 : 0;
+      else
+        c = (lower(snap_.str(fr.name)).find(terms_[t]) != std::string::npos ||
+             lower(snap_.str(fr.filename)).find(terms_[t]) != std::string::npos)
+                ? 1
+                : 0;
     }
     return c == 1;
   }
@@ -103,8 +108,20 @@ class FrameFilter {
       if (std::none_of(frames.begin(), frames.end(), [&](FrameId f) { return frameHas(f, t); })) return false;
     return true;
   }
+  // A term in the points' syntax (FILE:NAME, FILE:LINE, or a whole after:/before: point) is
+  // matched as the what-if matches it (replay::FrameSpec): one syntax for both.
+  static std::optional<replay::FrameSpec> pointSpec(std::string_view t) {
+    for (std::string_view prefix : {"after:", "before:"})
+      if (t.starts_with(prefix)) t.remove_prefix(prefix.size());
+    if (const auto hash = t.rfind('#'); hash != std::string_view::npos) t = t.substr(0, hash);
+    if (t.find(':') == std::string_view::npos) return std::nullopt;
+    auto spec = replay::parseFrameSpec(t);
+    if (!spec) return std::nullopt;
+    return *spec;
+  }
   const traces::Snapshot& snap_;
   const std::vector<std::string>& terms_;
+  std::vector<std::optional<replay::FrameSpec>> specs_;
   std::vector<std::int8_t> frame_, stack_;
 };
 

@@ -10,6 +10,29 @@ namespace reservoir::gui {
 
 FactsModel::FactsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+namespace {
+
+// What the conformance replay found, in words: every event reproduced, and which final
+// figures differ (the capture's statistics are read at dump time, so e.g. a peak count the
+// process reached before recording started differs without any event being wrong).
+QString conformanceText(const replay::ConformanceReport& c) {
+  if (c.first_divergence) return QStringLiteral("diverges at event %1").arg(c.first_divergence->event_index);
+  QStringList parts;
+  if (!c.layout_mismatches.empty())
+    parts << QStringLiteral("%1 segment(s) of the final layout differ").arg(c.layout_mismatches.size());
+  for (std::size_t i = 0; i < c.stats_mismatches.size() && i < 3; ++i) {
+    const auto& m = c.stats_mismatches[i];
+    parts << QStringLiteral("the capture's %1 is %2, the model's %3")
+                 .arg(QString::fromStdString(m.what), QString::fromStdString(m.expected),
+                      QString::fromStdString(m.simulated));
+  }
+  if (c.stats_mismatches.size() > 3) parts << QStringLiteral("%1 more statistics").arg(c.stats_mismatches.size() - 3);
+  if (parts.isEmpty()) return QStringLiteral("every event, the final layout and statistics");
+  return QStringLiteral("every event; but %1").arg(parts.join(QStringLiteral("; ")));
+}
+
+}  // namespace
+
 void FactsModel::setDocument(TraceDocument* doc) {
   if (doc_) disconnect(doc_, nullptr, this, nullptr);
   doc_ = doc;
@@ -60,7 +83,9 @@ void FactsModel::rebuild() {
     add(t, QStringLiteral("device"), QStringLiteral("%1 (of %2 traced)").arg(f.device).arg(f.devices));
     add(t, QStringLiteral("events"), QString::number(f.events));
     add(t, QStringLiteral("allocations"), QString::number(f.allocations));
-    add(t, QStringLiteral("time span"), timeText(f.last_time_us - f.first_time_us));
+    add(t, QStringLiteral("time span"),
+        f.last_time_us >= f.first_time_us ? timeText(f.last_time_us - f.first_time_us)
+                                          : QStringLiteral("unknown (time_us goes backwards: see the anomalies)"));
     add(t, QStringLiteral("window"),
         f.complete ? QStringLiteral("complete (starts empty)")
                    : QStringLiteral("truncated (starts with %1 reserved)").arg(sizeText(f.start_reserved)));
@@ -78,12 +103,7 @@ void FactsModel::rebuild() {
     if (const auto m = doc_->model()) {
       const auto& c = m->model->prepared.conformance;
       const QString g = QStringLiteral("model");
-      add(g, QStringLiteral("replays the recording"),
-          c.first_divergence ? QStringLiteral("diverges (see 'reservoir check')")
-                             : QStringLiteral("every event%1")
-                                   .arg(c.exact() ? QString()
-                                                  : QStringLiteral(" (%1 final-state mismatches)")
-                                                        .arg(c.layout_mismatches.size() + c.stats_mismatches.size())));
+      add(g, QStringLiteral("replays the recording"), conformanceText(c));
       if (c.first_divergence)
         add(g, QStringLiteral("first divergence"), QStringLiteral("event %1").arg(c.first_divergence->event_index));
       add(g, QStringLiteral("peak allocated (model)"),

@@ -43,7 +43,10 @@ QVariant VariantModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
     case kPeakReserved: return sizeText(r->whatif.peak_reserved.bytes);
     case kPeakAllocated: return sizeText(r->whatif.peak_allocated.bytes);
-    case kSaving: return saving == 0 ? QStringLiteral("=") : sizeText(saving);
+    case kSaving:
+      return saving == 0  ? QStringLiteral("none")
+             : saving > 0 ? sizeText(saving)
+                          : QStringLiteral("rises by %1").arg(sizeText(-saving));
     case kFinalReserved: return sizeText(r->whatif.final_reserved);
     case kAtProbe: {
       if (r->whatif.probes.empty() || r->baseline.probes.empty()) return QStringLiteral("-");
@@ -60,7 +63,7 @@ QVariant VariantModel::data(const QModelIndex& index, int role) const {
 QVariant VariantModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   static const char* names[] = {
-      "variant", "peak reserved", "peak allocated", "saving (peak)", "reserved at 1st probe", "final reserved", "OOM"};
+      "variant", "peak reserved", "peak allocated", "peak saving", "reserved at 1st probe", "final reserved", "OOM"};
   return section >= 0 && section < kColumnCount ? QString::fromLatin1(names[section]) : QVariant();
 }
 

@@ -62,6 +62,8 @@ void rasterizeCurves(TimelineFrame& f) {
                                                                              {&f.active, CurveKind::kActive},
                                                                              {&f.mapped, CurveKind::kMapped},
                                                                              {&f.variant, CurveKind::kVariant}};
+  for (std::size_t i = 0; i < f.overlays.size(); ++i)
+    if (!f.overlays[i].empty()) rasterizeCurve(f.overlays[i], f.y, px, w, h, stride, overlayStyle(i));
   for (const auto& [env, kind] : curves)
     if (!env->empty()) rasterizeCurve(*env, f.y, px, w, h, stride, curveStyle(kind));
   f.curves_rastered = true;
@@ -80,8 +82,13 @@ CurveStyle curveStyle(CurveKind kind) {
   return {};
 }
 
+CurveStyle overlayStyle(std::size_t index) {
+  static constexpr std::uint32_t kColours[kMaxOverlays] = {0xff009e9eu, 0xffc0369au, 0xff7a8a00u, 0xff8a5a2au};
+  return {kColours[index % kMaxOverlays], 1, 5, 3};
+}
+
 TimelineFrame buildTimelineFrame(const TimelineRequest& req, const RecordedPlot& rec, const ModelPlot* model,
-                                 const OpCurve* variant) {
+                                 const OpCurve* variant, const std::vector<const OpCurve*>& others) {
   TimelineFrame f;
   f.request = req;
   const int w = std::max(req.width, 1), h = std::max(req.height, 1);
@@ -100,9 +107,12 @@ TimelineFrame buildTimelineFrame(const TimelineRequest& req, const RecordedPlot&
     f.allocated = opEnvelope(model->allocated_lod, ev, ranges);
     f.active = opEnvelope(model->active_lod, ev, ranges);
     if (variant) f.variant = opEnvelope(variant->lod, ev, ranges, before);
+    for (std::size_t i = 0; i < others.size() && i < kMaxOverlays; ++i)
+      if (others[i]) f.overlays.push_back(opEnvelope(others[i]->lod, ev, ranges, before));
   }
-  const std::int64_t top =
-      req.y_max ? *req.y_max : std::max({maxOf(f.reserved), maxOf(f.variant), maxOf(f.live), std::int64_t{1}});
+  std::int64_t top = std::max({maxOf(f.reserved), maxOf(f.variant), maxOf(f.live), std::int64_t{1}});
+  for (const auto& o : f.overlays) top = std::max(top, maxOf(o));
+  if (req.y_max) top = *req.y_max;
   f.y = Axis{0, static_cast<double>(top) * (req.y_max ? 1.0 : 1.08), static_cast<double>(h), 0};
   f.representative = representativeEvents(f.live, f.columns);
   if (req.bands) {

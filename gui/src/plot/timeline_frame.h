@@ -39,6 +39,7 @@ struct TimelineFrame {
   std::vector<ColumnEnvelope> reserved, live, mapped;  // recorded
   std::vector<ColumnEnvelope> allocated, active;       // modelled (when available)
   std::vector<ColumnEnvelope> variant;                 // the selected what-if (when any)
+  std::vector<std::vector<ColumnEnvelope>> overlays;   // other what-ifs drawn with it (overlayStyle(i))
   std::vector<std::uint32_t> representative;
   BandColumns bands;
   QImage raster;  // width x height: the bands, and the curves when curves_rastered
@@ -47,8 +48,12 @@ struct TimelineFrame {
   [[nodiscard]] std::uint32_t eventAtColumn(int column) const;
 };
 
+// At most this many other what-if variants are drawn beside the selected one.
+inline constexpr std::size_t kMaxOverlays = 4;
+CurveStyle overlayStyle(std::size_t index);
+
 TimelineFrame buildTimelineFrame(const TimelineRequest& request, const RecordedPlot& recorded, const ModelPlot* model,
-                                 const OpCurve* variant);
+                                 const OpCurve* variant, const std::vector<const OpCurve*>& others = {});
 
 // The colour of an allocation's band (by its allocation stack; the merged band is grey).
 std::uint32_t bandColour(std::uint32_t allocation, const void* recorded_plot);

@@ -90,7 +90,8 @@ void ComparePlot::render(QPainter& p, QSize size) {
                tr("Open two traces to compare them (File > Open, or several files on the command line)."));
     return;
   }
-  const QRect plot(QPoint(78, 40), QPoint(size.width() - 12, size.height() - 40));
+  // The legend goes in a strip under the x axis, as in the timeline.
+  const QRect plot(QPoint(78, 40), QPoint(size.width() - 20, size.height() - plotBottomMargin(fontMetrics())));
   const double span = std::max(spanOf(*a_->recorded(), time_axis_), spanOf(*b_->recorded(), time_axis_));
   const Series sa = seriesOf(*a_, time_axis_, span, plot.width());
   const Series sb = seriesOf(*b_, time_axis_, span, plot.width());
@@ -100,8 +101,11 @@ void ComparePlot::render(QPainter& p, QSize size) {
   paintYAxis(p, plot, y);
   paintXAxis(p, plot, Axis{0, span, 0, static_cast<double>(plot.width())}, time_axis_, 0);
   const QColor ca(25, 100, 210), cb(230, 100, 0);
-  paintCurve(p, plot, sa.reserved, y, QPen(ca, 2.0));
-  paintCurve(p, plot, sb.reserved, y, QPen(cb, 2.0));
+  // The first trace wide and pale under the second, so that equal stretches show both.
+  QColor wide = ca;
+  wide.setAlpha(150);
+  paintCurve(p, plot, sa.reserved, y, QPen(wide, 4.0));
+  paintCurve(p, plot, sb.reserved, y, QPen(cb, 1.5));
   paintCurve(p, plot, sa.allocated, y, QPen(ca.lighter(130), 1.0, Qt::DashLine));
   paintCurve(p, plot, sb.allocated, y, QPen(cb.lighter(130), 1.0, Qt::DashLine));
   p.setRenderHint(QPainter::Antialiasing);
@@ -118,11 +122,11 @@ void ComparePlot::render(QPainter& p, QSize size) {
     p.drawText(at + QPointF(dx, s == &sa ? -8 : 18), label);
   }
   p.setRenderHint(QPainter::Antialiasing, false);
-  paintLegend(p, plot.topLeft() + QPoint(8, 8),
-              {{tr("reserved: ") + a_->title(), QPen(ca, 2)},
-               {tr("reserved: ") + b_->title(), QPen(cb, 2)},
-               {tr("allocated (model): ") + a_->title(), QPen(ca.lighter(130), 1, Qt::DashLine)},
-               {tr("allocated (model): ") + b_->title(), QPen(cb.lighter(130), 1, Qt::DashLine)}});
+  paintLegendRow(p, QRect(plot.left(), legendTop(plot, fontMetrics()), plot.width(), legendStripHeight(fontMetrics())),
+                 {{tr("reserved: ") + a_->title(), QPen(wide, 4)},
+                  {tr("reserved: ") + b_->title(), QPen(cb, 1.5)},
+                  {tr("allocated (model): ") + a_->title(), QPen(ca.lighter(130), 1, Qt::DashLine)},
+                  {tr("allocated (model): ") + b_->title(), QPen(cb.lighter(130), 1, Qt::DashLine)}});
   p.setPen(QColor(0, 0, 0, 70));
   p.setBrush(Qt::NoBrush);
   p.drawRect(plot.adjusted(0, 0, -1, -1));

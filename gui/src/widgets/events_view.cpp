@@ -101,8 +101,12 @@ void EventsView::followCursor() {
   if (row < 0) return;
   syncing_ = true;
   const QModelIndex i = proxy_->index(row, 0);
-  table_->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-  table_->scrollTo(i, QAbstractItemView::PositionAtCenter);
+  // A click in the table already made this row current: scrolling now would slide another
+  // row under the mouse, and the release would select that one.
+  if (table_->currentIndex().row() != row || !table_->selectionModel()->isRowSelected(row, {}))
+    table_->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  const QRect visible = table_->viewport()->rect();
+  if (!visible.contains(table_->visualRect(i))) table_->scrollTo(i, QAbstractItemView::PositionAtCenter);
   syncing_ = false;
 }
 

@@ -1,5 +1,8 @@
 #include "widgets/main_window.h"
 
+#include <algorithm>
+
+#include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileInfo>
@@ -27,6 +30,8 @@ MainWindow::MainWindow(QWidget* parent)
   setWindowTitle(tr("Reservoir — CUDA caching allocator traces"));
   setAcceptDrops(true);
   tabs_->setDocumentMode(true);
+  tabs_->setTabsClosable(true);
+  connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   setCentralWidget(tabs_);
   facts_view_->setModel(facts_);
   facts_view_->verticalHeader()->hide();
@@ -77,8 +82,7 @@ void MainWindow::openFiles(const QStringList& paths) {
     });
     doc->start();
   }
-  if (docs_.size() >= 2 && tabs_->indexOf(compare_) < 0) tabs_->addTab(compare_, tr("Compare"));
-  compare_->setDocuments(docs_);
+  updateCompareTab();
   if (!paths.isEmpty())
     tabs_->setCurrentIndex(static_cast<int>(pages_.size() - static_cast<std::size_t>(paths.size())));
   onCurrentTabChanged();
@@ -102,11 +106,65 @@ void MainWindow::showCompare() {
 
 void MainWindow::showTrace(int index) {
   if (auto* w = traceWidget(index)) tabs_->setCurrentWidget(w);
+  onCurrentTabChanged();
 }
 
 void MainWindow::setFactsVisible(bool on) { facts_dock_->setVisible(on); }
 
-void MainWindow::onCurrentTabChanged() { facts_->setDocument(currentDocument()); }
+void MainWindow::onCurrentTabChanged() {
+  facts_->setDocument(currentDocument());
+  if (currentTraceWidget()) showStatusOf(currentDocument());
+}
+
+void MainWindow::showStatusOf(TraceDocument* doc) {
+  if (!doc) return;
+  status_->setText(doc->failed()       ? tr("%1: could not open: %2").arg(doc->title(), doc->error())
+                   : doc->isModelled() ? tr("%1: ready").arg(doc->title())
+                   : doc->recorded()   ? tr("%1: modelling the allocator").arg(doc->title())
+                                       : tr("%1: reading").arg(doc->title()));
+}
+
+QString MainWindow::statusText() const { return status_->text(); }
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  // A window shrunk to a laptop's size squeezes the facts panel; when it grows again, give
+  // the panel back a width that shows its values (a quarter of the window, 320-480 px).
+  if (!facts_dock_ || !facts_dock_->isVisible() || facts_dock_->isFloating()) return;
+  const int want = std::clamp(width() / 4, 320, 480);
+  if (facts_dock_->width() < want && width() >= 1000) resizeDocks({facts_dock_}, {want}, Qt::Horizontal);
+}
+
+void MainWindow::updateCompareTab() {
+  std::vector<TraceDocument*> ok;
+  for (auto* d : docs_)
+    if (!d->failed()) ok.push_back(d);
+  const bool shown = tabs_->indexOf(compare_) >= 0;
+  if (ok.size() >= 2 && !shown) tabs_->addTab(compare_, tr("Compare"));
+  if (ok.size() < 2 && shown) tabs_->removeTab(tabs_->indexOf(compare_));
+  compare_->setDocuments(ok);
+}
+
+void MainWindow::closeTab(int index) {
+  QWidget* w = tabs_->widget(index);
+  if (!w) return;
+  if (w == compare_) {
+    tabs_->removeTab(index);
+    return;
+  }
+  const auto it = std::find(pages_.begin(), pages_.end(), w);
+  if (it == pages_.end()) return;
+  const auto k = static_cast<std::size_t>(it - pages_.begin());
+  TraceDocument* doc = docs_[k];
+  doc->cancel();
+  tabs_->removeTab(index);
+  pages_.erase(it);
+  docs_.erase(docs_.begin() + static_cast<std::ptrdiff_t>(k));
+  updateCompareTab();
+  onCurrentTabChanged();
+  w->deleteLater();
+  doc->deleteLater();
+}
 
 void MainWindow::onProgress(TraceDocument* doc, int stage, double fraction) {
   const bool done = stage == static_cast<int>(replay::SessionStage::kDone);
@@ -116,15 +174,25 @@ void MainWindow::onProgress(TraceDocument* doc, int stage, double fraction) {
   cancel_->setVisible(!done);
   progress_->setValue(static_cast<int>(f * 1000));
   progress_->setFormat(stage == 0 ? tr("reading %p%") : tr("modelling %p%"));
-  status_->setText(done ? tr("%1: ready").arg(doc->title())
-                        : tr("%1: %2").arg(doc->title(), stage == 0 ? tr("reading") : tr("modelling the allocator")));
+  if (doc == currentDocument() || done) showStatusOf(doc);
 }
 
 void MainWindow::onFailed(TraceDocument* doc, const QString& message) {
   progress_->hide();
   cancel_->hide();
   errors_ << message;
-  status_->setText(tr("%1: %2").arg(doc->title(), message));
+  // The tab says so at once (its page shows the message), and no comparison includes it.
+  const auto it = std::find(docs_.begin(), docs_.end(), doc);
+  if (it != docs_.end()) {
+    QWidget* page = pages_[static_cast<std::size_t>(it - docs_.begin())];
+    const int tab = tabs_->indexOf(page);
+    tabs_->setTabText(tab, tr("%1 (could not open)").arg(doc->title()));
+    tabs_->setTabToolTip(tab, message);
+    page->update();
+    for (auto* child : page->findChildren<QWidget*>()) child->update();
+  }
+  updateCompareTab();
+  if (doc == currentDocument()) showStatusOf(doc);  // else its tab says so
   if (batch_) {
     qWarning("%s", qPrintable(message));
     return;
@@ -144,6 +212,28 @@ void MainWindow::dropEvent(QDropEvent* event) {
   for (const QUrl& url : event->mimeData()->urls())
     if (url.isLocalFile()) paths << url.toLocalFile();
   openFiles(paths);
+}
+
+QString MainWindow::unsavedWork() const {
+  std::size_t variants = 0;
+  for (const auto* d : docs_) variants += d->variants().size();
+  if (variants == 0) return {};
+  return tr("%n what-if variant(s)", nullptr, static_cast<int>(variants));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  const QString lost = unsavedWork();
+  if (!lost.isEmpty()) {
+    const QString question = tr("Quit and lose %1? (File > Export what-if keeps a variant as a snapshot.)").arg(lost);
+    const bool yes = confirm_quit_ ? confirm_quit_(question)
+                     : batch_      ? true
+                                   : QMessageBox::question(this, tr("Quit"), question) == QMessageBox::Yes;
+    if (!yes) {
+      event->ignore();
+      return;
+    }
+  }
+  QMainWindow::closeEvent(event);
 }
 
 }  // namespace reservoir::gui

@@ -4,6 +4,7 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <vector>
 
 #include "reservoir/core/status.h"
@@ -40,14 +41,25 @@ class MainWindow : public QMainWindow {
   // No modal dialogs (errors go to stderr): for --screenshot and tests.
   void setBatchMode(bool on) { batch_ = on; }
   [[nodiscard]] QStringList errors() const { return errors_; }
+  [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
+  [[nodiscard]] QDockWidget* factsDock() const { return facts_dock_; }
+  [[nodiscard]] QString statusText() const;
+  // Closes a tab: a trace (its document goes) or the comparison.
+  void closeTab(int index);
   // Writes the plot on screen (timeline or comparison) as PNG or SVG (by extension).
   bool exportPlot(const QString& path, QSize size = {});
   [[nodiscard]] FactsModel* facts() const { return facts_; }
   // Writes the current trace's selected what-if variant (or the baseline) as a snapshot.
   [[nodiscard]] Status exportSnapshot(const QString& path) const;
   void setFactsVisible(bool on);
+  // What quitting would lose ("2 what-if variants"), empty when nothing; a close with
+  // something to lose asks `confirm_quit` (a dialog unless replaced, e.g. by tests).
+  [[nodiscard]] QString unsavedWork() const;
+  void setQuitConfirmation(std::function<bool(const QString& question)> confirm) { confirm_quit_ = std::move(confirm); }
 
  protected:
+  void closeEvent(QCloseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -58,6 +70,9 @@ class MainWindow : public QMainWindow {
   void onCurrentTabChanged();
   void onProgress(TraceDocument* doc, int stage, double fraction);
   void onFailed(TraceDocument* doc, const QString& message);
+  // The Compare tab exists while at least two traces opened without error.
+  void updateCompareTab();
+  void showStatusOf(TraceDocument* doc);
   void openDialog();
   void exportDialog();
   void exportSnapshotDialog();
@@ -75,6 +90,7 @@ class MainWindow : public QMainWindow {
   QLabel* status_;
   bool batch_ = false;
   QStringList errors_;
+  std::function<bool(const QString&)> confirm_quit_;
 };
 
 }  // namespace reservoir::gui

@@ -69,8 +69,9 @@ void MainWindow::buildNavigation(QMenu* menu) {
   };
   menu->addAction(tr("&Next event"), QKeySequence(tr("Alt+Right")), this, step(1));
   menu->addAction(tr("&Previous event"), QKeySequence(tr("Alt+Left")), this, step(-1));
-  menu->addAction(tr("Forward 1000 events"), QKeySequence(tr("Alt+PgDown")), this, step(1000));
-  menu->addAction(tr("Back 1000 events"), QKeySequence(tr("Alt+PgUp")), this, step(-1000));
+  // The same page as PageUp/PageDown in the plot (kPageEvents).
+  menu->addAction(tr("Forward %L1 events").arg(kPageEvents), QKeySequence(tr("Alt+PgDown")), this, step(kPageEvents));
+  menu->addAction(tr("Back %L1 events").arg(kPageEvents), QKeySequence(tr("Alt+PgUp")), this, step(-kPageEvents));
   menu->addAction(tr("Jump to &peak reserved"), QKeySequence(tr("Ctrl+P")), this, [this] {
     if (auto* d = currentDocument()) d->jumpToPeak();
   });

@@ -53,13 +53,14 @@ void SegmentMap::paintLegend(QPainter& p) const {
   p.setPen(QColor(50, 50, 50));
   p.drawText(QPoint(x + 18, 8 + fm.ascent()), tr("pins a mostly free segment"));
   if (state_) {
-    const QString sum =
-        tr("Event %1: %2 reserved in %3 segments, %4 allocated. empty_cache here would return %5; %6 stays cached, "
-           "pinned by live blocks.")
-            .arg(state_->event)
-            .arg(sizeText(state_->reserved))
-            .arg(state_->segments.size())
-            .arg(sizeText(state_->allocated), sizeText(state_->releasable), sizeText(state_->pinned_free));
+    const QString pinned = state_->pinned_free > 0
+                               ? tr("%1 more stays cached, pinned by live blocks").arg(sizeText(state_->pinned_free))
+                               : tr("no cached memory is pinned by live blocks");
+    const QString sum = tr("Event %1: %2 reserved in %3 segments, %4 allocated. empty_cache here would return %5; %6.")
+                            .arg(state_->event)
+                            .arg(sizeText(state_->reserved))
+                            .arg(state_->segments.size())
+                            .arg(sizeText(state_->allocated), sizeText(state_->releasable), pinned);
     QFont bold = p.font();
     bold.setBold(true);
     p.setFont(bold);

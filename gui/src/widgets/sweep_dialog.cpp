@@ -1,8 +1,10 @@
 #include "widgets/sweep_dialog.h"
 
+#include <QComboBox>
 #include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
@@ -12,6 +14,7 @@
 
 #include "app/format.h"
 #include "app/trace_document.h"
+#include "reservoir/replay/report_text.h"
 
 namespace reservoir::gui {
 
@@ -26,21 +29,65 @@ void candidateToEdits(const std::vector<std::string>& flags, QStringList* edits,
   }
 }
 
+namespace {
+
+enum Column { kCandidate, kSaving, kPeak, kCalls, kPerStep, kPrice, kOom, kColumns };
+
+// A cell that sorts by a number while showing text.
+class NumberItem : public QTableWidgetItem {
+ public:
+  NumberItem(const QString& text, double value, int rank) : QTableWidgetItem(text), value_(value), rank_(rank) {
+    setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  bool operator<(const QTableWidgetItem& other) const override {
+    const auto* o = dynamic_cast<const NumberItem*>(&other);
+    if (!o) return QTableWidgetItem::operator<(other);
+    return value_ != o->value_ ? value_ < o->value_ : rank_ < o->rank_;
+  }
+
+ private:
+  double value_;
+  int rank_;
+};
+
+constexpr int kRankRole = Qt::UserRole + 1;
+
+}  // namespace
+
 SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
-    : QDialog(parent), doc_(doc), progress_(new QProgressBar(this)), status_(new QLabel(this)),
-      table_(new QTableWidget(this)), use_(new QPushButton(tr("Run as a variant"), this)) {
+    : QDialog(parent), doc_(doc), objective_(new QComboBox(this)), target_(new QLineEdit(this)),
+      progress_(new QProgressBar(this)), status_(new QLabel(this)), table_(new QTableWidget(this)),
+      use_(new QPushButton(tr("Run as a variant"), this)) {
   setWindowTitle(tr("Sweep: where should cleanup go?"));
-  resize(900, 500);
+  resize(1000, 520);
+  objective_->addItem(tr("lowest peak reserved"), QStringLiteral("peak"));
+  objective_->addItem(tr("lowest reserved at a point"), QStringLiteral("reserved"));
+  objective_->addItem(tr("lowest peak inside an annotation"), QStringLiteral("peak-in"));
+  target_->setPlaceholderText(tr("the point (after:state_dict_loader.py:load) or annotation name"));
+  target_->setEnabled(false);
+  connect(objective_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { target_->setEnabled(objective_->itemData(i).toString() != QLatin1String("peak")); });
   progress_->setRange(0, 1000);
-  table_->setColumnCount(5);
-  table_->setHorizontalHeaderLabels(
-      {tr("candidate"), tr("peak reserved"), tr("saving"), tr("empty_cache calls"), tr("OOM")});
-  table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  status_->setWordWrap(true);
+  table_->setColumnCount(kColumns);
+  table_->setHorizontalHeaderLabels({tr("candidate"), tr("saving"), tr("peak reserved"), tr("empty_cache calls"),
+                                     tr("calls per step"), tr("price"), tr("OOM")});
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(kCandidate, QHeaderView::Stretch);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->verticalHeader()->hide();
   use_->setEnabled(false);
   auto* cancel = new QPushButton(tr("Cancel"), this);
+  auto* startButton = new QPushButton(tr("Start"), this);
+  auto* objectiveRow = new QHBoxLayout;
+  objectiveRow->addWidget(new QLabel(tr("Objective:"), this));
+  objectiveRow->addWidget(objective_);
+  objectiveRow->addWidget(target_, 1);
+  objectiveRow->addWidget(startButton);
   auto* lay = new QVBoxLayout(this);
+  lay->addLayout(objectiveRow);
   lay->addWidget(status_);
   lay->addWidget(progress_);
   lay->addWidget(table_, 1);
@@ -49,25 +96,57 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
   buttons->addWidget(cancel);
   buttons->addWidget(use_);
   lay->addLayout(buttons);
+  connect(startButton, &QPushButton::clicked, this, &SweepDialog::start);
   connect(cancel, &QPushButton::clicked, this, [this] {
-    cancel_->store(true);
-    if (!running_) reject();
+    if (running_)
+      this->cancel();
+    else
+      reject();
   });
   connect(use_, &QPushButton::clicked, this, &SweepDialog::useSelected);
   connect(table_, &QTableWidget::itemSelectionChanged, this,
           [this] { use_->setEnabled(report_ && !table_->selectedItems().isEmpty()); });
+  connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { runRow(row); });
 }
 
 SweepDialog::~SweepDialog() { cancel_->store(true); }
 
+void SweepDialog::cancel() {
+  cancel_->store(true);
+  status_->setText(tr("Cancelling: finishing the candidates already started..."));
+}
+
+void SweepDialog::setObjective(const QString& text) {
+  const QString kind = text.startsWith(QLatin1String("peak-in:"))    ? QStringLiteral("peak-in")
+                       : text.startsWith(QLatin1String("reserved:")) ? QStringLiteral("reserved")
+                                                                     : QStringLiteral("peak");
+  objective_->setCurrentIndex(objective_->findData(kind));
+  target_->setText(kind == QLatin1String("peak") ? QString() : text.mid(text.indexOf(QLatin1Char(':')) + 1));
+}
+
+QString SweepDialog::objectiveText() const {
+  const QString kind = objective_->currentData().toString();
+  return kind == QLatin1String("peak") ? kind : kind + QLatin1Char(':') + target_->text().trimmed();
+}
+
+QString SweepDialog::statusText() const { return status_->text(); }
+
 void SweepDialog::start() {
   const auto model = doc_->model();
   if (!model || running_) return;
+  auto objective = replay::parseSweepObjective(objectiveText().toStdString());
+  if (!objective) {
+    status_->setText(tr("The objective: %1").arg(QString::fromStdString(objective.message())));
+    return;
+  }
   running_ = true;
+  cancel_->store(false);
+  progress_->setValue(0);
   status_->setText(tr("Replaying candidate cleanups and settings..."));
   QPointer<SweepDialog> self(this);
   auto cancel = cancel_;
   replay::SweepOptions o;
+  o.objective = std::move(*objective);
   o.jobs = 1;  // keep a core for the GUI
   o.cancel = cancel.get();
   o.progress = [self](std::size_t done, std::size_t total) {
@@ -79,6 +158,17 @@ void SweepDialog::start() {
         },
         Qt::QueuedConnection);
   };
+  arrived_ = 0;
+  table_->setSortingEnabled(false);
+  table_->setRowCount(0);
+  o.on_candidate = [self](const replay::SweepCandidate& c) {
+    QMetaObject::invokeMethod(
+        self,
+        [self, c] {
+          if (self) self->addArrived(c);
+        },
+        Qt::QueuedConnection);
+  };
   auto future = QtConcurrent::run([model, o, cancel] { return replay::runSweep(model->model->prepared, o); });
   auto* watcher = new QFutureWatcher<Expected<replay::SweepReport>>(this);
   connect(watcher, &QFutureWatcher<Expected<replay::SweepReport>>::finished, this, [this, watcher] {
@@ -86,7 +176,7 @@ void SweepDialog::start() {
     auto result = watcher->result();
     watcher->deleteLater();
     if (!result) {
-      status_->setText(tr("Sweep failed: %1").arg(QString::fromStdString(result.message())));
+      status_->setText(tr("The sweep failed: %1").arg(QString::fromStdString(result.message())));
       return;
     }
     report_ = std::make_shared<replay::SweepReport>(std::move(*result));
@@ -96,31 +186,72 @@ void SweepDialog::start() {
 }
 
 void SweepDialog::showReport() {
-  progress_->setValue(1000);
-  status_->setText(tr("%1 candidates evaluated in %2 s%3; objective: %4 (baseline %5)")
-                       .arg(report_->evaluated)
-                       .arg(report_->seconds, 0, 'f', 1)
-                       .arg(report_->cancelled ? tr(" (cancelled)") : QString())
-                       .arg(QString::fromStdString(report_->objective), sizeText(report_->baseline_peak_reserved)));
-  table_->setRowCount(static_cast<int>(report_->candidates.size()));
-  for (int r = 0; r < table_->rowCount(); ++r) {
-    const auto& c = report_->candidates[static_cast<std::size_t>(r)];
-    table_->setItem(r, 0, new QTableWidgetItem(QString::fromStdString(c.description)));
-    table_->setItem(r, 1, new QTableWidgetItem(sizeText(c.peak_reserved)));
-    table_->setItem(r, 2, new QTableWidgetItem(c.saving == 0 ? QStringLiteral("=") : sizeText(c.saving)));
-    table_->setItem(r, 3, new QTableWidgetItem(QString::number(c.empty_cache_calls)));
-    table_->setItem(r, 4, new QTableWidgetItem(c.oom ? tr("OOM") : tr("no")));
-  }
+  const auto& rep = *report_;
+  // After a cancel the bar keeps showing how much was replayed, not 100%.
+  if (!rep.cancelled) progress_->setValue(1000);
+  QString cap = rep.max_calls ? tr("at most %1 empty_cache call(s) in the trace, %2")
+                                    .arg(*rep.max_calls)
+                                    .arg(QString::fromStdString(rep.max_calls_source))
+                              : QString::fromStdString(rep.max_calls_source);
+  status_->setText(tr("%1 candidates in %2 s%3. Minimizing %4 (now %5); %6. Double-click a row to run it as a "
+                      "variant.")
+                       .arg(rep.evaluated)
+                       .arg(rep.seconds, 0, 'f', 1)
+                       .arg(rep.cancelled ? tr(" (cancelled: the rest were not replayed)") : QString())
+                       .arg(QString::fromStdString(rep.objective), sizeText(rep.baseline_objective), cap));
+  table_->setSortingEnabled(false);
+  table_->setRowCount(static_cast<int>(rep.candidates.size()));
+  for (int r = 0; r < table_->rowCount(); ++r) fillRow(r, rep.candidates[static_cast<std::size_t>(r)], r);
+  // In rank order until a header is clicked.
+  table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  table_->setSortingEnabled(true);
+}
+
+void SweepDialog::fillRow(int r, const replay::SweepCandidate& c, int rank) {
+  auto* name = new QTableWidgetItem(QString::fromStdString(c.description) +
+                                    (c.within_cap ? QString() : tr("  (over the call cap)")));
+  name->setData(kRankRole, rank);
+  table_->setItem(r, kCandidate, name);
+  const QString saving = c.saving > 0 ? sizeText(c.saving) : c.saving == 0 ? tr("none") : tr("worse");
+  table_->setItem(r, kSaving, new NumberItem(saving, static_cast<double>(c.saving), r));
+  table_->setItem(r, kPeak, new NumberItem(sizeText(c.peak_reserved), static_cast<double>(c.peak_reserved), r));
+  table_->setItem(r, kCalls,
+                  new NumberItem(QString::number(c.empty_cache_calls), static_cast<double>(c.empty_cache_calls), r));
+  table_->setItem(r, kPerStep,
+                  new NumberItem(c.calls_per_step ? QString::number(*c.calls_per_step, 'g', 3) : tr("-"),
+                                 c.calls_per_step.value_or(0.0), r));
+  table_->setItem(r, kPrice,
+                  new NumberItem(QString::fromStdString(replay::priceText(c.price_seconds)), c.price_seconds, r));
+  table_->setItem(r, kOom, new QTableWidgetItem(c.oom ? tr("OOM") : tr("no")));
+}
+
+// While the sweep runs: each candidate as it is replayed, in arrival order (the final
+// ranking replaces them); they cannot be run until the sweep ends.
+void SweepDialog::addArrived(const replay::SweepCandidate& c) {
+  if (!running_) return;
+  const int r = table_->rowCount();
+  table_->setRowCount(r + 1);
+  fillRow(r, c, -1);
+  ++arrived_;
+  status_->setText(
+      tr("Replaying candidate cleanups and settings: %1 so far (they are ranked when all are done)").arg(arrived_));
+}
+
+void SweepDialog::runRow(int row) {
+  if (!report_ || row < 0 || row >= table_->rowCount()) return;
+  const int rank = table_->item(row, kCandidate)->data(kRankRole).toInt();
+  if (rank < 0 || rank >= static_cast<int>(report_->candidates.size())) return;
+  QStringList edits;
+  QString settings;
+  candidateToEdits(report_->candidates[static_cast<std::size_t>(rank)].edits, &edits, &settings);
+  emit runCandidate(edits, settings);
+  accept();
 }
 
 void SweepDialog::useSelected() {
   const auto rows = table_->selectionModel()->selectedRows();
-  if (!report_ || rows.isEmpty()) return;
-  QStringList edits;
-  QString settings;
-  candidateToEdits(report_->candidates[static_cast<std::size_t>(rows.front().row())].edits, &edits, &settings);
-  emit runCandidate(edits, settings);
-  accept();
+  if (rows.isEmpty()) return;
+  runRow(rows.front().row());
 }
 
 }  // namespace reservoir::gui

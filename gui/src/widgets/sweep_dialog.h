@@ -10,7 +10,9 @@
 
 #include "reservoir/replay/sweep.h"
 
+class QComboBox;
 class QLabel;
+class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
@@ -26,16 +28,31 @@ class SweepDialog : public QDialog {
   explicit SweepDialog(TraceDocument* doc, QWidget* parent = nullptr);
   ~SweepDialog() override;
   void start();
+  // The objective: "peak", "reserved:POINT" or "peak-in:ANNOTATION" (the choice above the table).
+  void setObjective(const QString& text);
+  [[nodiscard]] QString objectiveText() const;
+  void cancel();
   [[nodiscard]] bool running() const { return running_; }
   [[nodiscard]] const replay::SweepReport* report() const { return report_.get(); }
+  [[nodiscard]] QTableWidget* table() const { return table_; }
+  [[nodiscard]] QProgressBar* progressBar() const { return progress_; }
+  [[nodiscard]] QString statusText() const;
+  // Runs the candidate of a table row (as sorted) as a variant.
+  void runRow(int row);
+  // Rows shown while the sweep ran (each candidate as it was replayed).
+  [[nodiscard]] int rowsShownWhileRunning() const { return arrived_; }
 
  signals:
   void runCandidate(const QStringList& edits, const QString& settings);
 
  private:
   void showReport();
+  void addArrived(const replay::SweepCandidate& c);
+  void fillRow(int row, const replay::SweepCandidate& c, int rank);
   void useSelected();
   TraceDocument* doc_;
+  QComboBox* objective_;
+  QLineEdit* target_;
   QProgressBar* progress_;
   QLabel* status_;
   QTableWidget* table_;
@@ -43,6 +60,7 @@ class SweepDialog : public QDialog {
   std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<replay::SweepReport> report_;
   bool running_ = false;
+  int arrived_ = 0;
 };
 
 // A candidate's CLI flags ({"--cleanup", "after:x"} ...) as edit texts and settings.

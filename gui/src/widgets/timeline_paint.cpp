@@ -87,7 +87,10 @@ void paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, s
     p.setPen(QColor(90, 90, 90));
     const QString label =
         time_axis ? timeText(static_cast<std::int64_t>(v)) : QString::number(static_cast<qlonglong>(v));
-    drawLabel(p, QRect(px - 60, plot.bottom() + 4, 120, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
+    // Centred under its tick, but never past the plot's right edge (the last label was cut).
+    const int w = labelWidth(p, label) + 4;
+    const int left = std::min(px - w / 2, plot.right() + 8 - w);
+    drawLabel(p, QRect(left, plot.bottom() + 4, w, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
   }
   drawLabel(p, QRect(plot.left(), plot.bottom() + 4 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter,
             time_axis ? QStringLiteral("time since the first event") : QStringLiteral("event"));
@@ -149,6 +152,42 @@ void paintLegend(QPainter& p, QPoint at, const std::vector<std::pair<QString, QP
   p.restore();
 }
 
+int legendStripHeight(const QFontMetrics& fm) { return kLegendLines * (fm.height() + 2) + 4; }
+
+int legendTop(const QRect& plot, const QFontMetrics& fm) { return plot.bottom() + 8 + 2 * fm.height(); }
+
+int plotBottomMargin(const QFontMetrics& fm) { return 10 + 2 * fm.height() + legendStripHeight(fm); }
+
+QRect paintLegendRow(QPainter& p, const QRect& area, const std::vector<std::pair<QString, QPen>>& entries) {
+  p.save();
+  const QFontMetrics fm(p.font());
+  const int line = fm.height() + 2;
+  int x = area.left(), y = area.top();
+  QRect used;
+  for (const auto& [label, pen] : entries) {
+    const int w = 26 + labelWidth(p, label) + 16;
+    if (x > area.left() && x + w > area.right()) {
+      x = area.left();
+      y += line;
+    }
+    if (y + line > area.bottom() + 1) break;
+    QPen sample = pen;
+    sample.setWidthF(std::max(2.0, pen.widthF()));
+    p.setPen(sample);
+    if (pen.style() == Qt::NoPen)
+      p.fillRect(QRect(x, y + 3, 20, fm.height() - 6), pen.brush());
+    else
+      p.drawLine(x, y + fm.height() / 2, x + 20, y + fm.height() / 2);
+    p.setPen(QColor(40, 40, 40));
+    const QRect text(x + 26, y, w - 26 - 8, fm.height());
+    drawLabel(p, text, Qt::AlignLeft | Qt::AlignVCenter, label);
+    used |= QRect(x, y, w - 8, fm.height());
+    x += w;
+  }
+  p.restore();
+  return used;
+}
+
 namespace {
 
 void paintAnnotations(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec) {
@@ -206,9 +245,9 @@ int columnOfEvent(const TimelineFrame& f, std::uint32_t e) {
   return -1;
 }
 
-void paintPeak(QPainter& p, const QRect& plot, const TimelineFrame& f, const TimelineDecor& d) {
+QRect paintPeak(QPainter& p, const QRect& plot, const TimelineFrame& f, const TimelineDecor& d) {
   const int c = columnOfEvent(f, d.peak_event);
-  if (c < 0 || (!f.columns.empty() && d.peak_event + 1 < f.columns.front().first)) return;
+  if (c < 0 || (!f.columns.empty() && d.peak_event + 1 < f.columns.front().first)) return {};
   const double x = plot.left() + c + 0.5;
   const double y = plot.top() + f.y.toPixel(static_cast<double>(d.peak_bytes));
   p.save();
@@ -222,15 +261,61 @@ void paintPeak(QPainter& p, const QRect& plot, const TimelineFrame& f, const Tim
   const QFontMetrics fm(p.font());
   const int w = labelWidth(p, label);
   const double lx = x + 10 + w < plot.right() ? x + 10 : x - 10 - w;
+  // Below the diamond when the label would leave the plot at its top.
+  const double ly = y - 8 - fm.ascent() < plot.top() ? y + 10 : y - 8 - fm.ascent();
+  const QRectF box(lx, ly, w + 4, fm.height());
   p.setPen(QColor(170, 20, 20));
-  drawLabel(p, QRectF(lx, y - 8 - fm.ascent(), w + 4, fm.height()), Qt::AlignLeft | Qt::AlignTop, label);
+  drawLabel(p, box, Qt::AlignLeft | Qt::AlignTop, label);
+  p.restore();
+  return box.toAlignedRect();
+}
+
+// The variant's cleanups, probes and other edits: a marker on the plot's top edge and a dotted
+// line down, labelled while there are few.
+void paintEditMarks(QPainter& p, const QRect& plot, const TimelineFrame& f, const TimelineDecor& d,
+                    TimelineLayout& layout) {
+  p.save();
+  p.setRenderHint(QPainter::Antialiasing);
+  // Edits in one column share a marker: "cleanup, probe".
+  std::vector<std::pair<int, QString>> columns;
+  for (const auto& [event, kind] : d.edit_marks) {
+    const int c = columnOfEvent(f, event);
+    if (c < 0) continue;
+    auto same = std::find_if(columns.begin(), columns.end(), [c](const auto& x) { return x.first == c; });
+    if (same == columns.end())
+      columns.emplace_back(c, kind);
+    else if (!same->second.split(QStringLiteral(", ")).contains(kind))
+      same->second += QStringLiteral(", ") + kind;
+  }
+  const bool labels = columns.size() <= 6;
+  for (const auto& [c, kind] : columns) {
+    const double x = plot.left() + c + 0.5;
+    const QColor colour = kind.startsWith(QLatin1String("cleanup")) ? QColor(0, 140, 60) : QColor(120, 60, 170);
+    p.setPen(QPen(colour, 1, Qt::DotLine));
+    p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+    QPolygonF tri;
+    tri << QPointF(x - 6, plot.top()) << QPointF(x + 6, plot.top()) << QPointF(x, plot.top() + 9);
+    p.setPen(Qt::NoPen);
+    p.setBrush(colour);
+    p.drawPolygon(tri);
+    QRect mark = tri.boundingRect().toAlignedRect();
+    if (labels) {
+      const int w = labelWidth(p, kind);
+      const QRect text(static_cast<int>(x) + 8, plot.top() + 2, w + 4, QFontMetrics(p.font()).height());
+      p.setPen(colour);
+      drawLabel(p, text, Qt::AlignLeft | Qt::AlignTop, kind);
+      mark |= text;
+    }
+    layout.edit_marks.push_back(mark);
+  }
   p.restore();
 }
 
 }  // namespace
 
-void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec,
-                   const TimelineDecor& d) {
+TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec,
+                             const TimelineDecor& d) {
+  TimelineLayout layout;
   if (!f.raster.isNull())
     p.drawImage(plot.topLeft(), f.raster);
   else
@@ -251,6 +336,11 @@ void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const
   }
   if (!f.mapped.empty()) curve(f.mapped, CurveKind::kMapped, QStringLiteral("expandable pages mapped"));
   if (!f.variant.empty()) curve(f.variant, CurveKind::kVariant, QStringLiteral("what-if reserved: ") + d.variant_name);
+  for (std::size_t i = 0; i < f.overlays.size(); ++i) {
+    const QPen pen = curvePen(overlayStyle(i));
+    if (!f.curves_rastered) paintCurve(p, plot, f.overlays[i], f.y, pen);
+    legend.emplace_back(QStringLiteral("what-if: ") + d.overlay_names.value(static_cast<qsizetype>(i)), pen);
+  }
   if (!f.raster.isNull()) {
     QPen band(Qt::NoPen);
     band.setBrush(QColor(200, 170, 230));
@@ -259,7 +349,8 @@ void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const
   }
   paintAnnotations(p, plot, f, rec);
   paintOoms(p, plot, f);
-  if (d.show_peak) paintPeak(p, plot, f, d);
+  paintEditMarks(p, plot, f, d, layout);
+  if (d.show_peak) layout.peak_label = paintPeak(p, plot, f, d);
   if (d.cursor) {
     const int c = columnOfEvent(f, *d.cursor);
     if (c >= 0) {
@@ -272,7 +363,10 @@ void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const
               b = std::max(d.selection->first, d.selection->second);
     p.fillRect(QRect(plot.left() + a, plot.top(), b - a, plot.height()), QColor(0, 120, 215, 50));
   }
-  paintLegend(p, plot.topLeft() + QPoint(8, 8), legend);
+  // Under the x axis's labels, outside the plot: it never covers data or the peak label.
+  const QFontMetrics fm(p.font());
+  layout.legend =
+      paintLegendRow(p, QRect(plot.left(), plot.bottom() + 24, plot.width(), legendStripHeight(fm)), legend);
   p.setPen(QColor(0, 0, 0, 70));
   p.setBrush(Qt::NoBrush);
   p.drawRect(plot.adjusted(0, 0, -1, -1));
@@ -283,6 +377,7 @@ void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const
     p.setPen(QColor(40, 40, 40));
     drawLabel(p, QRect(plot.left(), 0, plot.width(), plot.top() - 14), Qt::AlignLeft | Qt::AlignTop, d.title);
   }
+  return layout;
 }
 
 }  // namespace reservoir::gui

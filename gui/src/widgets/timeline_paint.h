@@ -3,6 +3,7 @@
 
 #include <QPainter>
 #include <QRect>
+#include <QStringList>
 
 #include "plot/timeline_frame.h"
 
@@ -14,12 +15,31 @@ struct TimelineDecor {
   std::int64_t peak_bytes = 0;
   bool show_peak = true;
   QString variant_name;
+  QStringList overlay_names;                     // parallel to TimelineFrame::overlays
   std::optional<std::pair<int, int>> selection;  // pixel columns being selected
   QString title;
+  // The selected variant's edits, marked on the plot: (the event just before the edit, kind).
+  std::vector<std::pair<std::uint32_t, QString>> edit_marks;
 };
 
-void paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec,
-                   const TimelineDecor& decor);
+// Where the painter put what the tests check: the legend (in a strip under the x axis,
+// outside the plot) and the peak label (inside it).
+struct TimelineLayout {
+  QRect legend;
+  QRect peak_label;
+  std::vector<QRect> edit_marks;  // one per edit mark drawn
+};
+
+// The legend strip under the plot: room for this many lines of entries.
+inline constexpr int kLegendLines = 2;
+int legendStripHeight(const QFontMetrics& fm);
+// The legend strip's top under `plot` (below the x axis's labels and title), and the room a
+// plot leaves under itself for those.
+int legendTop(const QRect& plot, const QFontMetrics& fm);
+int plotBottomMargin(const QFontMetrics& fm);
+
+TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec,
+                             const TimelineDecor& decor);
 
 // Helpers shared with the comparison plot.
 void paintYAxis(QPainter& p, const QRect& plot, const Axis& y);
@@ -31,5 +51,8 @@ int labelWidth(const QPainter& p, const QString& text);
 // The pen that strokes a curve of this style (vector output, legends).
 QPen curvePen(const CurveStyle& style);
 void paintLegend(QPainter& p, QPoint at, const std::vector<std::pair<QString, QPen>>& entries);
+// The entries side by side in `area`, wrapping to a new line when one does not fit (entries
+// past the area's last line are left out); returns the rectangle painted.
+QRect paintLegendRow(QPainter& p, const QRect& area, const std::vector<std::pair<QString, QPen>>& entries);
 
 }  // namespace reservoir::gui

@@ -32,7 +32,8 @@ void TimelineView::setDocument(TraceDocument* doc) {
 }
 
 QRect TimelineView::plotRect(QSize size) const {
-  return QRect(QPoint(78, 40), QPoint(size.width() - 12, size.height() - 40));
+  // Under the plot: the x axis's labels, then the legend strip.
+  return QRect(QPoint(78, 40), QPoint(size.width() - 20, size.height() - plotBottomMargin(fontMetrics())));
 }
 
 void TimelineView::invalidate() {
@@ -122,7 +123,7 @@ TimelineFrame TimelineView::makeFrame(QSize size, bool raster_curves) const {
   const OpCurve* variant = nullptr;
   if (sel >= 0 && sel < static_cast<int>(doc_->variants().size()))
     variant = doc_->variants()[static_cast<std::size_t>(sel)].curve.get();
-  return buildTimelineFrame(req, *doc_->recorded(), model.get(), variant);
+  return buildTimelineFrame(req, *doc_->recorded(), model.get(), variant, overlayCurves(nullptr));
 }
 
 void TimelineView::ensureFrame(QSize size) {
@@ -145,8 +146,12 @@ void TimelineView::render(QPainter& p, QSize size) {
   d.peak_event = rec.trace->series.peak_reserved_event;
   d.peak_bytes = rec.trace->series.peak_reserved;
   const int sel = doc_->selectedVariant();
-  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size()))
-    d.variant_name = doc_->variants()[static_cast<std::size_t>(sel)].name;
+  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size())) {
+    const Variant& v = doc_->variants()[static_cast<std::size_t>(sel)];
+    d.variant_name = v.name;
+    d.edit_marks = editMarks(v);
+  }
+  overlayCurves(&d.overlay_names);
   if (selecting_) d.selection = std::make_pair(select_from_, select_to_);
   d.title = QStringLiteral("%1 — device %2, %3 events%4")
                 .arg(doc_->title())
@@ -156,9 +161,43 @@ void TimelineView::render(QPainter& p, QSize size) {
   // A vector device (SVG export) gets the curves as strokes, not as pixels of the raster.
   const bool vector = p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster;
   if (vector)
-    paintTimeline(p, plotRect(size), makeFrame(size, false), rec, d);
+    layout_ = paintTimeline(p, plotRect(size), makeFrame(size, false), rec, d);
   else
-    paintTimeline(p, plotRect(size), *frame_, rec, d);
+    layout_ = paintTimeline(p, plotRect(size), *frame_, rec, d);
+}
+
+const std::vector<std::pair<std::uint32_t, QString>>& TimelineView::editMarks(const Variant& v) {
+  if (v.report.get() == marks_of_ && v.id == marks_id_) return marks_;
+  marks_of_ = v.report.get();
+  marks_id_ = v.id;
+  marks_.clear();
+  if (!v.report) return marks_;
+  const auto& rec = *doc_->recorded();
+  for (const auto& e : v.report->edits) {
+    auto gaps = replay::resolvePoint(e.point, rec.trace->snapshot(), rec.trace->device_index);
+    if (!gaps) continue;
+    const QString kind = QString::fromUtf8(replay::editKindName(e.kind).data(),
+                                           static_cast<qsizetype>(replay::editKindName(e.kind).size()));
+    for (std::size_t i = 0; i < gaps->size() && marks_.size() < 500; ++i) {
+      const std::uint32_t b = (*gaps)[i].boundary;
+      marks_.emplace_back(b > 0 ? b - 1 : 0, kind);
+    }
+  }
+  return marks_;
+}
+
+std::vector<const OpCurve*> TimelineView::overlayCurves(QStringList* names) const {
+  // The newest finished variants besides the selected one, drawn thinner under it.
+  std::vector<const OpCurve*> out;
+  const auto& vs = doc_->variants();
+  const int sel = doc_->selectedVariant();
+  for (int i = static_cast<int>(vs.size()) - 1; i >= 0 && out.size() < kMaxOverlays; --i) {
+    const Variant& v = vs[static_cast<std::size_t>(i)];
+    if (i == sel || !v.curve || v.running || !v.error.isEmpty()) continue;
+    out.push_back(v.curve.get());
+    if (names) names->append(v.name);
+  }
+  return out;
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {
@@ -247,8 +286,8 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
   switch (event->key()) {
     case Qt::Key_Right: doc_->moveCursor(step); break;
     case Qt::Key_Left: doc_->moveCursor(-step); break;
-    case Qt::Key_PageDown: doc_->moveCursor(10000); break;
-    case Qt::Key_PageUp: doc_->moveCursor(-10000); break;
+    case Qt::Key_PageDown: doc_->moveCursor(kPageEvents); break;
+    case Qt::Key_PageUp: doc_->moveCursor(-kPageEvents); break;
     case Qt::Key_Home: doc_->setCursor(0); break;
     case Qt::Key_End: doc_->setCursor(0xfffffffeu); break;
     case Qt::Key_P: doc_->jumpToPeak(); break;

@@ -9,10 +9,15 @@
 #include <optional>
 
 #include "plot/timeline_frame.h"
+#include "widgets/timeline_paint.h"
 
 namespace reservoir::gui {
 
 class TraceDocument;
+struct Variant;
+
+// PageUp/PageDown in the plot and Navigate's Alt+PgUp/PgDown move the cursor this far.
+inline constexpr int kPageEvents = 10000;
 
 class TimelineView : public QWidget {
   Q_OBJECT
@@ -34,6 +39,10 @@ class TimelineView : public QWidget {
   void render(QPainter& painter, QSize size);
 
   QSize sizeHint() const override { return {900, 360}; }
+  // The plot's rectangle at the current size, and where the last paint put the legend and
+  // the peak label (tests: the legend stays outside the plot).
+  [[nodiscard]] QRect plotArea() const { return plotRect(size()); }
+  [[nodiscard]] const TimelineLayout& lastLayout() const { return layout_; }
 
  signals:
   void eventClicked(std::uint32_t event);
@@ -58,6 +67,10 @@ class TimelineView : public QWidget {
   void invalidate();
   void showHover(QPoint pos, QPoint global);
   [[nodiscard]] QString hoverText(int column, double y_px) const;
+  // The other finished variants drawn beside the selected one (and their names).
+  std::vector<const OpCurve*> overlayCurves(QStringList* names) const;
+  // The variant's edit points as events (resolved once per variant report).
+  const std::vector<std::pair<std::uint32_t, QString>>& editMarks(const Variant& v);
 
   TraceDocument* doc_ = nullptr;
   Axis x_;
@@ -67,6 +80,10 @@ class TimelineView : public QWidget {
   std::optional<QPoint> press_, drag_last_;
   bool selecting_ = false;
   int select_from_ = 0, select_to_ = 0;
+  TimelineLayout layout_;
+  const void* marks_of_ = nullptr;  // the variant report the marks are of
+  int marks_id_ = -1;
+  std::vector<std::pair<std::uint32_t, QString>> marks_;
 };
 
 }  // namespace reservoir::gui

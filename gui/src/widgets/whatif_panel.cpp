@@ -27,8 +27,7 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
                    QStringLiteral("demand"), QStringLiteral("reset-peaks")});
   point_->setPlaceholderText(
       tr("after:state_dict_loader.py:load, event:1234, annotation:step:end, SEL@POINT for release"));
-  edits_->setPlaceholderText(
-      tr("One edit per line, e.g.\ncleanup after:state_dict_loader.py:load\nprobe after:state_dict_loader.py:load"));
+  edits_->setPlaceholderText(tr("One edit per line (KIND POINT); Add edit puts one here."));
   edits_->setMaximumHeight(80);
   settings_->setPlaceholderText(
       tr("allocator settings for the edited run, e.g. expandable_segments:True (empty: recorded)"));
@@ -37,7 +36,7 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
   run->setDefault(true);
   sweep_->setToolTip(
       tr("Replay candidate cleanups (call-region entries and exits, annotations) and settings, ranked by the "
-         "predicted peak reserved, as 'reservoir sweep' does"));
+         "saving on an objective within a cap on empty_cache calls, cheapest first on ties"));
   sweep_->setEnabled(doc_->isModelled());
   auto* pointRow = new QHBoxLayout;
   pointRow->addWidget(kind_);
@@ -61,8 +60,8 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
   table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
   report_->setReadOnly(true);
   report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  report_->setLineWrapMode(QPlainTextEdit::NoWrap);
-  report_->setPlaceholderText(tr("The report of the selected variant (as 'reservoir whatif' prints it)."));
+  report_->setLineWrapMode(QPlainTextEdit::WidgetWidth);  // never cut on the right
+  report_->setPlaceholderText(tr("The report of the selected variant: one sentence first, then the figures."));
 
   auto* left = new QWidget(this);
   auto* leftLay = new QVBoxLayout(left);
@@ -122,6 +121,9 @@ void WhatIfPanel::addEdit() {
 }
 
 void WhatIfPanel::runVariant(const QStringList& edits, const QString& settings) {
+  // What runs is what the boxes show (a sweep's candidate or the command line's edits too).
+  edits_->setPlainText(edits.join(QLatin1Char('\n')));
+  settings_->setText(settings);
   const int index = doc_->addVariant(edits, settings);
   doc_->selectVariant(index);
   table_->selectRow(index);
@@ -133,11 +135,15 @@ void WhatIfPanel::runPending() {
   for (const auto& line : edits_->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts))
     if (!line.trimmed().isEmpty()) edits << line.trimmed();
   if (edits.isEmpty() && settings_->text().trimmed().isEmpty()) return;
+  // The edits stay in the box (run again, or change one); the variants table keeps each run.
   runVariant(edits, settings_->text().trimmed());
-  edits_->clear();
 }
 
 QString WhatIfPanel::reportText() const { return report_->toPlainText(); }
+
+void WhatIfPanel::setEditsText(const QString& text) { edits_->setPlainText(text); }
+
+QString WhatIfPanel::editsText() const { return edits_->toPlainText(); }
 
 void WhatIfPanel::showSelected() {
   const int sel = doc_->selectedVariant();

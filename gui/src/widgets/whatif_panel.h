@@ -27,11 +27,15 @@ class WhatIfPanel : public QWidget {
   void runVariant(const QStringList& edits, const QString& settings);
   [[nodiscard]] VariantModel* model() const { return model_; }
   [[nodiscard]] QString reportText() const;
+  // The edits box (one edit per line) and Run variant.
+  void setEditsText(const QString& text);
+  [[nodiscard]] QString editsText() const;
+  void runPending();
+  [[nodiscard]] QPlainTextEdit* reportView() const { return report_; }
 
  private:
   void addEdit();
   void startSweep();
-  void runPending();
   void showSelected();
   TraceDocument* doc_;
   QComboBox* kind_;

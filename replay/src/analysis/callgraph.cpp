@@ -64,9 +64,10 @@ CallGraph::CallGraph(const traces::Snapshot& snap, std::size_t device_index) : i
   std::vector<std::uint8_t> stack_done(snap.stackCount(), 0);
   for (const auto& e : events) {
     cur.clear();
-    const auto frames = snap.stack(e.stack);
-    const bool new_stack = e.stack.valid() && e.stack.value() < stack_done.size() && !stack_done[e.stack.value()];
-    if (new_stack) stack_done[e.stack.value()] = 1;
+    const StackId stack = snap.callStack(e);  // a backward-pass entry counts at its forward frames
+    const auto frames = snap.stack(stack);
+    const bool new_stack = stack.valid() && stack.value() < stack_done.size() && !stack_done[stack.value()];
+    if (new_stack) stack_done[stack.value()] = 1;
     for (std::size_t i = 0; i < frames.size(); ++i) {
       const Vertex v = impl_->frame_function[frames[i].value()];
       if (new_stack && i + 1 < frames.size()) boost::add_edge(impl_->frame_function[frames[i + 1].value()], v, g);

@@ -23,6 +23,12 @@ std::string describeStack(const traces::Snapshot& snapshot, StackId stack, std::
   for (std::size_t i = 0; i < frames.size() && i < max_frames; ++i) {
     const traces::Frame& f = snapshot.frames[frames[i].value()];
     out += fmt::format("{}{} ({}:{})", i ? " <- " : "", snapshot.str(f.name), snapshot.str(f.filename), f.line);
+    if (f.fx.valid()) {  // the FX node the frame ran for: op and name
+      std::string fx;
+      for (const auto& [k, v] : traces::fxFields(snapshot.str(f.fx)))
+        if (k == "fx_node_op" || k == "fx_node_name") fx += fmt::format("{}{}", fx.empty() ? "" : " ", v);
+      if (!fx.empty()) out += " [fx " + fx + "]";
+    }
   }
   if (frames.size() > max_frames) out += fmt::format(" <- ... ({} more)", frames.size() - max_frames);
   return out;

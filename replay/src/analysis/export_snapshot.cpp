@@ -1,4 +1,5 @@
 #include "reservoir/replay/export.h"
+#include "reservoir/replay/segment_views.h"
 
 #include <fmt/format.h>
 
@@ -93,27 +94,8 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
   StateIndex index(p, edits, end, 1u << 30);
   const auto segs =
       index.segmentsAfterOp(p.program.ops.empty() ? kNoOp : static_cast<std::uint32_t>(p.program.ops.size() - 1));
-  for (const auto& s : segs) {
-    traces::SegmentInfo si;
-    si.device = src_trace.device;
-    si.address = s.address;
-    si.total_size = s.total_size;
-    si.allocated_size = s.allocated_size;
-    si.active_size = s.active_size;
-    si.requested_size = s.requested_size;
-    si.stream = s.stream;
-    si.is_large = s.is_large;
-    si.is_expandable = s.is_expandable;
-    si.pool = s.pool;
-    si.stack = stacks.copy(stackOfTag(s.tag));
-    si.first_block = static_cast<std::uint32_t>(out.blocks.size());
-    si.block_count = static_cast<std::uint32_t>(s.blocks.size());
-    for (const auto& b : s.blocks)
-      out.blocks.push_back(traces::BlockInfo{
-          b.address, b.size, b.requested_size,
-          stacks.copy(b.state == traces::BlockState::kInactive ? StackId(0) : stackOfTag(b.tag)), b.state});
-    out.segments.push_back(si);
-  }
+  for (const auto& s : segs)
+    appendSegment(out, s, src_trace.device, [&](std::uint64_t tag) { return stacks.copy(stackOfTag(tag)); });
   out.settings = settingsOf(settings.config);
   out.annotations = src.annotations;
   out.pickle_protocol = 4;

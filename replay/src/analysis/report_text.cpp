@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "reservoir/replay/conformance.h"
 #include "reservoir/simulator/sizes.h"
 
@@ -18,7 +20,7 @@ void table(std::string& out, const WhatIfReport& rep) {
   const auto& w = rep.whatif;
   out += fmt::format("  {:<34} {:>14} {:>14} {:>14}\n", "", "baseline", "what-if", "change");
   auto row = [&](const std::string& name, std::int64_t x, std::int64_t y) {
-    out += fmt::format("  {:<34} {:>14} {:>14} {:>14}\n", name, mib(x), mib(y), y == x ? "=" : mib(y - x));
+    out += fmt::format("  {:<34} {:>14} {:>14} {:>14}\n", name, mib(x), mib(y), y == x ? "same" : mib(y - x));
   };
   row("peak reserved", b.peak_reserved.bytes, w.peak_reserved.bytes);
   row("peak allocated", b.peak_allocated.bytes, w.peak_allocated.bytes);
@@ -35,8 +37,10 @@ void peakAnalysis(std::string& out, const traces::Snapshot& snap, const RunResul
   const auto& a = *w.at_peak;
   out += fmt::format(
       "  at the what-if peak: {} cached (reserved - allocated); an empty_cache there would return {}; "
-      "{} stays pinned by live blocks; fragmentation (peak allocated / peak reserved) {:.3f}\n",
-      mib(a.cached), mib(a.releasable), mib(a.cached - a.releasable),
+      "{}; fragmentation (peak allocated / peak reserved) {:.3f}\n",
+      mib(a.cached), mib(a.releasable),
+      a.cached > a.releasable ? mib(a.cached - a.releasable) + " stays pinned by live blocks"
+                              : std::string("nothing stays pinned by live blocks"),
       w.peak_reserved.bytes ? static_cast<double>(w.peak_allocated.bytes) / static_cast<double>(w.peak_reserved.bytes)
                             : 1.0);
   for (std::size_t i = 0; i < a.pinned.size() && i < 3; ++i) {
@@ -58,18 +62,139 @@ void failures(std::string& out, const traces::Snapshot& snap, const WhatIfReport
           run->oom->event, run->oom->size, run->oom->stream, run->oom->count, describeStack(snap, run->oom->stack, 6));
     for (const auto& d : run->demands)
       out += fmt::format("  {}: demand {}: {}\n", name, d.text,
-                         !d.capacity_known ? "capacity unknown (give --capacity)"
+                         !d.capacity_known ? "capacity unknown (give the device's capacity)"
                          : d.fits          ? fmt::format("fits ({} free)", mib(d.free))
                                            : fmt::format("does NOT fit ({} free)", mib(d.free)));
   }
 }
 
+// "6.86 -> 4.14 GiB" (one unit when both share it), "6.86 GiB -> 900.00 MiB" otherwise.
+std::string fromTo(std::int64_t x, std::int64_t y) {
+  const std::string a = mib(x), b = mib(y);
+  const auto ua = a.rfind(' '), ub = b.rfind(' ');
+  if (ua != std::string::npos && ub != std::string::npos && a.substr(ua) == b.substr(ub))
+    return a.substr(0, ua) + " -> " + b;
+  return a + " -> " + b;
+}
+
+std::string changeText(const std::string& what, std::int64_t x, std::int64_t y) {
+  if (x == y) return fmt::format("{} unchanged at {}", what, mib(x));
+  return fmt::format("{} {}", what, fromTo(x, y));
+}
+
+bool onlyCleanupAt(const WhatIfReport& rep, const std::string& point) {
+  std::size_t cleanups = 0;
+  bool there = false;
+  for (const auto& e : rep.edits)
+    if (e.kind == Edit::Kind::kCleanup) {
+      ++cleanups;
+      there = there || e.point.text == point;
+    }
+  return cleanups == 1 && there;
+}
+
+void peakClause(std::vector<std::string>& parts, const WhatIfReport& rep) {
+  const auto& b = rep.baseline.peak_reserved;
+  const auto& w = rep.whatif.peak_reserved;
+  if (w.bytes == b.bytes)
+    parts.push_back(fmt::format("run peak unchanged at {} (event {})", mib(w.bytes), w.event));
+  else if (w.bytes < b.bytes)
+    parts.push_back(
+        fmt::format("run peak {} (saves {}; event {})", fromTo(b.bytes, w.bytes), mib(b.bytes - w.bytes), w.event));
+  else
+    parts.push_back(fmt::format("run peak RISES {} (event {})", fromTo(b.bytes, w.bytes), w.event));
+}
+
+void outcomeClauses(std::vector<std::string>& parts, const WhatIfReport& rep) {
+  const auto& b = rep.baseline;
+  const auto& w = rep.whatif;
+  if (w.oom && !b.oom) parts.push_back(fmt::format("runs OUT OF MEMORY at event {}", w.oom->event));
+  if (b.oom && !w.oom) parts.push_back("no longer runs out of memory");
+  if (b.oom && w.oom) parts.push_back(fmt::format("still runs out of memory (event {})", w.oom->event));
+  for (const auto& d : w.demands) {
+    if (!d.capacity_known)
+      parts.push_back(fmt::format("whether {} fits is unknown (no capacity)", d.text));
+    else
+      parts.push_back(fmt::format("{} {} ({} free)", d.text, d.fits ? "fits" : "does NOT fit", mib(d.free)));
+  }
+  const std::size_t inserted =
+      w.empty_cache_calls > b.empty_cache_calls ? w.empty_cache_calls - b.empty_cache_calls : 0;
+  if (inserted > 0)
+    parts.push_back(fmt::format("{} empty_cache call{}, about {} of synchronisation and driver time", inserted,
+                                inserted == 1 ? "" : "s", priceText(cleanupPriceSeconds(b, w, inserted))));
+}
+
 }  // namespace
+
+std::string describePoint(const std::string& t) {
+  std::string body = t, run;
+  if (const auto hash = body.rfind('#');
+      hash != std::string::npos && !t.starts_with("time:") && !t.starts_with("event:")) {
+    run = fmt::format(" (run {})", body.substr(hash + 1));
+    body = body.substr(0, hash);
+  }
+  if (body.starts_with("after:")) return "after " + body.substr(6) + run;
+  if (body.starts_with("before:")) return "before " + body.substr(7) + run;
+  if (body.starts_with("annotation:")) {
+    const std::string rest = body.substr(11);
+    const auto colon = rest.rfind(':');
+    const std::string name = rest.substr(0, colon);
+    const std::string stage = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    return fmt::format("at the {} of {}{}", stage == "end" ? "end" : "start", name, run);
+  }
+  if (body.starts_with("event:")) return "after event " + body.substr(6);
+  if (body.starts_with("time:")) return "at time " + body.substr(5) + " us";
+  return body + run;
+}
+
+std::string describeEdits(const WhatIfReport& rep) {
+  std::vector<std::string> parts;
+  for (const auto& e : rep.edits) switch (e.kind) {
+      case Edit::Kind::kCleanup: parts.push_back("empty_cache " + describePoint(e.point.text)); break;
+      case Edit::Kind::kRelease:
+        parts.push_back(fmt::format("freeing the tensors of {} {}", e.selector ? e.selector->text : std::string(),
+                                    describePoint(e.point.text)));
+        break;
+      case Edit::Kind::kResetPeaks: parts.push_back("peaks reset " + describePoint(e.point.text)); break;
+      case Edit::Kind::kProbe:
+      case Edit::Kind::kDemand: break;
+    }
+  if (rep.settings_whatif != rep.settings_baseline)
+    parts.push_back("settings " + (rep.settings_whatif.empty() ? std::string("(defaults)") : rep.settings_whatif));
+  if (parts.empty()) return "no edits";
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " + ") + p;
+  return out;
+}
+
+std::string whatIfVerdict(const WhatIfReport& rep) {
+  std::vector<std::string> parts;
+  const auto& w = rep.whatif;
+  for (std::size_t i = 0; i < w.probes.size() && i < 2; ++i) {
+    const auto* bp = i < rep.baseline.probes.size() ? &rep.baseline.probes[i] : nullptr;
+    const std::string label = onlyCleanupAt(rep, w.probes[i].point) ? std::string("reserved there")
+                                                                    : "reserved " + describePoint(w.probes[i].point);
+    parts.push_back(changeText(label, bp ? bp->reserved : 0, w.probes[i].reserved));
+  }
+  peakClause(parts, rep);
+  outcomeClauses(parts, rep);
+  std::string out = describeEdits(rep) + ": ";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i];
+  return out;
+}
+
+std::string priceText(double seconds) {
+  if (seconds <= 0) return "0";
+  if (seconds < 1e-3) return fmt::format("{:.2f} ms", seconds * 1e3);
+  if (seconds < 1.0) return fmt::format("{:.1f} ms", seconds * 1e3);
+  return fmt::format("{:.1f} s", seconds);
+}
 
 std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path) {
   const auto& b = rep.baseline;
   const auto& w = rep.whatif;
-  std::string out = fmt::format("{} (device {})\n", path, snap.devices[rep.device_index].device);
+  std::string out = whatIfVerdict(rep) + "\n";
+  out += fmt::format("{} (device {})\n", path, snap.devices[rep.device_index].device);
   table(out, rep);
   out += fmt::format("  exact bytes: peak reserved {} -> {}, peak allocated {} -> {}\n", b.peak_reserved.bytes,
                      w.peak_reserved.bytes, b.peak_allocated.bytes, w.peak_allocated.bytes);

@@ -105,7 +105,7 @@ DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_i
   auto start = traces::rebuildWindowStart(snap, device_index, traces::buildRequestStream(trace));
   if (start) {
     s.complete = start->complete;
-    for (const auto& seg : start->segments) s.start_reserved += static_cast<std::int64_t>(seg.size);
+    s.start_reserved = static_cast<std::int64_t>(start->reservedBytes());
   } else {
     s.complete = false;
     s.peak_allocated_note = "start state not rebuilt: " + start.message();

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "reservoir/replay/callgraph.h"
+#include "reservoir/simulator/sizes.h"
 #include "whatif/run_engine.h"
 
 namespace reservoir::replay {
@@ -25,6 +27,7 @@ struct Candidate {
   std::optional<sim::AllocatorConfig> settings;
   std::uint32_t first_op = 0;
   std::size_t cleanups = 0;
+  std::uint32_t depth = 0;  // the placement's call depth (annotations: deepest)
 };
 
 std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const std::string& point_text,
@@ -47,21 +50,62 @@ std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const std::str
   return c;
 }
 
+bool isLibraryFile(std::string_view file) {
+  return file.find("site-packages/") != std::string_view::npos ||
+         file.find("dist-packages/") != std::string_view::npos || file.find("/lib/python") != std::string_view::npos ||
+         file.starts_with("<");
+}
+
+// Per function (file, name): how many of the program's own frames (not a library's) are
+// outside its first call, i.e. how deep in the user's code a cleanup placed at its call site
+// sits ("after dcp.load" in main: main and <module>).
+std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> userDepths(const traces::Snapshot& snap,
+                                                                            std::size_t device_index) {
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> depth;
+  std::vector<bool> seen(snap.stackCount(), false);
+  for (const auto& e : snap.devices[device_index].events) {
+    if (!e.stack.valid() || e.stack.value() >= seen.size() || seen[e.stack.value()]) continue;
+    seen[e.stack.value()] = true;
+    const auto frames = snap.stack(e.stack);
+    std::uint32_t user = 0;  // own frames outside frames[i], counted from the outermost
+    for (std::size_t k = frames.size(); k-- > 0;) {
+      const traces::Frame& f = snap.frames[frames[k].value()];
+      depth.emplace(std::make_pair(f.filename.value(), f.name.value()), user);
+      if (!isLibraryFile(snap.str(f.filename))) ++user;
+    }
+  }
+  return depth;
+}
+
+// A point longer than this cannot be given on a command line (one argument is at most 128 KiB
+// on Linux), and each candidate holds its text several times (flags, edit, description): a
+// function whose frame has a 100 MB file name would cost gigabytes. Such functions (and
+// annotations) are not candidates.
+constexpr std::size_t kMaxPointText = 4096;
+
 void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vector<Candidate>& out,
                          std::set<std::vector<std::uint32_t>>& seen_gaps) {
   const CallGraph graph(*p.snapshot, p.device_index);
+  const auto depths = userDepths(*p.snapshot, p.device_index);
   const auto ranked = graph.byAllocatedBytes(1);
+  std::uint32_t depth = 0;
   auto add = [&](const std::string& text, const std::string& why) {
     auto c = cleanupCandidate(p, text, why);
     if (!c) return;
+    c->depth = depth;
     std::vector<std::uint32_t> key;
     for (const auto& g : c->edits[0].gaps) key.push_back(g.boundary * 2 + static_cast<std::uint32_t>(g.phase));
     if (!seen_gaps.insert(key).second) return;  // another name for the same placement
     out.push_back(std::move(*c));
   };
-  for (std::size_t i = 0; i < ranked.size() && i < o.top_functions; ++i) {
+  for (std::size_t i = 0, considered = 0; i < ranked.size() && considered < o.top_functions; ++i) {
     const Function& f = graph.function(ranked[i]);
-    const std::string why = fmt::format("{} allocates {} in {} run(s)", f.point_name, f.alloc_bytes, f.runs);
+    if (f.point_name.size() > kMaxPointText) continue;
+    ++considered;
+    const auto d = depths.find({f.file.value(), f.name.value()});
+    depth = d == depths.end() ? f.depth : d->second;
+    const std::string why = fmt::format("{} ({} allocated in {} run{})", f.point_name, sim::formatSize(f.alloc_bytes),
+                                        f.runs, f.runs == 1 ? "" : "s");
     add("after:" + f.point_name, "empty_cache after each run of " + why);
     add("before:" + f.point_name, "empty_cache before each run of " + why);
     if (f.runs > 1 && f.runs <= 4)
@@ -75,12 +119,14 @@ void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vec
 void addAnnotationCandidates(const PreparedTrace& p, std::vector<Candidate>& out,
                              std::set<std::vector<std::uint32_t>>& seen) {
   std::set<std::string> names;
-  for (const auto& a : p.snapshot->annotations) names.insert(a.name);
+  for (const auto& a : p.snapshot->annotations)
+    if (a.name.size() <= kMaxPointText) names.insert(a.name);
   for (const auto& n : names)
     for (const char* stage : {"start", "end"}) {
       auto c = cleanupCandidate(p, fmt::format("annotation:{}:{}", n, stage),
                                 fmt::format("empty_cache at each {} of {}", stage, n));
       if (!c) continue;
+      c->depth = std::numeric_limits<std::uint32_t>::max();
       std::vector<std::uint32_t> key;
       for (const auto& g : c->edits[0].gaps) key.push_back(g.boundary * 2 + static_cast<std::uint32_t>(g.phase));
       if (seen.insert(key).second) out.push_back(std::move(*c));
@@ -119,6 +165,46 @@ std::optional<std::int64_t> probeValue(const RunResult& r) {
   return r.probes.front().reserved;
 }
 
+std::int64_t objectiveValue(const SweepObjective& o, const RunResult& r) {
+  switch (o.kind) {
+    case SweepObjective::Kind::kPeak: return r.peak_reserved.bytes;
+    case SweepObjective::Kind::kReservedAt: return probeValue(r).value_or(r.peak_reserved.bytes);
+    case SweepObjective::Kind::kPeakIn: return r.peak_in_windows.value_or(0);
+  }
+  return r.peak_reserved.bytes;
+}
+
+// The op ranges of an annotation: each START paired with the first END after it.
+Expected<std::vector<OpWindow>> annotationWindows(const PreparedTrace& p, const std::string& name) {
+  auto gapsOf = [&](const char* stage) -> Expected<std::vector<Gap>> {
+    auto point = parsePoint(fmt::format("annotation:{}:{}", name, stage));
+    if (!point) return point.status();
+    return resolvePoint(*point, *p.snapshot, p.device_index);
+  };
+  auto starts = gapsOf("start");
+  if (!starts) return Status::error("peak-in:" + name + ": " + starts.message());
+  auto ends = gapsOf("end");
+  if (!ends) return Status::error("peak-in:" + name + ": " + ends.message());
+  std::vector<OpWindow> w;
+  std::size_t e = 0;
+  for (const Gap& s : *starts) {
+    // The state after op j lies between ops j and j+1: a range from the gap before op b to
+    // the gap before op e is the states after ops b-1 .. e-1 (at least the one at its start,
+    // for a range with no events inside, like a broadcast into tensors already there).
+    const std::uint32_t b = p.program.at_boundary.at(s.boundary);
+    while (e < ends->size() && p.program.at_boundary.at((*ends)[e].boundary) < b) ++e;
+    const auto last = e < ends->size() ? p.program.at_boundary.at((*ends)[e++].boundary)
+                                       : static_cast<std::uint32_t>(p.program.ops.size());
+    const std::uint32_t begin = b > 0 ? b - 1 : 0;
+    const std::uint32_t end = std::max(last, begin + 1);
+    if (!w.empty() && begin <= w.back().end)
+      w.back().end = std::max(w.back().end, end);
+    else
+      w.push_back(OpWindow{begin, end});
+  }
+  return w;
+}
+
 // Runs `worker` on `jobs` threads, this one included; when the system gives no more threads,
 // the ones started (and this one) do the work.
 template <typename F>
@@ -135,57 +221,118 @@ void runOnThreads(unsigned jobs, F& worker) {
   for (auto& t : threads) t.join();
 }
 
-}  // namespace
-
-Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  SweepReport rep;
-  // Every candidate runs on the edited run's device (the same one `whatif` would choose).
-  const EditedRun device = chooseEditedRun(p, o);
-  const RunSettings base = device.edited();
-  std::vector<ResolvedEdit> observe;
-  if (o.minimize_at) {
-    auto gaps = resolvePoint(*o.minimize_at, *p.snapshot, p.device_index);
+// What every candidate's run observes: a probe at the objective's point, or the windows of
+// its annotation.
+Status setUpObjective(const PreparedTrace& p, const SweepObjective& obj, std::vector<ResolvedEdit>& observe,
+                      RunSettings& base) {
+  if (obj.kind == SweepObjective::Kind::kReservedAt) {
+    auto gaps = resolvePoint(*obj.point, *p.snapshot, p.device_index);
     if (!gaps) return Status::error("the point to minimize at: " + gaps.message());
     Edit probe;
     probe.kind = Edit::Kind::kProbe;
-    probe.text = o.minimize_at->text;
-    probe.point = *o.minimize_at;
+    probe.text = obj.point->text;
+    probe.point = *obj.point;
     observe.push_back(ResolvedEdit{probe, {gaps->front()}});
-    rep.objective = "reserved at " + o.minimize_at->text;
+  } else if (obj.kind == SweepObjective::Kind::kPeakIn) {
+    auto w = annotationWindows(p, obj.annotation);
+    if (!w) return w.status();
+    base.peak_windows = std::move(*w);
+  }
+  return {};
+}
+
+// Keeps slice `o.slice` of `o.slices` equal parts of the candidates, in the order they were made.
+void keepSlice(const SweepOptions& o, std::vector<Candidate>& cands) {
+  if (o.slices <= 1) return;
+  const std::size_t n = cands.size(), k = std::min(o.slice, o.slices - 1);
+  const auto first = static_cast<std::ptrdiff_t>(k * n / o.slices),
+             last = static_cast<std::ptrdiff_t>((k + 1) * n / o.slices);
+  cands = std::vector<Candidate>(std::make_move_iterator(cands.begin() + first),
+                                 std::make_move_iterator(cands.begin() + std::max(first, last)));
+}
+
+// The cap on empty_cache calls: the one given, else one per training step where steps are known.
+void chooseCap(const PreparedTrace& p, const SweepOptions& o, SweepReport& rep) {
+  if (o.steps)
+    rep.steps = TrainingSteps{*o.steps, "count given"};
+  else
+    rep.steps = detectTrainingSteps(*p.snapshot, p.device_index);
+  if (o.max_calls) {
+    rep.max_calls = o.max_calls;
+    rep.max_calls_source = "given";
+  } else if (rep.steps && rep.steps->count > 0) {
+    rep.max_calls = rep.steps->count;
+    rep.max_calls_source =
+        fmt::format("one per training step ({} step(s), from the {})", rep.steps->count, rep.steps->source);
   } else {
-    rep.objective = "peak reserved";
+    rep.max_calls_source = "no cap: the trace shows no training steps";
   }
-  std::vector<Candidate> cands;
-  std::set<std::vector<std::uint32_t>> seen;
-  addRegionCandidates(p, o, cands, seen);
-  addAnnotationCandidates(p, cands, seen);
-  if (o.try_settings) addSettingsCandidates(device, cands);
-  if (cands.size() > o.max_candidates) cands.resize(o.max_candidates);
-  if (o.slices > 1) {
-    const std::size_t n = cands.size(), k = std::min(o.slice, o.slices - 1);
-    const auto first = static_cast<std::ptrdiff_t>(k * n / o.slices),
-               last = static_cast<std::ptrdiff_t>((k + 1) * n / o.slices);
-    cands = std::vector<Candidate>(std::make_move_iterator(cands.begin() + first),
-                                   std::make_move_iterator(cands.begin() + std::max(first, last)));
-  }
+}
 
-  // One baseline pass with checkpoints; each placement then resumes from the checkpoint
-  // before its first cleanup instead of replaying from the start.
-  std::deque<detail::Runner> checkpoints;
-  detail::Runner runner(p, observe, base);
-  const std::uint32_t every = std::max<std::uint32_t>(o.checkpoint_every, 1);
-  while (!runner.done()) {
-    if (runner.nextOp() % every == 0) checkpoints.emplace_back(runner);
-    runner.step();
+// Marks the candidates no other beats on both saving and price (OOM ones left out) and lists
+// them cheapest first.
+void markPareto(SweepReport& rep) {
+  auto& c = rep.candidates;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (c[i].oom || c[i].saving <= 0) continue;
+    bool dominated = false;
+    for (std::size_t j = 0; j < c.size() && !dominated; ++j) {
+      if (j == i || c[j].oom) continue;
+      const bool no_worse = c[j].saving >= c[i].saving && c[j].price_seconds <= c[i].price_seconds;
+      const bool better = c[j].saving > c[i].saving || c[j].price_seconds < c[i].price_seconds;
+      dominated = no_worse && (better || j < i);  // equal twins: the better ranked one stays
+    }
+    c[i].pareto = !dominated;
+    if (c[i].pareto) rep.pareto.push_back(i);
   }
-  runner.finish();
-  const RunResult& b = runner.result();
-  rep.baseline_peak_reserved = b.peak_reserved.bytes;
-  rep.baseline_peak_allocated = b.peak_allocated.bytes;
-  rep.baseline_reserved_at_point = probeValue(b);
-  const std::int64_t baseline_objective = rep.baseline_reserved_at_point.value_or(b.peak_reserved.bytes);
+  std::stable_sort(rep.pareto.begin(), rep.pareto.end(),
+                   [&](std::size_t x, std::size_t y) { return c[x].price_seconds < c[y].price_seconds; });
+}
 
+SweepCandidate scoreCandidate(const Candidate& cand, const Evaluation& ev, const RunResult& b, const SweepOptions& o,
+                              const SweepReport& rep) {
+  SweepCandidate sc;
+  sc.edits = cand.flags;
+  sc.description = cand.description;
+  sc.settings = cand.settings.has_value();
+  sc.peak_reserved = ev.run.peak_reserved.bytes;
+  sc.peak_allocated = ev.run.peak_allocated.bytes;
+  sc.reserved_at_point = ev.at_point;
+  if (o.objective.kind == SweepObjective::Kind::kPeakIn) sc.peak_in = ev.run.peak_in_windows;
+  sc.objective_value = objectiveValue(o.objective, ev.run);
+  sc.saving = rep.baseline_objective - sc.objective_value;
+  sc.empty_cache_calls = cand.cleanups;
+  if (rep.steps && rep.steps->count > 0)
+    sc.calls_per_step = static_cast<double>(sc.empty_cache_calls) / static_cast<double>(rep.steps->count);
+  sc.price_seconds = sc.settings ? 0.0 : cleanupPriceSeconds(b, ev.run, cand.cleanups, o.price);
+  sc.mean_reserved = ev.run.mean_reserved;
+  sc.depth = cand.depth;
+  sc.within_cap = !rep.max_calls || sc.empty_cache_calls <= *rep.max_calls;
+  sc.oom = ev.run.oom.has_value() && !b.oom.has_value();
+  return sc;
+}
+
+}  // namespace
+
+bool sweepRanksBefore(const SweepCandidate& x, const SweepCandidate& y) {
+  if (x.oom != y.oom) return !x.oom;
+  if (x.within_cap != y.within_cap) return x.within_cap;
+  if (x.saving != y.saving) return x.saving > y.saving;
+  if (x.price_seconds != y.price_seconds) return x.price_seconds < y.price_seconds;
+  if (x.depth != y.depth) return x.depth < y.depth;
+  if (x.mean_reserved != y.mean_reserved) return x.mean_reserved < y.mean_reserved;
+  return x.empty_cache_calls < y.empty_cache_calls;
+}
+
+namespace {
+
+// Every candidate replayed: settings from the start, a placement from the checkpoint before
+// its first cleanup; `results[i]` stays empty for the ones a cancel skipped.
+std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const SweepOptions& o,
+                                                   const std::vector<Candidate>& cands,
+                                                   const std::vector<ResolvedEdit>& observe, const RunSettings& base,
+                                                   const std::deque<detail::Runner>& checkpoints, std::uint32_t every,
+                                                   const std::function<void(std::size_t, const Evaluation&)>& arrived) {
   // Longest replays first (settings run the whole trace; a placement from its first cleanup
   // on), so that the workers finish together instead of one waiting on a long last one.
   std::vector<std::size_t> order(cands.size());
@@ -219,51 +366,81 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
       ev.at_point = probeValue(ev.run);
       results[i] = std::move(ev);
       const std::size_t d = ++done;
-      if (o.progress) {
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        o.progress(d, cands.size());
-      }
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      if (arrived) arrived(i, *results[i]);
+      if (o.progress) o.progress(d, cands.size());
     }
   };
   runOnThreads(o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency()), worker);
+  return results;
+}
 
+}  // namespace
+
+Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SweepReport rep;
+  rep.objective_spec = o.objective;
+  rep.objective = o.objective.description();
+  // Every candidate runs on the edited run's device (the same one `whatif` would choose).
+  const EditedRun device = chooseEditedRun(p, o);
+  RunSettings base = device.edited();
+  std::vector<ResolvedEdit> observe;
+  if (Status s = setUpObjective(p, o.objective, observe, base); !s.ok()) return s;
+  chooseCap(p, o, rep);
+  std::vector<Candidate> cands;
+  std::set<std::vector<std::uint32_t>> seen;
+  addRegionCandidates(p, o, cands, seen);
+  addAnnotationCandidates(p, cands, seen);
+  // The settings candidates are few: keep them, and cut the placements to make room.
+  std::vector<Candidate> settings;
+  if (o.try_settings) addSettingsCandidates(device, settings);
+  const std::size_t room = o.max_candidates > settings.size() ? o.max_candidates - settings.size() : 0;
+  if (cands.size() > room) cands.resize(room);
+  for (auto& c : settings)
+    if (cands.size() < o.max_candidates) cands.push_back(std::move(c));
+  keepSlice(o, cands);
+
+  // One baseline pass with checkpoints; each placement then resumes from the checkpoint
+  // before its first cleanup instead of replaying from the start.
+  std::deque<detail::Runner> checkpoints;
+  detail::Runner runner(p, observe, base);
+  const std::uint32_t every = std::max<std::uint32_t>(o.checkpoint_every, 1);
+  while (!runner.done()) {
+    if (runner.nextOp() % every == 0) checkpoints.emplace_back(runner);
+    runner.step();
+  }
+  runner.finish();
+  const RunResult& b = runner.result();
+  rep.baseline_peak_reserved = b.peak_reserved.bytes;
+  rep.baseline_peak_allocated = b.peak_allocated.bytes;
+  rep.baseline_reserved_at_point = probeValue(b);
+  rep.baseline_objective = objectiveValue(o.objective, b);
+
+  // Each result as it arrives (the GUI fills its table), scored as the final ranking scores it.
+  std::function<void(std::size_t, const Evaluation&)> arrived;
+  if (o.on_candidate)
+    arrived = [&](std::size_t i, const Evaluation& ev) { o.on_candidate(scoreCandidate(cands[i], ev, b, o, rep)); };
+  const auto results = evaluateAll(p, o, cands, observe, base, checkpoints, every, arrived);
   for (std::size_t i = 0; i < cands.size(); ++i) {
     if (!results[i]) {
       rep.cancelled = true;
       continue;
     }
-    const auto& ev = *results[i];
-    SweepCandidate sc;
-    sc.edits = cands[i].flags;
-    sc.description = cands[i].description;
-    sc.peak_reserved = ev.run.peak_reserved.bytes;
-    sc.peak_allocated = ev.run.peak_allocated.bytes;
-    sc.reserved_at_point = ev.at_point;
-    sc.saving = baseline_objective - ev.at_point.value_or(ev.run.peak_reserved.bytes);
-    sc.empty_cache_calls = cands[i].cleanups;
-    sc.oom = ev.run.oom.has_value() && !b.oom.has_value();
-    rep.candidates.push_back(std::move(sc));
+    rep.candidates.push_back(scoreCandidate(cands[i], *results[i], b, o, rep));
   }
   rep.evaluated = rep.candidates.size();
-  rankCandidates(rep.candidates);
+  std::stable_sort(rep.candidates.begin(), rep.candidates.end(), sweepRanksBefore);
+  markPareto(rep);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rep;
-}
-
-void rankCandidates(std::vector<SweepCandidate>& candidates) {
-  std::stable_sort(candidates.begin(), candidates.end(), [](const SweepCandidate& x, const SweepCandidate& y) {
-    if (x.oom != y.oom) return !x.oom;
-    const auto ox = x.reserved_at_point.value_or(x.peak_reserved), oy = y.reserved_at_point.value_or(y.peak_reserved);
-    if (ox != oy) return ox < oy;
-    if (x.peak_reserved != y.peak_reserved) return x.peak_reserved < y.peak_reserved;
-    return x.empty_cache_calls < y.empty_cache_calls;
-  });
 }
 
 SweepReport mergeSweepSlices(const std::vector<SweepReport>& slices) {
   if (slices.empty()) return {};
   SweepReport rep = slices.front();
   rep.candidates.clear();
+  rep.pareto.clear();
   rep.evaluated = 0;
   rep.seconds = 0;
   for (const auto& s : slices) {
@@ -272,66 +449,103 @@ SweepReport mergeSweepSlices(const std::vector<SweepReport>& slices) {
     rep.seconds += s.seconds;
     rep.cancelled = rep.cancelled || s.cancelled;
   }
-  rankCandidates(rep.candidates);  // each slice is ranked; ties keep the slices' order, as one run would
+  // Each slice is ranked; ties keep the slices' order, as one run would.
+  std::stable_sort(rep.candidates.begin(), rep.candidates.end(), sweepRanksBefore);
+  markPareto(rep);
   return rep;
 }
 
 namespace {
 
-std::int64_t objectiveOf(const std::optional<std::int64_t>& at_point, std::int64_t peak) {
-  return at_point.value_or(peak);
+// The report-wide facts of several traces' sweeps: the worst baseline, the tightest cap.
+void worstBaselines(const std::vector<SweepReport>& per_trace, SweepReport& rep) {
+  const SweepReport& first = per_trace.front();
+  rep.objective_spec = first.objective_spec;
+  rep.objective = first.objective;
+  rep.steps = first.steps;
+  rep.max_calls_source = first.max_calls_source;
+  for (const SweepReport& r : per_trace) {
+    rep.baseline_peak_reserved = std::max(rep.baseline_peak_reserved, r.baseline_peak_reserved);
+    rep.baseline_peak_allocated = std::max(rep.baseline_peak_allocated, r.baseline_peak_allocated);
+    rep.baseline_objective = std::max(rep.baseline_objective, r.baseline_objective);
+    if (r.baseline_reserved_at_point)
+      rep.baseline_reserved_at_point =
+          std::max(rep.baseline_reserved_at_point.value_or(0), *r.baseline_reserved_at_point);
+    if (r.max_calls) rep.max_calls = std::min(rep.max_calls.value_or(*r.max_calls), *r.max_calls);
+    rep.seconds += r.seconds;
+    rep.cancelled = rep.cancelled || r.cancelled;
+  }
 }
 
-// One candidate on one trace, or that trace's baseline when the trace did not make it.
+std::optional<std::int64_t> maxOf(const std::optional<std::int64_t>& a, const std::optional<std::int64_t>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::max(*a, *b);
+}
+
+// One candidate on one more trace (`on_trace`), or that trace's baseline when the trace did not
+// make it; `first`: the first trace.
 void worsen(SweepCandidate& into, const SweepCandidate* on_trace, const SweepReport& trace, bool first) {
-  const std::int64_t peak = on_trace ? on_trace->peak_reserved : trace.baseline_peak_reserved;
-  const std::int64_t allocated = on_trace ? on_trace->peak_allocated : trace.baseline_peak_allocated;
-  const std::optional<std::int64_t> at = on_trace ? on_trace->reserved_at_point : trace.baseline_reserved_at_point;
-  into.peak_reserved = first ? peak : std::max(into.peak_reserved, peak);
-  into.peak_allocated = first ? allocated : std::max(into.peak_allocated, allocated);
-  if (at) into.reserved_at_point = first || !into.reserved_at_point ? *at : std::max(*into.reserved_at_point, *at);
-  if (on_trace) {
-    into.oom = into.oom || on_trace->oom;
-    into.empty_cache_calls = std::max(into.empty_cache_calls, on_trace->empty_cache_calls);
+  SweepCandidate base;  // what the trace does without the candidate
+  base.peak_reserved = trace.baseline_peak_reserved;
+  base.peak_allocated = trace.baseline_peak_allocated;
+  base.reserved_at_point = trace.baseline_reserved_at_point;
+  base.objective_value = trace.baseline_objective;
+  const SweepCandidate& c = on_trace ? *on_trace : base;
+  if (first) {
+    const auto edits = std::move(into.edits);
+    into = c;
+    into.edits = edits;
+    into.pareto = false;
+    return;
   }
+  into.peak_reserved = std::max(into.peak_reserved, c.peak_reserved);
+  into.peak_allocated = std::max(into.peak_allocated, c.peak_allocated);
+  into.reserved_at_point = maxOf(into.reserved_at_point, c.reserved_at_point);
+  into.peak_in = maxOf(into.peak_in, c.peak_in);
+  into.objective_value = std::max(into.objective_value, c.objective_value);
+  if (!on_trace) return;
+  if (into.description.empty()) {  // the first trace did not make it
+    into.description = c.description;
+    into.settings = c.settings;
+    into.depth = c.depth;
+  }
+  into.oom = into.oom || c.oom;
+  into.within_cap = into.within_cap && c.within_cap;
+  into.empty_cache_calls = std::max(into.empty_cache_calls, c.empty_cache_calls);
+  if (c.calls_per_step) into.calls_per_step = std::max(into.calls_per_step.value_or(0.0), *c.calls_per_step);
+  into.price_seconds = std::max(into.price_seconds, c.price_seconds);
+  into.mean_reserved = std::max(into.mean_reserved, c.mean_reserved);
 }
 
 }  // namespace
 
 SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace) {
+  if (per_trace.empty()) return {};
   if (per_trace.size() == 1) return per_trace.front();
   SweepReport rep;
+  worstBaselines(per_trace, rep);
   std::vector<std::vector<std::string>> keys;  // each candidate's flags, in the order first made
+  std::set<std::vector<std::string>> known;
   std::vector<std::map<std::vector<std::string>, const SweepCandidate*>> by_key(per_trace.size());
-  for (std::size_t t = 0; t < per_trace.size(); ++t) {
-    const SweepReport& r = per_trace[t];
-    rep.objective = r.objective;
-    rep.baseline_peak_reserved = std::max(rep.baseline_peak_reserved, r.baseline_peak_reserved);
-    rep.baseline_peak_allocated = std::max(rep.baseline_peak_allocated, r.baseline_peak_allocated);
-    if (r.baseline_reserved_at_point)
-      rep.baseline_reserved_at_point =
-          std::max(rep.baseline_reserved_at_point.value_or(0), *r.baseline_reserved_at_point);
-    rep.seconds += r.seconds;
-    rep.cancelled = rep.cancelled || r.cancelled;
-    for (const auto& c : r.candidates)
-      if (by_key[t].emplace(c.edits, &c).second && std::find(keys.begin(), keys.end(), c.edits) == keys.end())
-        keys.push_back(c.edits);
-  }
-  const std::int64_t baseline = objectiveOf(rep.baseline_reserved_at_point, rep.baseline_peak_reserved);
+  for (std::size_t t = 0; t < per_trace.size(); ++t)
+    for (const auto& c : per_trace[t].candidates) {
+      by_key[t].emplace(c.edits, &c);
+      if (known.insert(c.edits).second) keys.push_back(c.edits);
+    }
   for (const auto& key : keys) {
     SweepCandidate c;
     c.edits = key;
     for (std::size_t t = 0; t < per_trace.size(); ++t) {
       const auto it = by_key[t].find(key);
-      const SweepCandidate* on = it == by_key[t].end() ? nullptr : it->second;
-      if (on && c.description.empty()) c.description = on->description;
-      worsen(c, on, per_trace[t], t == 0);
+      worsen(c, it == by_key[t].end() ? nullptr : it->second, per_trace[t], t == 0);
     }
-    c.saving = baseline - objectiveOf(c.reserved_at_point, c.peak_reserved);
+    c.saving = rep.baseline_objective - c.objective_value;
     rep.candidates.push_back(std::move(c));
   }
   rep.evaluated = rep.candidates.size();
-  rankCandidates(rep.candidates);
+  std::stable_sort(rep.candidates.begin(), rep.candidates.end(), sweepRanksBefore);
+  markPareto(rep);
   return rep;
 }
 

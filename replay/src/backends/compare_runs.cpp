@@ -8,6 +8,7 @@
 #include <map>
 
 #include "reservoir/replay/backend.h"
+#include "reservoir/replay/segment_views.h"
 
 namespace reservoir::replay {
 
@@ -29,19 +30,7 @@ std::vector<sim::SegmentView> segmentsOf(const traces::Snapshot& snapshot, std::
   std::vector<sim::SegmentView> out;
   for (const traces::SegmentInfo& s : snapshot.segments) {
     if (s.device != device) continue;
-    sim::SegmentView v;
-    v.address = s.address;
-    v.total_size = s.total_size;
-    v.allocated_size = s.allocated_size;
-    v.active_size = s.active_size;
-    v.requested_size = s.requested_size;
-    v.stream = s.stream;
-    v.is_large = s.is_large;
-    v.is_expandable = s.is_expandable;
-    v.pool = s.pool;
-    for (const traces::BlockInfo& b : snapshot.blocksOf(s))
-      v.blocks.push_back(sim::BlockInfoView{b.address, b.size, b.requested_size, b.state, 0});
-    out.push_back(std::move(v));
+    out.push_back(segmentView(snapshot, s));
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.address < b.address; });
   return out;

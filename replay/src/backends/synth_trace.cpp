@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "reservoir/replay/backend.h"
+#include "reservoir/replay/segment_views.h"
 
 namespace reservoir::replay {
 namespace {
@@ -108,9 +109,28 @@ struct Live {
   sim::StreamId stream;
 };
 
+// What torch's snapshot records beside the trace: allocator_settings (the string and the typed
+// fields) and the final segments with their blocks.
+void recordFinalState(const std::string& settings, const sim::AllocatorConfig& config,
+                      const sim::CachingAllocator& model, traces::Snapshot& snap) {
+  traces::RecordedSettings& rs = snap.settings;
+  rs.present = true;
+  rs.alloc_conf = settings;
+  rs.max_split_size = config.maxSplitSet() ? static_cast<std::int64_t>(config.max_split_size) : -1;
+  rs.garbage_collection_threshold = config.garbage_collection_threshold;
+  rs.expandable_segments = config.expandable_segments;
+  rs.release_lock_on_cudamalloc = config.release_lock_on_cudamalloc;
+  for (std::size_t i = 0; i < rs.roundup_power2_divisions.size() && i < sim::kRoundupIntervals; ++i)
+    rs.roundup_power2_divisions[i] = config.roundup_power2_divisions[i];
+  for (const sim::SegmentView& s : model.segments()) appendSegment(snap, s, 0);
+}
+
 }  // namespace
 
 Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
+  // Each empty_cache takes a request's place: every request would be one (found by fuzzing).
+  if (o.empty_cache_every == 1)
+    return Status::usage("empty_cache every 1 request leaves none for allocations (give 0 for never, or 2 or more)");
   auto config = sim::parseAllocConf(o.settings);
   if (!config) return Status::error("synthetic trace settings: " + config.message());
   SynthTrace out;
@@ -143,7 +163,20 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
   sim::ByteCount live_bytes = 0;
   std::uint64_t next_tag = 1;
   const double budget = static_cast<double>(o.budget);
+  // A budget too small for any request (0 bytes) would make no entry ever: stop instead of spinning.
+  constexpr std::uint64_t kMaxIdleRequests = 1'000'000;
+  std::uint64_t last_progress = 0;
+  std::size_t last_events = 0;
   while (trace.events.size() < o.events) {
+    if (trace.events.size() != last_events) {
+      last_events = trace.events.size();
+      last_progress = request;
+    } else if (request - last_progress > kMaxIdleRequests) {
+      return Status::usage(
+          fmt::format("synthetic workload: no trace entry in {} requests (a budget of {} bytes "
+                      "is too small for any allocation)",
+                      kMaxIdleRequests, o.budget));
+    }
     device.setRequest(request);
     if (o.empty_cache_every > 0 && request % o.empty_cache_every == o.empty_cache_every - 1) {
       model.emptyCache();
@@ -186,40 +219,7 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
   out.final_stats = model.stats();
   if (!model.invariantFailure().empty()) return Status::error("synthetic workload: " + model.invariantFailure());
 
-  // allocator_settings as torch records them (the string and the typed fields).
-  traces::RecordedSettings& rs = snap.settings;
-  rs.present = true;
-  rs.alloc_conf = o.settings;
-  rs.max_split_size = config->maxSplitSet() ? static_cast<std::int64_t>(config->max_split_size) : -1;
-  rs.garbage_collection_threshold = config->garbage_collection_threshold;
-  rs.expandable_segments = config->expandable_segments;
-  rs.release_lock_on_cudamalloc = config->release_lock_on_cudamalloc;
-  for (std::size_t i = 0; i < rs.roundup_power2_divisions.size() && i < sim::kRoundupIntervals; ++i)
-    rs.roundup_power2_divisions[i] = config->roundup_power2_divisions[i];
-  for (const sim::SegmentView& s : model.segments()) {
-    traces::SegmentInfo info;
-    info.device = 0;
-    info.address = s.address;
-    info.total_size = s.total_size;
-    info.allocated_size = s.allocated_size;
-    info.active_size = s.active_size;
-    info.requested_size = s.requested_size;
-    info.stream = s.stream;
-    info.is_large = s.is_large;
-    info.is_expandable = s.is_expandable;
-    info.pool = s.pool;
-    info.first_block = static_cast<std::uint32_t>(snap.blocks.size());
-    info.block_count = static_cast<std::uint32_t>(s.blocks.size());
-    for (const auto& b : s.blocks) {
-      traces::BlockInfo bi;
-      bi.address = b.address;
-      bi.size = b.size;
-      bi.requested_size = b.requested_size;
-      bi.state = b.state;
-      snap.blocks.push_back(bi);
-    }
-    snap.segments.push_back(info);
-  }
+  recordFinalState(o.settings, *config, model, snap);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "conformance/final_state_checks.h"
+#include "conformance/peak_resets.h"
 #include "conformance/recorded_oracle.h"
 #include "reservoir/traces/recorded_reserved.h"
 
@@ -51,7 +52,7 @@ struct StartLayout {
 StartLayout initialLayout(const traces::WindowStart& start, const sim::AllocatorConfig& cfg) {
   StartLayout out;
   for (const traces::StartSegment& s : start.segments) {
-    sim::SeedSegment seg{s.addr, s.size, s.stream, !s.is_large, {}, s.pool};
+    sim::SeedSegment seg{s.addr, s.size, s.stream, !s.is_large, {}, s.pool, s.is_expandable, s.mapped};
     for (std::size_t i = 0; i < s.blocks.size(); ++i) {
       const traces::StartBlock& b = s.blocks[i];
       sim::ByteCount size = b.size_known ? b.size : cfg.roundSize(b.requested);
@@ -138,7 +139,7 @@ class Driver {
   }
 
   Status seed(const StartLayout& layout);
-  void collectPrivatePools();
+  void collectPrivatePools(const traces::WindowStart& start);
   void estimateCapacity(const traces::WindowStart& start);
   void run();
   void finish();
@@ -164,6 +165,11 @@ class Driver {
   sim::CachingAllocator model_;
   std::vector<sim::BlockHandle> handles_;  // by AllocationId
   std::vector<PrivateRange> private_ranges_;
+  // A failed request (oom) has no address: it goes to the pool its call stack allocated in,
+  // when every successful allocation from that stack went to the same pool.
+  std::map<StackId, std::optional<traces::PoolId>> pool_of_stack_;
+  void collectOomRoutes();
+  [[nodiscard]] std::optional<traces::PoolId> addressRoute(const TraceEvent& t, std::size_t k) const;
   std::optional<sim::ByteCount> capacity_;
   // The request being replayed, described only when a divergence needs it.
   enum class Request : std::uint8_t { kNone, kFree, kMalloc, kEmptyCacheAlone, kEmptyCacheFirst };
@@ -196,11 +202,28 @@ Status Driver::seed(const StartLayout& layout) {
   return {};
 }
 
-void Driver::collectPrivatePools() {
+void Driver::collectPrivatePools(const traces::WindowStart& start) {
   std::map<traces::PoolId, bool> seen;
+  // A private pool's expandable reservation at the window's start is the pool's for the whole
+  // window: allocations anywhere in it go to the pool, also in ranges unmapped by the end.
+  for (const traces::StartSegment& s : start.segments)
+    if (s.is_expandable && !s.pool.isDefault())
+      private_ranges_.push_back(PrivateRange{s.addr, s.addr + s.size, 0, s.pool});
+  // Pools named by the entries' pool_id, including those whose segments were all freed
+  // before the snapshot (the final segments do not show them).
+  bool recorded_pools = false;
+  for (const TraceEvent& e : trace_.events) {
+    recorded_pools = recorded_pools || e.has_pool;
+    if (!e.has_pool || e.pool.isDefault() || seen.count(e.pool)) continue;
+    model_.createPool(e.pool);
+    if (options_.program) options_.program->private_pools.push_back(e.pool);
+    seen[e.pool] = false;
+  }
+  if (recorded_pools)
+    report_.notes.push_back("the trace records each entry's pool (pool_id): requests are routed by it");
   for (const traces::SegmentInfo& s : snap_.segments) {
     if (s.device != trace_.device || s.pool.isDefault()) continue;
-    if (!seen[s.pool]) {
+    if (!seen.count(s.pool)) {
       model_.createPool(s.pool);
       if (options_.program) options_.program->private_pools.push_back(s.pool);
     }
@@ -220,18 +243,42 @@ void Driver::collectPrivatePools() {
     }
     private_ranges_.push_back(PrivateRange{s.address, s.address + s.total_size, from, s.pool});
   }
-  if (!seen.empty())
+  if (!seen.empty() && !recorded_pools) {
     report_.notes.push_back(
         fmt::format("{} private pool(s) in the final segments: allocations inside them are routed "
                     "to their pool (the trace does not record pool ids)",
                     seen.size()));
+    collectOomRoutes();
+  }
+}
+
+void Driver::collectOomRoutes() {
+  // Stacks seen on both a pool's allocations and the default pool's are ambiguous (nullopt
+  // with a conflict mark); an oom from one of them stays in the default pool.
+  std::map<StackId, bool> conflict;
+  for (std::size_t k = 0; k < trace_.events.size(); ++k) {
+    const TraceEvent& e = trace_.events[k];
+    if (e.action != Action::kAlloc || !e.stack.valid() || snap_.stack(e.stack).empty()) continue;
+    const auto route = addressRoute(e, k);
+    auto [it, inserted] = pool_of_stack_.try_emplace(e.stack, route);
+    if (!inserted && it->second != route) conflict[e.stack] = true;
+  }
+  for (const auto& [stack, bad] : conflict)
+    if (bad) pool_of_stack_[stack] = std::nullopt;
+  std::size_t routed = 0;
+  for (const TraceEvent& e : trace_.events)
+    if (e.action == Action::kOom && e.stack.valid()) {
+      const auto it = pool_of_stack_.find(e.stack);
+      routed += it != pool_of_stack_.end() && it->second;
+    }
+  if (routed)
+    report_.notes.push_back(
+        fmt::format("{} oom event(s) routed to a private pool: their call stack allocated only in that pool", routed));
 }
 
 void Driver::estimateCapacity(const traces::WindowStart& start) {
   // Usable capacity, from each oom: cudaMemGetInfo's free bytes plus what the cache held.
-  std::int64_t reserved = 0;
-  for (const auto& s : start.segments) reserved += static_cast<std::int64_t>(s.size);
-  capacity_ = traces::walkRecordedReserved(trace_, reserved).capacity_from_ooms;
+  capacity_ = traces::walkRecordedReserved(trace_, static_cast<std::int64_t>(start.reservedBytes())).capacity_from_ooms;
   if (capacity_)
     report_.notes.push_back(
         fmt::format("usable capacity {} bytes, from the recorded oom events (device_free + "
@@ -330,6 +377,8 @@ void Driver::pushOp(Op op, std::size_t first, std::size_t end) {
     const AllocationId id = req_.event_allocation[i];
     if (id.valid() && free_op_[id.value()] != kNoOp && p.ops[free_op_[id.value()]].deferred)
       p.ops[free_op_[id.value()]].completes_at = index;
+    else if (id.valid() && free_op_[id.value()] == kNoOp && req_.allocations[id.value()].beforeWindow())
+      p.seed_completes_at.emplace_back(id, index);  // a pending block of the seeded start state
   }
   if (op.kind == OpKind::kFree && op.alloc.valid()) free_op_[op.alloc.value()] = index;
   p.ops.push_back(op);
@@ -393,10 +442,21 @@ bool Driver::emptyCacheFirst(const TraceEvent& t) {
   return true;
 }
 
-std::optional<traces::PoolId> Driver::routeOf(const TraceEvent& t, std::size_t k) const {
-  if (t.action != Action::kAlloc) return std::nullopt;
+std::optional<traces::PoolId> Driver::addressRoute(const TraceEvent& t, std::size_t k) const {
   for (const PrivateRange& r : private_ranges_)
     if (t.addr >= r.begin && t.addr < r.end && k >= r.from_event) return r.pool;
+  return std::nullopt;
+}
+
+std::optional<traces::PoolId> Driver::routeOf(const TraceEvent& t, std::size_t k) const {
+  if (t.action != Action::kAlloc && t.action != Action::kOom) return std::nullopt;
+  // Newer torch records the pool on every entry: no guessing.
+  if (t.has_pool) return t.pool.isDefault() ? std::nullopt : std::optional<traces::PoolId>(t.pool);
+  if (t.action == Action::kAlloc) return addressRoute(t, k);
+  if (t.action == Action::kOom && t.stack.valid()) {
+    const auto it = pool_of_stack_.find(t.stack);
+    if (it != pool_of_stack_.end()) return it->second;
+  }
   return std::nullopt;
 }
 
@@ -474,6 +534,37 @@ Expected<sim::AllocatorConfig> replayConfig(const traces::Snapshot& snapshot, co
   return sim::configFromRecorded(snapshot.settings);
 }
 
+std::optional<std::string> nothingToReplay(const traces::Snapshot& snapshot, std::optional<std::size_t> device) {
+  auto has_history = [](const traces::DeviceTrace& d) {
+    return std::any_of(d.events.begin(), d.events.end(),
+                       [](const TraceEvent& e) { return e.action != Action::kSnapshot; });
+  };
+  if (device) {
+    if (*device < snapshot.devices.size() && has_history(snapshot.devices[*device])) return std::nullopt;
+  } else if (std::any_of(snapshot.devices.begin(), snapshot.devices.end(), has_history)) {
+    return std::nullopt;
+  }
+  return fmt::format(
+      "the snapshot has no allocation history (recorded without traces: _record_memory_history was off or "
+      "enabled=\"state\"), so there is nothing to replay; its {} segment(s) can be inspected with 'reservoir info'",
+      snapshot.segments.size());
+}
+
+std::vector<std::string> settingsNotes(const sim::AllocatorConfig& config) {
+  std::vector<std::string> notes;
+  for (const std::string& key : config.ignored_keys)
+    notes.push_back(fmt::format(
+        "the recorded settings contain '{}', a key this version of Reservoir does not know (a newer PyTorch?): "
+        "replayed as if it were absent, so the result may differ from the recording",
+        key));
+  for (const std::string& w : config.parse_warnings) notes.push_back("allocator settings: " + w);
+  if (!config.expandable_segments_reserve_by_class.empty())
+    notes.push_back(
+        "expandable_segments_reserve_by_class is set, but a snapshot does not record which class a stream was given: "
+        "every stream is replayed as untagged");
+  return notes;
+}
+
 Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std::size_t device_index,
                                            const ConformanceOptions& options) {
   if (device_index >= snapshot.devices.size())
@@ -485,6 +576,7 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
   report.device_index = device_index;
   report.device = snapshot.devices[device_index].device;
   report.settings = config->last_settings;
+  report.notes = settingsNotes(*config);
   const CaptureFacts* capture = options.env.capture.get();
   report.fraction =
       options.env.fraction.value_or(capture && capture->fraction && *capture->fraction > 0 ? *capture->fraction : 1.0);
@@ -492,7 +584,22 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
       options.env.total_memory.value_or(capture && capture->device_total ? *capture->device_total : kH200TotalMemory);
   report.events_total = snapshot.devices[device_index].events.size();
   traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index]);
-  auto start = traces::rebuildWindowStart(snapshot, device_index, requests);
+  // Actions missing by design (skip_actions), unless entries with unknown actions may be them.
+  if (!requests.skipped_actions.empty() && snapshot.anomalies.count(traces::Anomaly::unknown_action) == 0) {
+    std::string names;
+    for (Action a : requests.skipped_actions)
+      names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", traces::actionName(a));
+    return Status::error(fmt::format(
+        "recorded without some allocator actions (skip_actions=[{}], inferred: the trace has none of them, but "
+        "the actions they pair with): the model needs every action to replay the program, so the event-by-event "
+        "check, what-ifs, sweeps and gates cannot be answered from it; 'reservoir info' still gives its final "
+        "segments and the recorded reserved peak (record without skip_actions to replay it)",
+        names));
+  }
+  traces::WindowOptions window;
+  window.expandable_reserve = config->expandableReserve(report.total_memory);
+  window.large_page = config->large_segment_size;
+  auto start = traces::rebuildWindowStart(snapshot, device_index, requests, window);
   if (!start) return start.status();
   report.window_complete = start->complete;
   StartLayout layout = initialLayout(*start, *config);
@@ -505,7 +612,7 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
     Driver driver(snapshot, device_index, requests, *config, options, trial);
     if (Status st = driver.seed(layout); !st.ok())
       return Status::error("cannot seed the trace's start state: " + st.message());
-    driver.collectPrivatePools();
+    driver.collectPrivatePools(*start);
     driver.estimateCapacity(*start);
     driver.run();
     const bool refit =
@@ -523,6 +630,8 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
     break;
   }
   if (options.request_stream) *options.request_stream = std::move(requests);
+  if (options.find_peak_resets && options.reset_peaks_at.empty())
+    detail::findPeakReset(snapshot, device_index, options, report);
   return report;
 }
 

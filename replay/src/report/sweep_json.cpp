@@ -2,28 +2,57 @@
 #include "reservoir/replay/report_json.h"
 
 namespace reservoir::replay {
+namespace {
+
+nlohmann::json candidateJson(const SweepCandidate& c) {
+  nlohmann::json cj = {{"edits", c.edits},
+                       {"description", c.description},
+                       {"peak_reserved", c.peak_reserved},
+                       {"peak_allocated", c.peak_allocated},
+                       {"objective_value", c.objective_value},
+                       {"saving", c.saving},
+                       {"empty_cache_calls", c.empty_cache_calls},
+                       {"price_seconds", c.price_seconds},
+                       {"mean_reserved", c.mean_reserved},
+                       {"depth", c.depth},
+                       {"settings", c.settings},
+                       {"within_cap", c.within_cap},
+                       {"pareto", c.pareto},
+                       {"oom", c.oom}};
+  cj["calls_per_step"] = c.calls_per_step ? nlohmann::json(*c.calls_per_step) : nlohmann::json(nullptr);
+  if (c.reserved_at_point) cj["reserved_at_point"] = *c.reserved_at_point;
+  if (c.peak_in) cj["peak_in"] = *c.peak_in;
+  return cj;
+}
+
+}  // namespace
 
 nlohmann::json sweepJson(const SweepReport& rep, const std::string& path, std::size_t top) {
   nlohmann::json j;
   j["trace"] = path;
   j["objective"] = rep.objective;
+  j["minimize"] = rep.objective_spec.text();
   j["baseline_peak_reserved"] = rep.baseline_peak_reserved;
   j["baseline_peak_allocated"] = rep.baseline_peak_allocated;
+  j["baseline_objective"] = rep.baseline_objective;
   if (rep.baseline_reserved_at_point) j["baseline_reserved_at_point"] = *rep.baseline_reserved_at_point;
+  j["steps"] =
+      rep.steps ? nlohmann::json{{"count", rep.steps->count}, {"source", rep.steps->source}} : nlohmann::json(nullptr);
+  j["max_calls"] = rep.max_calls ? nlohmann::json(*rep.max_calls) : nlohmann::json(nullptr);
+  j["max_calls_source"] = rep.max_calls_source;
   j["evaluated"] = rep.evaluated;
   j["seconds"] = rep.seconds;
+  j["cancelled"] = rep.cancelled;
   j["candidates"] = nlohmann::json::array();
-  for (std::size_t i = 0; i < rep.candidates.size() && i < top; ++i) {
-    const auto& c = rep.candidates[i];
-    nlohmann::json cj = {{"edits", c.edits},
-                         {"description", c.description},
-                         {"peak_reserved", c.peak_reserved},
-                         {"peak_allocated", c.peak_allocated},
-                         {"saving", c.saving},
-                         {"empty_cache_calls", c.empty_cache_calls},
-                         {"oom", c.oom}};
-    if (c.reserved_at_point) cj["reserved_at_point"] = *c.reserved_at_point;
-    j["candidates"].push_back(cj);
+  for (std::size_t i = 0; i < rep.candidates.size() && i < top; ++i)
+    j["candidates"].push_back(candidateJson(rep.candidates[i]));
+  // The Pareto view (saving against price, cheapest first): every point of it, even those
+  // ranked below `top`.
+  j["pareto"] = nlohmann::json::array();
+  for (std::size_t i : rep.pareto) {
+    nlohmann::json pj = candidateJson(rep.candidates[i]);
+    pj["rank"] = i + 1;
+    j["pareto"].push_back(pj);
   }
   return j;
 }
@@ -37,27 +66,56 @@ nlohmann::json sweepJson(const SweepReport& rep, const std::vector<std::string>&
   return j;
 }
 
+namespace {
+
+template <typename T>
+std::optional<T> optionalField(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  return j[key].get<T>();
+}
+
+SweepCandidate candidateFromJson(const nlohmann::json& cj) {
+  SweepCandidate c;
+  c.edits = cj.at("edits").get<std::vector<std::string>>();
+  c.description = cj.at("description").get<std::string>();
+  c.peak_reserved = cj.at("peak_reserved").get<std::int64_t>();
+  c.peak_allocated = cj.at("peak_allocated").get<std::int64_t>();
+  c.reserved_at_point = optionalField<std::int64_t>(cj, "reserved_at_point");
+  c.peak_in = optionalField<std::int64_t>(cj, "peak_in");
+  c.objective_value = cj.at("objective_value").get<std::int64_t>();
+  c.saving = cj.at("saving").get<std::int64_t>();
+  c.empty_cache_calls = cj.at("empty_cache_calls").get<std::size_t>();
+  c.calls_per_step = optionalField<double>(cj, "calls_per_step");
+  c.price_seconds = cj.at("price_seconds").get<double>();
+  c.mean_reserved = cj.at("mean_reserved").get<double>();
+  c.depth = cj.at("depth").get<std::uint32_t>();
+  c.settings = cj.at("settings").get<bool>();
+  c.within_cap = cj.at("within_cap").get<bool>();
+  c.pareto = cj.at("pareto").get<bool>();
+  c.oom = cj.at("oom").get<bool>();
+  return c;
+}
+
+}  // namespace
+
 SweepReport sweepReportFromJson(const nlohmann::json& j) {
   SweepReport rep;
+  auto objective = parseSweepObjective(j.at("minimize").get<std::string>());
+  if (objective) rep.objective_spec = std::move(*objective);
   rep.objective = j.at("objective").get<std::string>();
   rep.baseline_peak_reserved = j.at("baseline_peak_reserved").get<std::int64_t>();
   rep.baseline_peak_allocated = j.at("baseline_peak_allocated").get<std::int64_t>();
-  if (j.contains("baseline_reserved_at_point"))
-    rep.baseline_reserved_at_point = j["baseline_reserved_at_point"].get<std::int64_t>();
+  rep.baseline_objective = j.at("baseline_objective").get<std::int64_t>();
+  rep.baseline_reserved_at_point = optionalField<std::int64_t>(j, "baseline_reserved_at_point");
+  if (j.contains("steps") && !j["steps"].is_null())
+    rep.steps = TrainingSteps{j["steps"].at("count").get<std::size_t>(), j["steps"].at("source").get<std::string>()};
+  rep.max_calls = optionalField<std::size_t>(j, "max_calls");
+  rep.max_calls_source = j.at("max_calls_source").get<std::string>();
   rep.evaluated = j.at("evaluated").get<std::size_t>();
   rep.seconds = j.at("seconds").get<double>();
-  for (const auto& cj : j.at("candidates")) {
-    SweepCandidate c;
-    c.edits = cj.at("edits").get<std::vector<std::string>>();
-    c.description = cj.at("description").get<std::string>();
-    c.peak_reserved = cj.at("peak_reserved").get<std::int64_t>();
-    c.peak_allocated = cj.at("peak_allocated").get<std::int64_t>();
-    c.saving = cj.at("saving").get<std::int64_t>();
-    c.empty_cache_calls = cj.at("empty_cache_calls").get<std::size_t>();
-    c.oom = cj.at("oom").get<bool>();
-    if (cj.contains("reserved_at_point")) c.reserved_at_point = cj["reserved_at_point"].get<std::int64_t>();
-    rep.candidates.push_back(std::move(c));
-  }
+  rep.cancelled = j.at("cancelled").get<bool>();
+  for (const auto& cj : j.at("candidates")) rep.candidates.push_back(candidateFromJson(cj));
+  for (const auto& pj : j.at("pareto")) rep.pareto.push_back(pj.at("rank").get<std::size_t>() - 1);
   return rep;
 }
 

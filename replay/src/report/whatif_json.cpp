@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "reservoir/replay/report_text.h"
+
 namespace reservoir::replay {
 
 namespace {
@@ -70,6 +72,7 @@ nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r) {
 
 nlohmann::json whatIfJson(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path) {
   nlohmann::json j;
+  j["verdict"] = whatIfVerdict(rep);
   j["trace"] = path;
   j["device"] = snap.devices[rep.device_index].device;
   j["baseline"] = runJson(snap, rep.baseline);

@@ -154,7 +154,7 @@ Expected<std::unique_ptr<LoadStage>> buildLoadStage(Trace loaded, std::optional<
     auto start = traces::rebuildWindowStart(t->snapshot(), t->device_index, rs);
     if (start) {
       complete = start->complete;
-      for (const auto& seg : start->segments) start_reserved += static_cast<std::int64_t>(seg.size);
+      start_reserved = static_cast<std::int64_t>(start->reservedBytes());
     } else {
       complete = false;
     }

@@ -1,6 +1,8 @@
 // Preparing a trace for what-if replays, and the baseline-versus-edited comparison.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/recorded_reserved.h"
 
@@ -22,15 +24,20 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   opts.env = env;
   opts.program = &p.program;
   opts.request_stream = &p.requests;  // built once, by the conformance replay
+  opts.find_peak_resets = false;      // a what-if uses the events, not the capture's peaks
   auto report = runConformance(snapshot, device_index, opts);
   if (!report) return report.status();
   p.conformance = std::move(*report);
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
   std::int64_t seeded = 0;
-  for (const auto& s : p.program.seed) seeded += static_cast<std::int64_t>(s.size);
+  for (const auto& s : p.program.seed) seeded += static_cast<std::int64_t>(s.reservedBytes());
   const auto walk = traces::walkRecordedReserved(snapshot.devices[device_index], seeded);
-  p.derived_capacity = walk.capacity_from_ooms;
+  // An oom entry without 'device_free' reads as 0 free bytes: deriving a capacity from it would
+  // be a guess presented as a recording.
+  const auto& missing = snapshot.anomalies.examples(traces::Anomaly::event_missing_field);
+  p.oom_without_device_free = std::find(missing.begin(), missing.end(), "oom") != missing.end();
+  if (!p.oom_without_device_free) p.derived_capacity = walk.capacity_from_ooms;
   p.recorded_peak_reserved = walk.peak;
   for (const auto& e : snapshot.devices[device_index].events)
     if (e.action == Action::kSegmentAlloc) p.recorded_segments_by_size[e.size].push_back(e.addr);
@@ -38,14 +45,35 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   for (const Op& op : p.program.ops)
     if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid())
       p.completes_at_by_tag[op.alloc.value() + 1u] = op.completes_at;
+  for (const auto& [id, at] : p.program.seed_completes_at) p.completes_at_by_tag[id.value() + 1u] = at;
   return p;
 }
+
+namespace {
+
+// A release whose selector matches no allocation's stack would silently free nothing.
+Status selectorMatchesSomething(const PreparedTrace& prepared, const FrameSpec& selector) {
+  StackMatcher matcher(*prepared.snapshot, selector);
+  for (const auto& a : prepared.requests.allocations)
+    if (matcher.matches(a.stack)) return {};
+  std::string near;
+  for (const auto& n : closestFrameNames(*prepared.snapshot, selector.text, 6)) near += (near.empty() ? "" : ", ") + n;
+  return Status::usage(
+      fmt::format("selector '{}' matches no allocation's stack, so nothing would be released; "
+                  "closest frames: {}",
+                  selector.text, near.empty() ? "none recorded" : near));
+}
+
+}  // namespace
 
 Expected<std::vector<ResolvedEdit>> resolveEdits(const PreparedTrace& prepared, const std::vector<Edit>& edits) {
   std::vector<ResolvedEdit> out;
   for (const Edit& e : edits) {
     auto gaps = resolvePoint(e.point, *prepared.snapshot, prepared.device_index);
-    if (!gaps) return Status::error(fmt::format("{}: {}", e.text, gaps.message()));
+    if (!gaps) return gaps.status().prefixed(e.text + ": ");
+    if (e.kind == Edit::Kind::kRelease && e.selector) {
+      if (Status st = selectorMatchesSomething(prepared, *e.selector); !st.ok()) return st.prefixed(e.text + ": ");
+    }
     out.push_back(ResolvedEdit{e, std::move(*gaps)});
   }
   return out;
@@ -77,6 +105,7 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
 
   WhatIfReport rep;
   rep.device_index = p.device_index;
+  rep.edits = options.edits;
   rep.conformance = p.conformance;
   rep.recorded_peak_reserved = p.recorded_peak_reserved;
   rep.edited_run = chooseEditedRun(p, options);
@@ -98,6 +127,7 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   rep.settings_whatif = what.config.last_settings;
   rep.whatif = replayProgram(p, *edits, what);
 
+  rep.notes = settingsNotes(p.recorded_config);
   rep.baseline_matches_recording = rep.baseline.peak_reserved.bytes == p.recorded_peak_reserved &&
                                    !rep.baseline.decision_change && !p.conformance.first_divergence;
   if (p.conformance.first_divergence)

@@ -19,7 +19,7 @@ WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, st
   for (Addr base : prepared.program.reservation_bases) recorded_reservations_.push_back(base);
   for (const auto& s : prepared.program.seed) {
     live_[s.addr] = s.size;
-    used_ += s.size;
+    used_ += s.reservedBytes();  // an expandable segment holds only its mapped pages
     lowest = std::min(lowest, s.addr);
   }
   floor_ = lowest;
@@ -65,12 +65,14 @@ std::optional<Addr> WhatIfDevice::cudaMalloc(ByteCount size, sim::StreamId) {
   if (!placed) a = driverPlacement(size, kAlign);
   live_[a] = size;
   used_ += size;
+  ++work_.cuda_mallocs;
   return a;
 }
 
 void WhatIfDevice::cudaFree(Addr addr, ByteCount size) {
   live_.erase(addr);
   used_ -= size;
+  ++work_.cuda_frees;
 }
 
 Addr WhatIfDevice::reserveAddress(ByteCount size, ByteCount page, sim::StreamId) {
@@ -93,10 +95,14 @@ void WhatIfDevice::releaseAddress(Addr addr, ByteCount) { live_.erase(addr); }
 bool WhatIfDevice::mapPages(Addr, ByteCount size, sim::StreamId) {
   if (usable_ && used_ + size > *usable_) return false;
   used_ += size;
+  work_.bytes_mapped += size;
   return true;
 }
 
-void WhatIfDevice::unmapPages(Addr, ByteCount size) { used_ -= size; }
+void WhatIfDevice::unmapPages(Addr, ByteCount size) {
+  used_ -= size;
+  work_.bytes_unmapped += size;
+}
 
 ByteCount WhatIfDevice::deviceFree() {
   const ByteCount cap = usable_.value_or(total_);

@@ -25,6 +25,7 @@ class WhatIfDevice final : public sim::DeviceModel {
   void setCurrentOp(std::uint32_t op) { current_op_ = op; }
   [[nodiscard]] ByteCount used() const { return used_; }
   [[nodiscard]] std::optional<ByteCount> usable() const { return usable_; }
+  [[nodiscard]] const DriverWork& work() const { return work_; }
 
   [[nodiscard]] ByteCount totalMemory() const override { return total_; }
   std::optional<Addr> cudaMalloc(ByteCount size, sim::StreamId stream) override;
@@ -58,6 +59,7 @@ class WhatIfDevice final : public sim::DeviceModel {
   std::deque<Addr> recorded_reservations_;
   std::map<Addr, ByteCount> live_;  // segments and reservations handed out
   Addr floor_ = 0;                  // driver placement grows down from here
+  DriverWork work_;                 // what the allocator asked of the driver (the price model's counts)
 };
 
 }  // namespace reservoir::replay::detail

@@ -28,6 +28,10 @@ EditedRun chooseEditedRun(const PreparedTrace& p, const EditedRunOptions& o) {
   } else if (o.overhead) {
     r.capacity = p.total_memory;
     r.capacity_source = "the device's total memory minus the overhead";
+  } else if (p.oom_without_device_free) {
+    r.capacity_source =
+        "unlimited (the recorded oom entries have no 'device_free', so no capacity is derived from them; give "
+        "--capacity to predict out-of-memory)";
   } else {
     r.capacity_source = "unlimited (no oom recorded; give a capacity to predict out-of-memory)";
   }

@@ -156,15 +156,34 @@ std::vector<std::string> closestFrameNames(const traces::Snapshot& snap, std::st
 
 namespace {
 
+// A call of the function is a run of events whose stacks hold its frame. Events that cannot
+// belong to the calling thread do not end a run: an event with no Python frame (the autograd
+// engine's backward thread, C++ threads) and one whose outermost frame differs from the run's
+// (another Python thread: its stack starts at its own entry point).
 std::vector<Gap> frameRuns(const Point& p, const traces::Snapshot& snap, const traces::DeviceTrace& trace) {
   StackMatcher matcher(snap, p.frame);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // [first, last]
   bool in_run = false;
+  FrameId thread_root;  // outermost frame of the run's first event
+  auto outermost = [&](StackId s) {
+    const auto frames = snap.stack(s);
+    return frames.empty() ? FrameId{} : frames.back();
+  };
   for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
-    const bool m = matcher.matches(trace.events[i].stack);
-    if (m && !in_run) runs.emplace_back(i, i);
-    if (m) runs.back().second = i;
-    in_run = m;
+    const StackId stack = snap.callStack(trace.events[i]);  // forward frames for backward-pass entries
+    const bool m = matcher.matches(stack);
+    if (m && !in_run) {
+      runs.emplace_back(i, i);
+      thread_root = outermost(stack);
+    }
+    if (m) {
+      runs.back().second = i;
+      in_run = true;
+      continue;
+    }
+    const FrameId root = outermost(stack);
+    const bool other_thread = !root.valid() || root != thread_root;
+    if (!other_thread) in_run = false;
   }
   std::vector<Gap> gaps;
   for (std::size_t r = 0; r < runs.size(); ++r) {
@@ -196,9 +215,9 @@ Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& 
         std::string near;
         for (const auto& n : closestFrameNames(snap, p.frame.text, 6)) near += (near.empty() ? "" : ", ") + n;
         if (p.occurrence)
-          return Status::error(
-              fmt::format("point '{}' matches no run #{} (closest frames: {})", p.text, *p.occurrence, near));
-        return Status::error(fmt::format("point '{}' matches no event's stack; closest frames: {}", p.text, near));
+          return Status::usage(
+              fmt::format("point '{}' matches no call #{} (closest frames: {})", p.text, *p.occurrence, near));
+        return Status::usage(fmt::format("point '{}' matches no event's stack; closest frames: {}", p.text, near));
       }
       return gaps;
     case Point::Kind::kAnnotationStart:
@@ -220,14 +239,14 @@ Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& 
         std::sort(scored.begin(), scored.end());
         std::string near;
         for (std::size_t i = 0; i < scored.size() && i < 6; ++i) near += (near.empty() ? "" : ", ") + scored[i].second;
-        return Status::error(fmt::format("point '{}' matches no annotation (closest annotations: {})", p.text,
+        return Status::usage(fmt::format("point '{}' matches no annotation (closest annotations: {})", p.text,
                                          near.empty() ? "none recorded" : near));
       }
       return gaps;
     }
     case Point::Kind::kEvent:
       if (static_cast<std::size_t>(p.value) >= trace.events.size())
-        return Status::error(fmt::format("point '{}': the trace has {} events", p.text, trace.events.size()));
+        return Status::usage(fmt::format("point '{}': the trace has {} events", p.text, trace.events.size()));
       return std::vector<Gap>{Gap{static_cast<std::uint32_t>(p.value + 1), Phase::kAfter}};
     case Point::Kind::kTime: return std::vector<Gap>{Gap{boundaryAtTime(trace, p.value), Phase::kAfter}};
   }

@@ -16,7 +16,8 @@ Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, c
 
 Runner::Runner(const Runner& o)
     : p_(o.p_), s_(o.s_), device_(o.device_), drift_(o.drift_), sink_(), model_(o.model_), handles_(o.handles_),
-      released_(o.released_), items_(o.items_), next_item_(o.next_item_), next_op_(o.next_op_), r_(o.r_) {
+      released_(o.released_), items_(o.items_), next_item_(o.next_item_), next_op_(o.next_op_),
+      reserved_sum_(o.reserved_sum_), r_(o.r_) {
   model_.rebind(&device_, wireSink());
 }
 
@@ -141,18 +142,34 @@ void Runner::runOp(std::uint32_t j) {
 void Runner::track(std::uint32_t j) {
   const auto& trace = p_.snapshot->devices[p_.device_index];
   const Op& op = p_.program.ops[j];
-  auto at = [&](std::int64_t v) {
-    const std::uint32_t ev = op.end_event > 0 ? op.end_event - 1 : 0;
+  const std::uint32_t last = op.end_event > 0 ? op.end_event - 1 : 0;
+  // The peak's event, one definition with the recording's series (load_stage.cpp): reserved
+  // grows only at a segment_alloc / segment_map, so a reserved peak is reached at the op's last
+  // one (the GUI's "first event where reserved exceeds every earlier value"); other peaks at
+  // the op's last event.
+  std::uint32_t grew = last;
+  for (std::uint32_t e = op.first_event; e < op.end_event && e < trace.events.size(); ++e)
+    if (trace.events[e].action == Action::kSegmentAlloc || trace.events[e].action == Action::kSegmentMap) grew = e;
+  auto at = [&](std::int64_t v, std::uint32_t ev) {
     PeakInfo pi{v, j, ev, ev < trace.events.size() ? trace.events[ev].time_us : 0, op.stack};
     return pi;
   };
-  if (reserved() > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(reserved());
-  if (allocated() > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(allocated());
+  if (reserved() > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(reserved(), grew);
+  if (allocated() > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(allocated(), last);
+  reserved_sum_ += static_cast<double>(reserved());
+  if (!s_.peak_windows.empty() && inWindow(j))
+    r_.peak_in_windows = std::max(r_.peak_in_windows.value_or(0), reserved());
   if (s_.keep_timeline) {
     const auto& st = model_.stats();
     r_.timeline.push_back(TimelinePoint{reserved(), allocated(), st.active_bytes[sim::kAggregate].current,
                                         st.requested_bytes[sim::kAggregate].current});
   }
+}
+
+bool Runner::inWindow(std::uint32_t op) const {
+  const auto& w = s_.peak_windows;
+  auto it = std::upper_bound(w.begin(), w.end(), op, [](std::uint32_t v, const OpWindow& x) { return v < x.begin; });
+  return it != w.begin() && op < std::prev(it)->end;
 }
 
 void Runner::step() {
@@ -170,6 +187,8 @@ void Runner::finish() {
   r_.final_reserved = reserved();
   r_.final_allocated = allocated();
   r_.segments_allocated = static_cast<std::size_t>(model_.stats().num_device_alloc);
+  r_.driver = device_.work();
+  r_.mean_reserved = next_op_ ? reserved_sum_ / static_cast<double>(next_op_) : 0.0;
   r_.invariant_failure = model_.invariantFailure();
   if (s_.compare_with_recording) {
     r_.address_drift = drift_.drift();

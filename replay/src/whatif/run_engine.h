@@ -107,6 +107,7 @@ class Runner {
   void applyItem(const Item& item);
   void runOp(std::uint32_t j);
   void track(std::uint32_t j);
+  [[nodiscard]] bool inWindow(std::uint32_t op) const;
   [[nodiscard]] std::int64_t reserved() const { return model_.stats().reserved_bytes[sim::kAggregate].current; }
   [[nodiscard]] std::int64_t allocated() const { return model_.stats().allocated_bytes[sim::kAggregate].current; }
 
@@ -122,6 +123,7 @@ class Runner {
   std::vector<Item> items_;
   std::size_t next_item_ = 0;
   std::uint32_t next_op_ = 0;
+  double reserved_sum_ = 0;  // for RunResult::mean_reserved
   RunResult r_;
 };
 

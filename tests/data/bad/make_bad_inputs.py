@@ -117,7 +117,10 @@ def huge_lengths():
     case("binunicode_more_than_file.pickle", P4 + b"X" + struct.pack("<I", 10_000_000) + b"abc" * 10, 2,
          "more than the input can hold")
     case("binbytes8_2pow60.pickle", P4 + b"\x8e" + struct.pack("<Q", 1 << 60), 2, "BINBYTES8 declares")
-    case("long4_2pow31m1.pickle", P4 + b"\x8b" + struct.pack("<I", 2**31 - 1) + b"\x01" * 16, 2, "truncated LONG4")
+    # Over max_string_bytes (2^28 since issue 16); a LONG4 under it that the file cannot back is "truncated".
+    case("long4_2pow31m1.pickle", P4 + b"\x8b" + struct.pack("<I", 2**31 - 1) + b"\x01" * 16, 2,
+         "LONG4 declares 2147483647 bytes")
+    case("long4_2pow27.pickle", P4 + b"\x8b" + struct.pack("<I", 2**27) + b"\x01" * 16, 2, "truncated LONG4")
     case("long4_negative.pickle", P4 + b"\x8b\xff\xff\xff\xff" + b"\x01" * 16, 2, "LONG4 with a negative length")
     case("binstring_negative.pickle", b"\x80\x02T\xff\xff\xff\xff" + b"a" * 16, 2, "BINSTRING with a negative length")
 
@@ -308,13 +311,40 @@ def out_of_range_values():
         case(name, pickle.dumps(obj, protocol=4), None, *reasons)
 
 
+def memory_and_sharing():
+    # An int of 2^64 or more in a size field: said in plain words, not "is int, expected int".
+    case("event_size_2pow64.pickle", pickle.dumps(snapshot([[event(size=2**64)]]), protocol=4), None,
+         "trace entry field 'size' is an integer outside the 64-bit range")
+    # Two device traces that are one list object (a memo reference): refused, not read as empty.
+    shared = [event(), event(action="free_requested"), event(action="free_completed")]
+    data = pickle.dumps(snapshot([shared, shared]), protocol=4)
+    case("device_traces_shared_list.pickle", data, None,
+         "device_traces[1] is the same list object as device_traces[0]")
+    # A memo flood (None, then MEMOIZE 2^22 times) under an unknown key: the memo grows 16 bytes
+    # per input byte; the total budget stops it (a 16 MiB floor here keeps the test small; the
+    # default floor is 512 MiB). The budget is checked after each MiB of pickle.
+    head = P4 + b"}(\x8c\x08segments]\x8c\x0ddevice_traces]]a\x8c\x04junkN"
+    flood = head + b"\x94" * (1 << 22) + b"u."
+    zst = subprocess.run(["zstd", "-q", "-c", "-19"], input=flood, capture_output=True, check=True).stdout
+    case("memo_flood.pickle.zst", zst, None, "the reader needs", "over its budget of", "decompressed stream",
+         limits={"memory_floor_bytes": 16 << 20})
+    # Values under keys the reader does not use are counted, not stored: 64 lists of 2^16 None
+    # each would take 64 MiB if materialised, within a 16 MiB budget they read. This file is
+    # otherwise broken (no STOP) so it fails, at its end, not at the budget.
+    lists = b"".join(b"](" + b"N" * (1 << 16) + b"ea" for _ in range(64))
+    nones = P4 + b"}(\x8c\x08segments]\x8c\x0ddevice_traces]]a\x8c\x04junk]" + lists + b"u"
+    zst = subprocess.run(["zstd", "-q", "-c", "-19"], input=nones, capture_output=True, check=True).stdout
+    case("none_lists_unknown_key.pickle.zst", zst, len(nones), "unexpected end of data before STOP",
+         limits={"memory_floor_bytes": 16 << 20, "memory_per_pickle_byte": 0})
+
+
 def main():
     for name in os.listdir(HERE):
         if name != os.path.basename(__file__):
             os.remove(os.path.join(HERE, name))
     for make in (framing_and_headers, truncated_opcodes, huge_lengths, nesting_and_limits, memo_cases,
                  code_payloads, not_snapshots, wrong_field_types, structure_errors, compression, compressed_trailers,
-                 out_of_range_values):
+                 out_of_range_values, memory_and_sharing):
         make()
     with open(os.path.join(HERE, "expected.json"), "w") as f:
         json.dump(CASES, f, indent=1)

@@ -14,10 +14,21 @@ class Status {
  public:
   Status() = default;
   static Status error(std::string message) { return Status(std::move(message)); }
+  // A request that does not fit the input (a point or selector that matches nothing, flags that
+  // contradict each other): the CLI's usage error (exit 2), not bad input (exit 3).
+  static Status usage(std::string message) {
+    Status s(std::move(message));
+    s.usage_ = true;
+    return s;
+  }
 
-  Status(const Status& other) : message_(other.message_ ? std::make_unique<std::string>(*other.message_) : nullptr) {}
+  Status(const Status& other)
+      : message_(other.message_ ? std::make_unique<std::string>(*other.message_) : nullptr), usage_(other.usage_) {}
   Status& operator=(const Status& other) {
-    if (this != &other) message_ = other.message_ ? std::make_unique<std::string>(*other.message_) : nullptr;
+    if (this != &other) {
+      message_ = other.message_ ? std::make_unique<std::string>(*other.message_) : nullptr;
+      usage_ = other.usage_;
+    }
     return *this;
   }
   Status(Status&&) noexcept = default;
@@ -29,11 +40,19 @@ class Status {
     static const std::string kEmpty;
     return message_ ? *message_ : kEmpty;
   }
+  [[nodiscard]] bool isUsage() const { return usage_; }
+  // The same kind of error, its message preceded by `prefix`.
+  [[nodiscard]] Status prefixed(const std::string& prefix) const {
+    Status s(prefix + message());
+    s.usage_ = usage_;
+    return s;
+  }
 
  private:
   explicit Status(std::string message) : message_(std::make_unique<std::string>(std::move(message))) {}
   // Null when ok: returning success costs one pointer.
   std::unique_ptr<std::string> message_;
+  bool usage_ = false;
 };
 
 // A value or the Status explaining why there is none.

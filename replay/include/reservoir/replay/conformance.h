@@ -44,6 +44,9 @@ struct ConformanceOptions {
   // Event boundaries where the program called torch.cuda.reset_peak_memory_stats(): peaks in
   // the capture's memory_stats() count from the last one.
   std::vector<std::uint32_t> reset_peaks_at;
+  // With no reset_peaks_at: when only `.peak` statistics differ from the capture's, find the
+  // reset position from the replay (two more replays) and report it in a note.
+  bool find_peak_resets = true;
   std::function<void(std::size_t done, std::size_t total)> progress;
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -102,6 +105,29 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
 
 // The allocator settings to replay with: the override, else the recorded ones.
 Expected<sim::AllocatorConfig> replayConfig(const traces::Snapshot& snapshot, const ReplayEnvironment& env);
+
+// Where the program called torch.cuda.reset_peak_memory_stats(), as event boundaries for
+// ConformanceOptions::reset_peaks_at: the points given (e.g. "after:train.py:step", "event:N");
+// when none are given, the event the capture's X.json names (reset_peaks_after_event); else none.
+struct PeakResets {
+  std::vector<std::uint32_t> boundaries;
+  std::string source;  // "" (none), "given", or the capture JSON's path
+  std::string note;    // for the report when the boundaries came from the capture JSON
+};
+Expected<PeakResets> choosePeakResets(const traces::Snapshot& snapshot, std::size_t device_index,
+                                      const CaptureFacts* capture, const std::vector<std::string>& points);
+
+// A snapshot recorded without allocation history (_record_memory_history off, or
+// enabled="state"): no device trace, or only `snapshot` entries (torch 2.11 leaves one). Its
+// segments can be inspected, but there is nothing to replay; the sentence says so, else
+// nullopt. `device` indexes snapshot.devices (nullopt: every device).
+std::optional<std::string> nothingToReplay(const traces::Snapshot& snapshot,
+                                           std::optional<std::size_t> device = std::nullopt);
+
+// Warnings about the settings a replay uses, once each: recorded keys this model does not
+// know (replayed as if absent, so the result may differ), torch's own non-fatal parse
+// warnings, and settings whose effect the trace cannot show (stream reserve classes).
+std::vector<std::string> settingsNotes(const sim::AllocatorConfig& config);
 
 // "alloc addr=0x7f.. size=1048576 stream=0" and the like.
 std::string describeEvent(const traces::TraceEvent& event);

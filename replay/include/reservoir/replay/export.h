@@ -20,4 +20,16 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& prepared, const std::v
 // recorded event).
 std::string timelineCsv(const PreparedTrace& prepared, const RunResult& run);
 
+// What writeEditedRun wrote.
+struct ExportCounts {
+  std::size_t events = 0, segments = 0;  // the snapshot's (device trace events, final segments)
+  std::size_t rows = 0;                  // the CSV timeline's
+};
+
+// The edited run (`options`' device and address model; `edits` resolved on `prepared`, which
+// was prepared in editedRunEnvironment(env, options)) written as a snapshot to `out` and/or as
+// a CSV timeline to `csv` (an empty path: not written). Every front end's export.
+Expected<ExportCounts> writeEditedRun(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits,
+                                      const WhatIfOptions& options, const std::string& out, const std::string& csv);
+
 }  // namespace reservoir::replay

@@ -48,6 +48,9 @@ struct Program {
   std::vector<Op> ops;
   std::vector<sim::SeedSegment> seed;          // state before the first event (ring-buffer traces)
   std::vector<AllocationId> seed_allocations;  // parallel to the seeded blocks, in order
+  // Seeded blocks freed before the window with their stream's work pending: the op at whose
+  // start the recording retired each (its free_completed), for the what-if completion model.
+  std::vector<std::pair<AllocationId, std::uint32_t>> seed_completes_at;
   std::vector<traces::PoolId> private_pools;
   std::vector<sim::Addr> reservation_bases;  // expandable reservations, in the order they were made
   std::size_t events = 0;

@@ -1,13 +1,31 @@
-// The what-if report as text for people: what `reservoir whatif` prints and the GUI's
-// what-if panel shows (one renderer, so the two cannot drift apart).
+// The reports as text for people: what `reservoir whatif` and `reservoir sweep` print and the
+// GUI's what-if panel and sweep dialog show (one renderer, so they cannot drift apart). No
+// text here names a command-line flag: the GUI shows it too.
 #pragma once
 
 #include <string>
 
+#include "reservoir/replay/sweep.h"
 #include "reservoir/replay/whatif.h"
 
 namespace reservoir::replay {
 
+// One sentence that says what the edits did, e.g. "empty_cache after state_dict_loader.py:load:
+// reserved there 6.86 -> 4.14 GiB; run peak unchanged at 25.33 GiB (event 4564)". The first
+// line of whatIfReportText, and "verdict" in the what-if JSON.
+std::string whatIfVerdict(const WhatIfReport& rep);
+// The edits in words: "empty_cache after state_dict_loader.py:load", "settings
+// expandable_segments:True", "no edits".
+std::string describeEdits(const WhatIfReport& rep);
+// A point in words: "after state_dict_loader.py:load", "at the start of ProfilerStep", "after event 12".
+std::string describePoint(const std::string& point_text);
+
 std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path);
+
+// The sweep's ranking: the cap and objective, the best `top` candidates, and the Pareto view
+// (saving against price).
+std::string sweepReportText(const SweepReport& rep, const std::string& path, std::size_t top);
+// "~14.2 ms", "~1.3 s", "0" (settings).
+std::string priceText(double seconds);
 
 }  // namespace reservoir::replay

@@ -1,27 +1,74 @@
 // Searching for where cleanup belongs: candidate empty_cache placements at the entries and
 // exits of the trace's call regions (from the call graph) and at annotation boundaries, plus
-// candidate allocator settings, each replayed and ranked by the predicted peak reserved (or
-// by reserved at a point) and by how many empty_cache calls it costs.
+// candidate allocator settings, each replayed and ranked by what a user can adopt: the
+// saving on an objective (peak reserved, reserved at a point, the peak inside an annotation)
+// within a cap on empty_cache calls (one per training step where steps are known), the time
+// price of the calls breaking ties (docs/whatif.md, "The price of a cleanup").
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reservoir/replay/whatif.h"
 
 namespace reservoir::replay {
 
+// What the sweep minimizes: `peak`, `reserved:POINT`, `peak-in:ANNOTATION` (a bare POINT is
+// accepted as reserved:POINT).
+struct SweepObjective {
+  enum class Kind : std::uint8_t { kPeak, kReservedAt, kPeakIn };
+  Kind kind = Kind::kPeak;
+  std::optional<Point> point;                     // kReservedAt
+  std::string annotation;                         // kPeakIn
+  [[nodiscard]] std::string text() const;         // "peak", "reserved:POINT", "peak-in:NAME"
+  [[nodiscard]] std::string description() const;  // "peak reserved", "reserved at POINT", ...
+};
+Expected<SweepObjective> parseSweepObjective(std::string_view text);
+
+// Training steps, where the trace shows them: the occurrences of a step annotation
+// (ProfilerStep#N, any record_function range named like a train step) or the runs of a
+// train-step frame (train_step, training_step, ...).
+struct TrainingSteps {
+  std::size_t count = 0;
+  std::string source;  // "annotation ProfilerStep", "frame resume.py:train_step"
+};
+std::optional<TrainingSteps> detectTrainingSteps(const traces::Snapshot& snap, std::size_t device_index);
+
+// The time an empty_cache costs, calibrated on the cuda backend's measurements on an H200
+// (docs/validation.md section 4; the derivation is in docs/whatif.md): the synchronisation,
+// releasing what the cache held (cudaFree per segment, unmapping per byte of expandable
+// pages), and mapping the memory again when the program needs it later.
+struct CleanupPriceModel {
+  double sync_seconds = 30e-6;            // per call (measured 0.02-0.04 ms, on an idle stream)
+  double cuda_free_seconds = 80e-6;       // per segment released (0.17-0.28 ms for 3)
+  double cuda_malloc_seconds = 80e-6;     // per segment allocated again later (0.10-0.37 ms for 3)
+  double unmap_seconds_per_gib = 2.8e-3;  // expandable pages released (5.4-8.4 ms for 2.71 GiB)
+  double map_seconds_per_gib = 2.8e-3;    // expandable pages mapped again later (4.2-13.1 ms for 2.71 GiB)
+};
+// The price of `edited` against `baseline`: the inserted calls' synchronisation plus the
+// driver work the edited run does beyond the baseline's.
+double cleanupPriceSeconds(const RunResult& baseline, const RunResult& edited, std::size_t inserted_calls,
+                           const CleanupPriceModel& model = {});
+
+struct SweepCandidate;
+
 // The device every candidate runs on is the edited run's (EditedRunOptions: capacity,
 // overhead, fraction, settings), chosen as `whatif` chooses it.
 struct SweepOptions : EditedRunOptions {
   std::size_t max_candidates = 100;
-  std::size_t top_functions = 40;    // call regions considered (by bytes allocated under them)
-  bool try_settings = true;          // also candidate allocator settings
-  std::optional<Point> minimize_at;  // rank by reserved at this point instead of peak reserved
-  unsigned jobs = 0;                 // 0: every core
+  std::size_t top_functions = 40;  // call regions considered (by bytes allocated under them)
+  bool try_settings = true;        // also candidate allocator settings
+  SweepObjective objective;
+  // At most this many empty_cache calls in the whole trace; unset: one per training step
+  // where steps are known, else no cap.
+  std::optional<std::size_t> max_calls;
+  std::optional<std::size_t> steps;  // training steps, when the caller knows better than the trace
+  CleanupPriceModel price;
+  unsigned jobs = 0;  // 0: every core
   std::uint32_t checkpoint_every = 4096;
   // Evaluate only slice `slice` of `slices` equal parts of the candidates (in the order they are
   // made): a sweep split over processes, put back together by mergeSweepSlices.
@@ -29,6 +76,9 @@ struct SweepOptions : EditedRunOptions {
   std::size_t slices = 1;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // Each candidate as soon as it is replayed (one call at a time, from a worker thread); its
+  // `pareto` is not known yet.
+  std::function<void(const SweepCandidate&)> on_candidate;
 };
 
 struct SweepCandidate {
@@ -36,9 +86,18 @@ struct SweepCandidate {
   std::string description;
   std::int64_t peak_reserved = 0;
   std::int64_t peak_allocated = 0;
-  std::optional<std::int64_t> reserved_at_point;  // when minimizing at a point
+  std::optional<std::int64_t> reserved_at_point;  // the objective reserved:POINT
+  std::optional<std::int64_t> peak_in;            // the objective peak-in:ANNOTATION
+  std::int64_t objective_value = 0;               // what the objective measures in this run
   std::int64_t saving = 0;                        // baseline objective - this objective
-  std::size_t empty_cache_calls = 0;              // inserted by the candidate
+  std::size_t empty_cache_calls = 0;              // inserted by the candidate, in the whole trace
+  std::optional<double> calls_per_step;           // when steps are known
+  double price_seconds = 0;                       // 0 for a settings candidate
+  double mean_reserved = 0;                       // reserved averaged over the run (ties)
+  std::uint32_t depth = 0;  // the program's own frames around the placement (ties: nearer its top level)
+  bool settings = false;    // a settings candidate (no empty_cache)
+  bool within_cap = true;   // empty_cache_calls <= the report's max_calls
+  bool pareto = false;      // no other saves as much for less
   bool oom = false;
 };
 
@@ -46,8 +105,14 @@ struct SweepReport {
   std::int64_t baseline_peak_reserved = 0;
   std::int64_t baseline_peak_allocated = 0;
   std::optional<std::int64_t> baseline_reserved_at_point;
-  std::string objective;                   // "peak reserved" or "reserved at POINT"
-  std::vector<SweepCandidate> candidates;  // best first
+  std::int64_t baseline_objective = 0;
+  SweepObjective objective_spec;
+  std::string objective;  // objective_spec.description()
+  std::optional<TrainingSteps> steps;
+  std::optional<std::size_t> max_calls;    // the cap applied (given, or one per step)
+  std::string max_calls_source;            // "given", "one per training step (...)", "no cap: steps unknown"
+  std::vector<SweepCandidate> candidates;  // best first: within the cap, largest saving, cheapest
+  std::vector<std::size_t> pareto;         // indices into candidates: saving against price, cheapest first
   std::size_t evaluated = 0;
   double seconds = 0;
   bool cancelled = false;
@@ -55,9 +120,11 @@ struct SweepReport {
 
 Expected<SweepReport> runSweep(const PreparedTrace& prepared, const SweepOptions& options);
 
-// Best first: no new out-of-memory, then the objective (reserved at the point, else peak
-// reserved), then peak reserved, then fewer empty_cache calls; a stable sort.
-void rankCandidates(std::vector<SweepCandidate>& candidates);
+// The ranking rule (exposed for the GUI's re-sorting and the tests): OOM last, then within
+// the cap first, then the largest saving, the lowest price, the placement nearest the program's
+// top level (fewest of its own frames around it, library frames not counted: code the user
+// can edit), the lowest mean reserved (memory returned sooner), the fewest calls.
+bool sweepRanksBefore(const SweepCandidate& x, const SweepCandidate& y);
 
 // The slices of one trace's sweep (SweepOptions::slice 0..slices-1, in that order) as the one
 // report runSweep gives with slices = 1 (timing aside: seconds add up).

@@ -100,6 +100,17 @@ struct PeakAnalysis {
   std::vector<PinnedSegment> pinned;  // the rest, by segment (largest first)
 };
 
+// What a run asked of the driver: the counts the sweep's time price is computed from.
+struct DriverWork {
+  std::uint64_t cuda_mallocs = 0, cuda_frees = 0;      // whole segments
+  std::uint64_t bytes_mapped = 0, bytes_unmapped = 0;  // expandable segments' pages
+};
+
+// An op range [begin, end) (the sweep's peak-in:ANNOTATION windows).
+struct OpWindow {
+  std::uint32_t begin = 0, end = 0;
+};
+
 struct RunResult {
   PeakInfo peak_reserved;
   PeakInfo peak_allocated;
@@ -110,7 +121,10 @@ struct RunResult {
   std::optional<PeakAnalysis> at_peak;
   std::size_t empty_cache_calls = 0;  // recorded ones plus inserted cleanups
   std::size_t segments_allocated = 0;
-  std::vector<TimelinePoint> timeline;  // after each op (keep_timeline)
+  DriverWork driver;
+  double mean_reserved = 0;                     // reserved averaged over the ops (bytes)
+  std::optional<std::int64_t> peak_in_windows;  // highest reserved inside RunSettings::peak_windows
+  std::vector<TimelinePoint> timeline;          // after each op (keep_timeline)
   std::string invariant_failure;
   // Baseline only: how the modelled run compares with the recording.
   std::size_t address_drift = 0;               // events whose address differs from the recording's
@@ -119,6 +133,7 @@ struct RunResult {
 
 struct WhatIfReport {
   std::size_t device_index = 0;
+  std::vector<Edit> edits;  // as given (the verdict names them)
   std::string settings_baseline, settings_whatif;
   RunResult baseline;
   RunResult whatif;
@@ -146,6 +161,8 @@ struct PreparedTrace {
   sim::ByteCount total_memory = 0;
   double fraction = 1.0;
   std::optional<sim::ByteCount> derived_capacity;  // usable bytes, from recorded ooms (device_free + reserved)
+  // Recorded oom entries without 'device_free': no capacity is derived from them.
+  bool oom_without_device_free = false;
   std::int64_t recorded_peak_reserved = 0;
   // For the what-if device models, computed once: the recording's cudaMalloc addresses by
   // size (in order) and, per allocation tag, the op at which its deferred free completed.
@@ -183,6 +200,7 @@ struct RunSettings {
   bool compare_with_recording = false;
   std::optional<std::uint32_t> stop_after_op;          // for analyses at a point
   std::vector<EmittedEvent>* record_events = nullptr;  // receives every event the model emits
+  std::vector<OpWindow> peak_windows;                  // sorted, disjoint: RunResult::peak_in_windows
 };
 
 RunResult replayProgram(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits,

@@ -101,6 +101,19 @@ struct SeedSegment {
   // The segment's pool: the default pools, or a private one (a CUDA graph's or a MemPool's)
   // that was alive when the window began. Seeding creates that pool if it does not exist.
   PoolId pool;
+  // An expandable segment: `addr` is its reservation's base, `size` at least the span the
+  // trace shows (the reservation gets the configured size when that is larger), `mapped` the
+  // page ranges mapped at the start; the blocks lie in them, the rest of a range is free.
+  bool is_expandable = false;
+  std::vector<std::pair<Addr, ByteCount>> mapped;
+
+  // Bytes it holds on the device: its size, or its mapped pages when expandable.
+  [[nodiscard]] ByteCount reservedBytes() const {
+    if (!is_expandable) return size;
+    ByteCount total = 0;
+    for (const auto& range : mapped) total += range.second;
+    return total;
+  }
 };
 
 // The stream recorded for pending seed blocks whose using stream is unknown.
@@ -178,9 +191,12 @@ class CachingAllocator {
   // The first invariant violation seen by the automatic checks ("" if none).
   [[nodiscard]] const std::string& invariantFailure() const;
 
+  // The model's state; defined in simulator/src (internal to the library).
+  struct Impl;
+
  private:
   std::uint32_t seedPool(const SeedSegment& s);
-  struct Impl;
+  Status seedExpandable(const SeedSegment& s, std::vector<BlockHandle>& handles);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -28,7 +28,8 @@ enum class Severity : std::uint8_t { kInfo, kDataLoss, kError };
   X(free_completed_without_request, kError, "free_completed with no free_requested before it")           \
   X(segment_event_mismatch, kError, "segment_free/unmap that matches no known segment")                  \
   X(snapshot_entries, kInfo, "'snapshot' entries (markers of earlier snapshots; no state change)")       \
-  X(user_defined_entries, kInfo, "'user_defined' entries (annotations of torch ~2.4; no state change)")
+  X(user_defined_entries, kInfo, "'user_defined' entries (annotations of torch ~2.4; no state change)")  \
+  X(time_goes_backwards, kDataLoss, "trace entry whose time_us is earlier than the entry before it (times unreliable)")
 
 enum class Anomaly : std::uint8_t {
 #define RESERVOIR_ANOMALY_ENUM(name, severity, description) name,

@@ -23,8 +23,13 @@ struct ReadLimits {
   std::uint64_t max_marks = 1u << 20;           // open MARKs (nesting)
   std::uint64_t max_memo_entries = 1u << 28;    // memo table size
   std::uint64_t max_memo_gap = 1u << 20;        // BINPUT index beyond the memo's end
-  std::uint64_t max_string_bytes = 1ull << 31;  // one string / bytes object
+  std::uint64_t max_string_bytes = 1ull << 28;  // one string / bytes object (a frame's file name is < 4 KiB)
   std::uint64_t max_container_items = 1ull << 28;
+  // The reader's total memory (buffers, stack, memo, live containers and the model built so
+  // far) may not exceed memory_floor_bytes + memory_per_pickle_byte x the pickle bytes read so
+  // far (decompressed): a real snapshot needs about 1-2 bytes per pickle byte.
+  std::uint64_t memory_floor_bytes = 512ull << 20;
+  std::uint64_t memory_per_pickle_byte = 4;
 };
 
 struct ReadOptions {

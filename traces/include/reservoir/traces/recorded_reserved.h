@@ -23,8 +23,8 @@ namespace reservoir::traces {
 }
 
 struct RecordedReserved {
-  std::int64_t peak = 0;                       // the highest reserved bytes, start state included
-  std::optional<std::size_t> peak_event;       // the segment event that reached it (none: the start)
+  std::int64_t peak = 0;                        // the highest reserved bytes, start state included
+  std::optional<std::size_t> peak_event;        // the segment event that reached it (none: the start)
   std::optional<ByteCount> capacity_from_ooms;  // the smallest device_free + reserved at an oom
 };
 

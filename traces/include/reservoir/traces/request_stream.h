@@ -37,8 +37,17 @@ struct RequestStream {
   std::vector<AllocationId> event_allocation;
   AnomalyCounters anomalies;
   std::size_t before_window = 0;  // allocations whose alloc is not in the window
+  // Actions the recording left out (_record_memory_history(skip_actions=[...]), torch PR
+  // #168183), inferred from the trace: see inferSkippedActions.
+  std::vector<Action> skipped_actions;
 };
 
 RequestStream buildRequestStream(const DeviceTrace& trace);
+
+// The actions a trace was recorded without, inferred from what is missing: an action with no
+// entry while the entries that must pair with it are there (free_completed without any
+// free_requested, frees without any alloc, segment_free without any segment_alloc, ...).
+// The snapshot does not record skip_actions itself.
+std::vector<Action> inferSkippedActions(const DeviceTrace& trace);
 
 }  // namespace reservoir::traces

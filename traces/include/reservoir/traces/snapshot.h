@@ -45,7 +45,21 @@ struct Frame {
   StringId filename;
   StringId name;
   std::int64_t line = 0;
+  // The FX node fields torch's augment_with_fx_traces adds (fx_node_op, fx_node_name,
+  // fx_original_trace, fx_node_info, ...), as "key=value" lines in file order; a value that
+  // is not a string is its Python repr. Invalid when the frame has none.
+  StringId fx;
   auto operator<=>(const Frame&) const = default;
+};
+
+// The "key=value" pairs of Frame::fx, in order.
+std::vector<std::pair<std::string_view, std::string_view>> fxFields(std::string_view fx);
+
+struct PoolId {
+  std::int64_t first = 0;
+  std::int64_t second = 0;
+  [[nodiscard]] bool isDefault() const { return first == 0 && second == 0; }
+  auto operator<=>(const PoolId&) const = default;
 };
 
 // One trace entry. For `oom` entries, `addr` holds `device_free`.
@@ -59,6 +73,17 @@ struct TraceEvent {
   StringId user_metadata;    // invalid when absent
   Action action = Action::kUnknown;
   bool has_frames = false;  // the entry carried a `frames` key (even an empty one)
+  bool has_pool = false;    // the entry carried `pool_id` (torch after 2.11, PR #177717)
+  PoolId pool;              // the private pool it went to ((0, 0): the default pools)
+  // `forward_frames`: for a backward-pass entry (no Python frames of its own with
+  // stacks="python"), the Python stack of the forward op it belongs to.
+  bool has_forward_frames = false;
+  StackId forward_stack;
+
+  // The stack points and call sites use: the entry's own frames, else its forward frames.
+  [[nodiscard]] StackId callStack(bool own_is_empty) const {
+    return own_is_empty && has_forward_frames ? forward_stack : stack;
+  }
 
   [[nodiscard]] std::uint64_t deviceFree() const { return addr; }
 };
@@ -73,13 +98,6 @@ struct BlockInfo {
   ByteCount requested_size = 0;
   StackId stack;
   BlockState state = BlockState::kUnknown;
-};
-
-struct PoolId {
-  std::int64_t first = 0;
-  std::int64_t second = 0;
-  [[nodiscard]] bool isDefault() const { return first == 0 && second == 0; }
-  auto operator<=>(const PoolId&) const = default;
 };
 
 struct SegmentInfo {
@@ -155,6 +173,8 @@ struct Snapshot {
   AnomalyCounters anomalies;
 
   [[nodiscard]] std::span<const FrameId> stack(StackId id) const;
+  // The stack of `e` that points and call sites use (its forward frames when it has no own).
+  [[nodiscard]] StackId callStack(const TraceEvent& e) const { return e.callStack(stack(e.stack).empty()); }
   [[nodiscard]] std::size_t stackCount() const { return stack_offsets.size() - 1; }
   [[nodiscard]] std::span<const BlockInfo> blocksOf(const SegmentInfo& segment) const;
   [[nodiscard]] std::string_view str(StringId id) const { return id.valid() ? strings.view(id) : std::string_view{}; }

@@ -31,14 +31,33 @@ struct StartSegment {
   bool is_expandable = false;
   PoolId pool;
   std::vector<StartBlock> blocks;  // occupied blocks, by address; the rest is free
+  // An expandable segment is one address reservation: `addr` is its base (the lowest address
+  // the trace shows mapped in it), `size` reaches the end of the highest one, and `mapped`
+  // lists the page ranges mapped at the first event (the blocks lie in them).
+  std::vector<std::pair<Addr, ByteCount>> mapped;
+
+  // Bytes reserved at the first event (mapped pages for an expandable segment).
+  [[nodiscard]] ByteCount reservedBytes() const;
 };
 
 struct WindowStart {
   bool complete = true;  // the allocator was empty at the first event
   std::vector<StartSegment> segments;
+
+  // Bytes reserved at the first event: every segment's reservedBytes().
+  [[nodiscard]] ByteCount reservedBytes() const;
+};
+
+// What the traces layer cannot know about expandable segments: how far one reservation
+// reaches (so ranges of one stream split into reservations) and the large pool's page size
+// (so a reservation with no final segment is told small from large by its range sizes).
+struct WindowOptions {
+  ByteCount expandable_reserve = 150109880320ull + 150109880320ull / 8;  // 9/8 of an H200
+  ByteCount large_page = 20u * 1024 * 1024;
 };
 
 // `device` indexes snapshot.devices; `requests` is buildRequestStream() of that device.
-Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const RequestStream& requests);
+Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const RequestStream& requests,
+                                         const WindowOptions& options = {});
 
 }  // namespace reservoir::traces

@@ -1,0 +1,384 @@
+// reservoir scale --from [PARAMS:]TRACE ... --to PARAMS: the trace of the same program at
+// another size (world, seq, batch, ...), extrapolated from captures and replayed through the
+// exact model, with what-if edits. Grids (--to world=8,16,32) print one row per target.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "commands.h"
+#include "common.h"
+#include "edit_options.h"
+#include "reservoir/replay/report_json.h"
+#include "reservoir/replay/report_text.h"
+#include "reservoir/replay/scale.h"
+#include "reservoir/traces/writer.h"
+#include "work_pool.h"
+
+namespace reservoir::cli {
+namespace {
+
+namespace scale = replay::scale;
+
+struct ScaleArgs {
+  std::vector<std::string> from, to;
+  std::optional<std::int64_t> device;
+  bool json = false;
+  std::string out_path;
+  std::string measured;  // a capture of the target, to check the prediction against
+  std::size_t max_unexplained = 20;
+  EnvOptions env;
+  EditOptions edits;
+};
+
+struct Opened {
+  std::vector<OpenTrace> traces;
+  std::vector<scale::Input> inputs;
+};
+
+// "world=2,seq=4096:A.pickle" or "A.pickle" (parameters from the capture sidecar A.json).
+Expected<std::pair<std::optional<scale::Params>, std::string>> splitFrom(const std::string& spec) {
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos || spec.substr(0, colon).find('=') == std::string::npos)
+    return std::pair<std::optional<scale::Params>, std::string>{std::nullopt, spec};
+  auto params = scale::parseParams(spec.substr(0, colon));
+  if (!params) return Status::error("--from " + spec + ": " + params.message());
+  return std::pair<std::optional<scale::Params>, std::string>{std::move(*params), spec.substr(colon + 1)};
+}
+
+Expected<Opened> openInputs(const ScaleArgs& a, std::ostream& err) {
+  Opened o;
+  for (const auto& spec : a.from) {
+    auto split = splitFrom(spec);
+    if (!split) return split.status();
+    if (!split->first && a.env.no_capture_json)
+      return Status::error("--from " + spec +
+                           ": no parameters, and --no-capture-json keeps them from being read from "
+                           "the sidecar (write --from NAME=VALUE,...:FILE)");
+    auto params = split->first ? Expected<scale::Params>(*split->first) : scale::paramsFromCaptureJson(split->second);
+    if (!params) return params.status();
+    auto opened = openTrace(split->second, a.device, a.env, err);
+    if (!opened) return opened.status();
+    o.traces.push_back(std::move(*opened));
+  }
+  for (std::size_t i = 0; i < o.traces.size(); ++i) {
+    auto split = splitFrom(a.from[i]);
+    auto params = split->first ? Expected<scale::Params>(*split->first) : scale::paramsFromCaptureJson(split->second);
+    o.inputs.push_back({o.traces[i].trace.snapshot, o.traces[i].device, o.traces[i].env, *params, split->second});
+  }
+  return o;
+}
+
+Expected<std::vector<scale::Params>> targetsOf(const ScaleArgs& a) {
+  std::vector<scale::Params> targets;
+  for (const auto& t : a.to) {
+    auto grid = scale::parseGrid(t);
+    if (!grid) return Status::error("--to " + t + ": " + grid.message());
+    targets.insert(targets.end(), grid->begin(), grid->end());
+  }
+  return targets;
+}
+
+nlohmann::json modelJson(const scale::Scaler& s, const scale::ScaleModel& m, std::size_t max_unexplained) {
+  nlohmann::json j;
+  const auto& tin = s.inputs()[m.template_input];
+  j["template"] = tin.name;
+  j["requests"] = m.requests.size();
+  j["matched_in_every_input"] = m.matched_everywhere;
+  j["laws"] = m.laws;
+  j["inexact_at_target"] = m.inexact;
+  j["inputs"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < s.inputs().size(); ++i)
+    j["inputs"].push_back({{"trace", s.inputs()[i].name},
+                           {"params", s.inputs()[i].params},
+                           {"requests", s.keys(i).size()},
+                           {"not_in_template", m.unmatched_per_input[i]}});
+  j["unexplained"] = nlohmann::json::array();
+  for (const auto& f : m.requests) {
+    if (f.law.kind != scale::LawKind::kUnexplained) continue;
+    if (j["unexplained"].size() >= max_unexplained) break;
+    j["unexplained"].push_back({{"op", f.op},
+                                {"sizes", f.sizes},
+                                {"kept", f.predicted},
+                                {"stack", replay::describeStack(*tin.snapshot, f.stack, 6)}});
+  }
+  j["notes"] = m.notes;
+  return j;
+}
+
+struct TargetResult {
+  scale::Params asked;  // as --to gave it
+  scale::ScaleModel model;
+  scale::ScaledTrace trace;
+  replay::WhatIfReport report;                    // on the given device (capacity, overhead)
+  std::optional<replay::WhatIfReport> unlimited;  // with a capacity: the same runs without one (what it needs)
+};
+
+Expected<TargetResult> runTarget(const scale::Scaler& s, const scale::Params& target, const replay::WhatIfOptions& w) {
+  TargetResult r;
+  r.asked = target;
+  auto model = s.fit(target);
+  if (!model) return model.status();
+  r.model = std::move(*model);
+  auto trace = s.synthesize(r.model);
+  if (!trace) return trace.status();
+  r.trace = std::move(*trace);
+  auto rep = replay::runWhatIf(r.trace.snapshot, r.trace.device_index, r.trace.env, w);
+  if (!rep) return Status::error("replaying the predicted trace: " + rep.message());
+  r.report = std::move(*rep);
+  if (r.report.capacity) {
+    replay::WhatIfOptions free = w;
+    free.capacity.reset();
+    free.overhead = 0;
+    auto un = replay::runWhatIf(r.trace.snapshot, r.trace.device_index, r.trace.env, free);
+    if (!un) return Status::error("replaying the predicted trace: " + un.message());
+    r.unlimited = std::move(*un);
+  }
+  return r;
+}
+
+// --measured: the prediction against a capture of the target, peaks and request by request.
+Expected<nlohmann::json> checkJson(const scale::Scaler& s, const TargetResult& r, const ScaleArgs& a,
+                                   std::ostream& err) {
+  auto opened = openTrace(a.measured, a.device, a.env, err);
+  if (!opened) return opened.status();
+  const scale::Input in{opened->trace.snapshot, opened->device, opened->env, {}, a.measured};
+  auto cmp = s.compare(r.model, in);
+  if (!cmp) return cmp.status();
+  auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, {});
+  if (!rep) return Status::error(a.measured + ": " + rep.message());
+  nlohmann::json j;
+  j["trace"] = a.measured;
+  j["measured"] = {{"peak_reserved", rep->baseline.peak_reserved.bytes},
+                   {"peak_allocated", rep->baseline.peak_allocated.bytes}};
+  j["error_peak_reserved"] = r.report.baseline.peak_reserved.bytes - rep->baseline.peak_reserved.bytes;
+  j["error_peak_allocated"] = r.report.baseline.peak_allocated.bytes - rep->baseline.peak_allocated.bytes;
+  j["requests_compared"] = cmp->compared;
+  j["requests_equal"] = cmp->equal;
+  j["only_predicted"] = cmp->only_predicted;
+  j["only_measured"] = cmp->only_measured;
+  j["misses"] = nlohmann::json::array();
+  for (const auto& m : cmp->misses)
+    j["misses"].push_back({{"where", m.where},
+                           {"law", m.law},
+                           {"count", m.count},
+                           {"bytes", m.bytes},
+                           {"example", {{"predicted", m.example_predicted}, {"measured", m.example_measured}}}});
+  return j;
+}
+
+void printCheck(std::ostream& out, const nlohmann::json& c) {
+  out << fmt::format(
+      "against {}: peak reserved error {:+} bytes, peak allocated error {:+} bytes; {} of {} requests "
+      "equal ({} only predicted, {} only measured)\n",
+      c["trace"].get<std::string>(), c["error_peak_reserved"].get<std::int64_t>(),
+      c["error_peak_allocated"].get<std::int64_t>(), c["requests_equal"].get<std::size_t>(),
+      c["requests_compared"].get<std::size_t>(), c["only_predicted"].get<std::size_t>(),
+      c["only_measured"].get<std::size_t>());
+  for (const auto& m : c["misses"])
+    out << fmt::format("  miss: {} x {} ({}), {:+} bytes in all, e.g. predicted {} measured {}\n",
+                       m["count"].get<std::size_t>(), m["where"].get<std::string>(), m["law"].get<std::string>(),
+                       m["bytes"].get<std::int64_t>(), m["example"]["predicted"].get<std::int64_t>(),
+                       m["example"]["measured"].get<std::int64_t>());
+}
+
+std::string fitsText(const replay::RunResult& run, bool capacity_known) {
+  if (!capacity_known) return "-";
+  return run.oom ? "no" : "yes";
+}
+
+void printModel(std::ostream& out, const scale::Scaler& s, const scale::ScaleModel& m) {
+  out << fmt::format("model: {} requests from {} ({} matched in every input); laws:", m.requests.size(),
+                     s.inputs()[m.template_input].name, m.matched_everywhere);
+  for (const auto& [k, v] : m.laws) out << fmt::format(" {} {}", k, v);
+  out << "\n";
+  for (const auto& n : m.notes) out << "note: " << n << "\n";
+}
+
+const replay::WhatIfReport& needs(const TargetResult& r) { return r.unlimited ? *r.unlimited : r.report; }
+
+void printGridRow(std::ostream& out, const TargetResult& r, bool edits, bool capacity_known) {
+  const auto& n = needs(r);
+  std::string row =
+      fmt::format("{:<24} {:>16} {:>16} {:>5}", scale::paramsText(r.asked), n.baseline.peak_reserved.bytes,
+                  n.baseline.peak_allocated.bytes, fitsText(r.report.baseline, capacity_known));
+  if (edits)
+    row += fmt::format(" {:>16} {:>5}", n.whatif.peak_reserved.bytes, fitsText(r.report.whatif, capacity_known));
+  const auto unexplained = r.model.laws.count("unexplained") ? r.model.laws.at("unexplained") : 0;
+  out << row << fmt::format(" {:>11}\n", unexplained);
+}
+
+// One target's row of --json.
+nlohmann::json rowJson(const scale::Scaler& s, const TargetResult& r, const ScaleArgs& a, bool edits,
+                       bool capacity_known) {
+  nlohmann::json j;
+  j["target"] = r.model.target;
+  j["predicted"] = replay::runJson(*r.trace.snapshot, r.report.baseline);
+  j["predicted"]["fits"] = capacity_known ? nlohmann::json(!r.report.baseline.oom) : nlohmann::json(nullptr);
+  if (edits) {
+    j["whatif"] = replay::runJson(*r.trace.snapshot, r.report.whatif);
+    j["whatif"]["fits"] = capacity_known ? nlohmann::json(!r.report.whatif.oom) : nlohmann::json(nullptr);
+  }
+  j["capacity"] = r.report.capacity ? nlohmann::json(*r.report.capacity) : nlohmann::json(nullptr);
+  if (r.unlimited) {  // what the target needs, whatever the capacity
+    j["needs"] = {{"peak_reserved", r.unlimited->baseline.peak_reserved.bytes},
+                  {"peak_allocated", r.unlimited->baseline.peak_allocated.bytes}};
+    if (edits) j["needs"]["whatif_peak_reserved"] = r.unlimited->whatif.peak_reserved.bytes;
+  }
+  j["model_exact"] = r.report.conformance.exact();
+  j["model"] = modelJson(s, r.model, a.max_unexplained);
+  return j;
+}
+
+bool hasEdits(const replay::WhatIfOptions& w) { return !w.edits.empty() || w.settings || w.fraction; }
+
+// The inputs and their scaler, made once per process and only by a process that runs a target.
+struct GridInputs {
+  std::optional<Opened> opened;
+  std::optional<scale::Scaler> scaler;
+  Status status;
+};
+
+// One target of a grid: {"json": its row} or {"text": its row, "model": the model's lines (what the
+// first target prints above the table), "capacity_known", "usable"}; or {"error"}.
+std::string gridItem(const ScaleArgs& a, const replay::WhatIfOptions& w, GridInputs& in, const scale::Params& target) {
+  if (!in.opened && in.status.ok()) {
+    auto opened = openInputs(a, nullStream());
+    if (!opened) {
+      in.status = opened.status();
+    } else {
+      in.opened = std::move(*opened);
+      auto scaler = scale::Scaler::create(in.opened->inputs);
+      if (!scaler)
+        in.status = scaler.status();
+      else
+        in.scaler = std::move(*scaler);
+    }
+  }
+  if (!in.status.ok()) return itemError(in.status);
+  auto r = runTarget(*in.scaler, target, w);
+  if (!r) return itemError(fmt::format("--to {}: {}", scale::paramsText(target), r.message()));
+  const bool capacity_known = r->report.capacity.has_value();
+  if (a.json) return nlohmann::json{{"json", rowJson(*in.scaler, *r, a, hasEdits(w), capacity_known)}}.dump();
+  std::ostringstream row, model;
+  printGridRow(row, *r, hasEdits(w), capacity_known);
+  printModel(model, *in.scaler, r->model);
+  return nlohmann::json{{"text", row.str()},
+                        {"model", model.str()},
+                        {"capacity_known", capacity_known},
+                        {"usable", r->report.edited_run.usable.value_or(0)}}
+      .dump();
+}
+
+// A grid (several targets): one item per target, spread over the processes of an MPI job.
+int runGrid(const ScaleArgs& a, replay::WhatIfOptions w, const std::vector<scale::Params>& targets, std::ostream& out,
+            std::ostream& err) {
+  w.analyze_peak = false;  // a grid's rows do not show what pins the cache
+  WorkPool& pool = workPool();
+  GridInputs inputs;
+  const auto results = pool.run(
+      std::vector<std::uint64_t>(targets.size(), 1), [&](std::size_t i) { return gridItem(a, w, inputs, targets[i]); },
+      1, err);
+  if (!pool.root()) return kOk;
+  printMpiSummary(err);
+  std::vector<nlohmann::json> rows;
+  for (const auto& text : results) {
+    auto r = nlohmann::json::parse(text);
+    if (r.contains("error")) return failItem(err, r);  // one target failing fails the grid, as before
+    rows.push_back(std::move(r));
+  }
+  if (a.json) {
+    nlohmann::json j{{"targets", nlohmann::json::array()}};
+    for (auto& r : rows) j["targets"].push_back(std::move(r["json"]));
+    addMpiObject(j);
+    out << j.dump(2) << "\n";
+    return kOk;
+  }
+  out << rows[0]["model"].get<std::string>();
+  std::string head = fmt::format("{:<24} {:>16} {:>16} {:>5}", "target", "peak reserved", "peak allocated", "fits");
+  if (hasEdits(w)) head += fmt::format(" {:>16} {:>5}", "edited reserved", "fits");
+  out << head << fmt::format(" {:>11}\n", "unexplained");
+  if (rows[0]["capacity_known"].get<bool>())
+    out << fmt::format("(peaks: what each target needs, with no capacity; fits: no out-of-memory with {} usable)\n",
+                       sizeText(rows[0]["usable"].get<std::int64_t>()));
+  for (const auto& r : rows) out << r["text"].get<std::string>();
+  return kOk;
+}
+
+int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
+  auto w = makeWhatIfOptions(a.edits);
+  if (!w) return fail(err, w.status());
+  auto targets = targetsOf(a);
+  if (!targets) return fail(err, targets.message());
+  if (targets->size() > 1 && !a.out_path.empty())
+    return fail(err, fmt::format("--out writes one trace, but --to gives {} targets", targets->size()));
+  if (targets->size() > 1 && !a.measured.empty())
+    return fail(err, fmt::format("--measured checks one target, but --to gives {} targets", targets->size()));
+  if (targets->size() > 1) return runGrid(a, *w, *targets, out, err);
+  if (!workPool().root()) return kOk;  // one target: the first process answers alone
+  auto opened = openInputs(a, err);
+  if (!opened) return fail(err, opened.message());
+  auto scaler = scale::Scaler::create(opened->inputs);
+  if (!scaler) return fail(err, scaler.message());
+  const bool edits = hasEdits(*w);
+  auto result = runTarget(*scaler, targets->front(), *w);
+  if (!result) return fail(err, fmt::format("--to {}: {}", scale::paramsText(targets->front()), result.message()));
+  const TargetResult& r = *result;
+  if (!a.out_path.empty()) {
+    auto st = traces::writeSnapshotFile(*r.trace.snapshot, a.out_path);
+    if (!st.ok()) return fail(err, a.out_path + ": " + st.message());
+  }
+  const bool capacity_known = r.report.capacity.has_value();
+  std::optional<nlohmann::json> check;
+  if (!a.measured.empty()) {
+    auto c = checkJson(*scaler, r, a, err);
+    if (!c) return fail(err, "--measured " + c.message());
+    check = std::move(*c);
+  }
+  if (a.json) {
+    nlohmann::json j = rowJson(*scaler, r, a, edits, capacity_known);
+    if (!a.out_path.empty()) j["out"] = a.out_path;
+    if (check) j["check"] = *check;
+    out << j.dump(2) << "\n";
+    return kOk;
+  }
+  printModel(out, *scaler, r.model);
+  out << replay::whatIfReportText(*r.trace.snapshot, r.report, "predicted " + scale::paramsText(r.model.target));
+  if (!a.out_path.empty()) out << "predicted trace written to " << a.out_path << "\n";
+  if (check) printCheck(out, *check);
+  return kOk;
+}
+
+}  // namespace
+
+void registerScale(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err) {
+  auto args = std::make_shared<ScaleArgs>();
+  CLI::App* cmd = app.add_subcommand("scale",
+                                     "Predict the trace of a job at another size (world, seq, batch, ...) from "
+                                     "captures at a few sizes, and replay it");
+  cmd->footer(
+      "Example: reservoir scale --from world=2,seq=4096:A.pickle --from world=4,seq=4096:B.pickle "
+      "--to world=8,16,32,64 --capacity 141GiB --overhead 3GiB --cleanup after:train.py:load\n"
+      "Parameters may come from the capture sidecar (--from A.pickle reads A.json: world_size and config). A parameter "
+      "missing from --to takes the inputs' common value. Each request's size is fitted as a law of the parameters "
+      "(constant, affine in tokens = seq*batch, FSDP2 shard c + K/world, quadratic where three inputs show one); the "
+      "predicted trace is an ordinary snapshot (--out) that whatif, sweep, export and memory_viz open. See "
+      "docs/scale.md.");
+  cmd->add_option("--from", args->from, "[NAME=VALUE,...:]TRACE, a capture of the program at known parameters (repeat)")
+      ->required();
+  cmd->add_option("--to", args->to, "NAME=VALUE[,VALUE...],...: the target; value lists make a grid (one row each)")
+      ->required();
+  cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
+  cmd->add_option("--out", args->out_path, "write the predicted trace (a snapshot pickle) here");
+  cmd->add_option("--measured", args->measured,
+                  "a capture of the target: report the prediction's error in bytes and the request classes that miss");
+  cmd->add_option("--max-unexplained", args->max_unexplained, "unexplained requests listed in --json (default 20)");
+  cmd->add_flag("--json", args->json, "machine-readable output");
+  cmd->add_flag("--no-capture-json", args->env.no_capture_json,
+                "ignore X.json beside X.pickle (then every --from gives its parameters)");
+  addEditOptions(cmd, &args->edits);
+  cmd->callback([args, set_result, &out, &err] { set_result(runScaleCmd(*args, out, err)); });
+}
+
+}  // namespace reservoir::cli

@@ -1,0 +1,60 @@
+// The options every front end takes as text (the CLI's flags, the Python package's keywords),
+// parsed here once so that the rules and the errors are the same everywhere. `prefix` is how
+// the front end names an option in an error: "--" on the command line ("--capacity: not a
+// size: 'x'"), "" in Python ("capacity: not a size: 'x'"); underscores or dashes in names are
+// the front end's: the names used here are the command line's (reset-peaks, max-peak-reserved).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reservoir/core/status.h"
+#include "reservoir/replay/edited_run.h"
+#include "reservoir/replay/gate.h"
+#include "reservoir/replay/trace.h"
+#include "reservoir/replay/whatif.h"
+
+namespace reservoir::replay {
+
+// The edited run's device: set (PYTORCH_CUDA_ALLOC_CONF syntax), capacity, overhead (sizes as
+// PyTorch prints them, or bytes), fraction (0..1). Empty texts are not given.
+struct EditedRunText {
+  std::string set;
+  std::string capacity, overhead;
+  std::optional<double> fraction;
+};
+Expected<EditedRunOptions> parseEditedRunOptions(const EditedRunText& text, std::string_view prefix = "--");
+
+// The edits (each kind's texts, parsed by parseEdit) and the device, and the address model
+// ("recorded" or "driver").
+struct WhatIfText {
+  std::vector<std::string> cleanup, release, probe, demand, reset_peaks;
+  EditedRunText device;
+  std::string address_model = "recorded";
+};
+Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& text, std::string_view prefix = "--");
+
+// The recorded device, where the capture's facts are missing or wrong: fraction, capacity (its
+// total memory) and settings (the PYTORCH_CUDA_ALLOC_CONF to replay with).
+struct RecordedDeviceText {
+  std::optional<double> fraction;
+  std::string capacity;
+  std::string settings;
+};
+// The environment to replay `trace` in: these options over the capture's facts.
+Expected<ReplayEnvironment> replayEnvironment(const Trace& trace, const RecordedDeviceText& text,
+                                              std::string_view prefix = "--");
+
+// The gate's conditions: the budget (a size; empty: none), the what-if's demands and fraction.
+Expected<GateConditions> gateConditions(const std::string& max_peak_reserved, const WhatIfOptions& options,
+                                        std::string_view prefix = "--");
+
+// The devices `info` summarises: the one asked for, else every device with events (and the
+// busiest, so an empty snapshot still has one).
+Expected<std::vector<std::size_t>> summaryDevices(const traces::Snapshot& snap,
+                                                  std::optional<std::int64_t> cuda_device);
+
+}  // namespace reservoir::replay

@@ -1,0 +1,19 @@
+// Finding where a program called torch.cuda.reset_peak_memory_stats(): a trace does not
+// record the call, but when every event and the final layout match and only `.peak`
+// statistics differ from the capture's, the reset position follows from the replay.
+#pragma once
+
+#include "reservoir/replay/conformance.h"
+
+namespace reservoir::replay::detail {
+
+// True when the report is exact but for `.peak` statistics (the sign of a reset).
+[[nodiscard]] bool onlyPeaksDiffer(const ConformanceReport& report);
+
+// Looks for one reset that makes every peak agree: narrows the candidates with the aggregate
+// timeline (a second replay), then verifies the first candidate with a full replay. On
+// success `report` becomes the verified replay's, with a note naming the position.
+void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, const ConformanceOptions& options,
+                   ConformanceReport& report);
+
+}  // namespace reservoir::replay::detail

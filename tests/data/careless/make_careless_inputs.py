@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Writes careless (well-formed but odd) snapshots for tests/replay/cli_test.cpp (CliHostile.*).
+
+Each file reads as a snapshot; what it exercises is what the commands say about it:
+  oom_without_device_free.pickle  an oom entry with no 'device_free' (no capacity is derived from it)
+  reversed_time.pickle            time_us going backwards (an anomaly; info's time span is "unknown")
+  free_never_allocated.pickle     a free of an address the trace never allocated (check blames event 4)
+  double_free.pickle              the same block freed twice (check blames event 4)
+  unknown_action.pickle           an allocation whose action torch does not write (check blames the free
+                                  at event 2 and names the unknown action)
+Run it from anywhere: python3 tests/data/careless/make_careless_inputs.py
+"""
+import os
+import pickle
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+A = 1 << 30  # a segment's address
+MIB = 1 << 20
+
+
+def entries(*rows):
+    return [{"action": a, "addr": addr, "size": size, "stream": 0, "time_us": 1000 * (i + 1)}
+            for i, (a, addr, size) in enumerate(rows)]
+
+
+def write(name, traces):
+    with open(os.path.join(HERE, name), "wb") as f:
+        pickle.dump({"segments": [], "device_traces": [traces]}, f, protocol=4)
+
+
+def main():
+    oom = entries(("segment_alloc", A, 2 * MIB), ("alloc", A, 512), ("free_requested", A, 512),
+                  ("free_completed", A, 512), ("segment_free", A, 2 * MIB))
+    oom.insert(2, {"action": "oom", "size": 170 * MIB, "stream": 0, "time_us": 2500})
+    write("oom_without_device_free.pickle", oom)
+    rev = entries(("segment_alloc", A, 2 * MIB), ("alloc", A, 512), ("free_requested", A, 512),
+                  ("free_completed", A, 512))
+    rev[0]["time_us"] = 5_000_000  # 3.581 s after the last entry
+    rev[3]["time_us"] = 1_419_000
+    write("reversed_time.pickle", rev)
+    write("free_never_allocated.pickle",
+          entries(("segment_alloc", A, 2 * MIB), ("alloc", A, 512), ("free_requested", A, 512),
+                  ("free_completed", A, 512), ("free_requested", A + 4096, 512), ("free_completed", A + 4096, 512),
+                  ("segment_free", A, 2 * MIB)))
+    write("double_free.pickle",
+          entries(("segment_alloc", A, 2 * MIB), ("alloc", A, 512), ("free_requested", A, 512),
+                  ("free_completed", A, 512), ("free_requested", A, 512), ("free_completed", A, 512),
+                  ("segment_free", A, 2 * MIB)))
+    write("unknown_action.pickle",
+          entries(("segment_alloc", A, 2 * MIB), ("frobnicate", A, 512), ("free_requested", A, 512),
+                  ("free_completed", A, 512), ("segment_free", A, 2 * MIB)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""Where the Python API's tests find their data and the command line (set by CTest; defaults for a
+manual `PYTHONPATH=build/python python3 -m pytest tests/python`)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SOURCE = Path(os.environ.get("RESERVOIR_SOURCE_DIR") or Path(__file__).resolve().parents[2])
+SAMPLES = SOURCE / "traces" / "samples"
+TINY = SAMPLES / "resume-tiny" / "resume-main.rank0.pickle"
+EXPANDABLE = SAMPLES / "resume-expandable" / "resume-main.rank0.pickle"
+LOAD_POINT = "after:state_dict_loader.py:load"
+
+
+def shared_traces():
+    """../shared/traces beside the checkout, or None when it is absent (tests that need it skip)."""
+    folder = Path(os.environ.get("RESERVOIR_SHARED_TRACES") or SOURCE.parent / "shared" / "traces")
+    return folder if folder.is_dir() else None
+
+
+def cli_command():
+    """The reservoir executable (CTest gives it), else the same command line through python3 -m reservoir."""
+    binary = os.environ.get("RESERVOIR_BIN")
+    return [binary] if binary else [sys.executable, "-m", "reservoir"]
+
+
+def run_cli(*args):
+    """Runs `reservoir ARGS`; returns (exit code, stdout, stderr)."""
+    p = subprocess.run(cli_command() + [str(a) for a in args], capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def cli_json(*args):
+    rc, out, err = run_cli(*args, "--json")
+    assert rc in (0, 1), f"reservoir {' '.join(map(str, args))} exited {rc}: {err}"
+    return json.loads(out)

@@ -1,0 +1,114 @@
+"""Long calls release the GIL (another Python thread keeps running during a sweep) and stop on
+Ctrl-C: KeyboardInterrupt, the work cancelled (the call returns well before the sweep would end)."""
+
+import _thread
+import threading
+import time
+
+import pytest
+
+import reservoir
+from api_support import EXPANDABLE, run_cli
+
+# A synthetic trace of a million events (`reservoir synth`), swept on one thread: long enough to
+# interrupt (1.5 s on the development machine) whatever the machine.
+SWEEP = dict(jobs=1)
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory):
+    path = tmp_path_factory.mktemp("synth") / "synth-1m.pickle"
+    rc, _, err = run_cli("synth", path, "--events", 1_000_000)
+    assert rc == 0, err
+    return reservoir.load(path)
+
+
+@pytest.fixture(scope="module")
+def sweep_seconds(trace):
+    start = time.monotonic()
+    trace.sweep(**SWEEP)
+    return time.monotonic() - start
+
+
+def spin_rate(seconds=0.2):
+    """How fast a Python thread counts while the main thread sleeps (the GIL free)."""
+    count = 0
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop:
+        for _ in range(1000):
+            count += 1
+    return count / seconds
+
+
+def test_another_thread_runs_during_a_sweep(trace, sweep_seconds):
+    count = 0
+    stop = threading.Event()
+
+    def spin():
+        nonlocal count
+        while not stop.is_set():
+            for _ in range(1000):
+                count += 1
+
+    rate = spin_rate()
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        time.sleep(0.05)
+        before, start = count, time.monotonic()
+        trace.sweep(**SWEEP)
+        during, seconds = count - before, time.monotonic() - start
+    finally:
+        stop.set()
+        t.join()
+    # With the GIL held for the whole sweep the spinning thread would not count at all (it would
+    # only get the interpreter at the 50 ms wake-ups, for microseconds); released, it counts at
+    # about its own speed (less what other processes take of the cores).
+    assert during > 0.2 * rate * seconds, f"counted {during} in {seconds:.2f} s; alone it counts {rate:.0f}/s"
+
+
+def test_ctrl_c_cancels_a_sweep(trace, sweep_seconds):
+    assert sweep_seconds > 0.2, "the sweep is too short to tell a cancel from its end"
+    delay = min(0.3, sweep_seconds / 4)
+    timer = threading.Timer(delay, _thread.interrupt_main)
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            trace.sweep(**SWEEP)
+    finally:
+        timer.cancel()
+    elapsed = time.monotonic() - start
+    # Stopped within half a sweep of the Ctrl-C, not at the end of the sweep.
+    assert elapsed < delay + sweep_seconds / 2, f"cancelled after {elapsed:.2f} s of {sweep_seconds:.2f} s"
+    # The trace is still usable afterwards.
+    assert trace.sweep(top=1, jobs=1, max_candidates=2)["evaluated"] == 2
+
+
+def test_a_progress_callback_that_raises_stops_the_work(trace, sweep_seconds):
+    class Stop(Exception):
+        pass
+
+    def progress(done, total):
+        raise Stop(f"{done}/{total}")
+
+    start = time.monotonic()
+    with pytest.raises(Stop):
+        trace.sweep(progress=progress, **SWEEP)
+    assert time.monotonic() - start < 0.05 + sweep_seconds * 3 / 4  # the first report comes after 50 ms
+
+
+def test_calls_from_several_threads_at_once(trace):
+    results = [None] * 4
+
+    sample = reservoir.load(EXPANDABLE)
+
+    def work(i):
+        results[i] = sample.whatif(cleanup=["after:state_dict_loader.py:load"])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r == results[0] for r in results) and results[0]["saving"] >= 0

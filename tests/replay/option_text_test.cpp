@@ -1,0 +1,119 @@
+// The option texts every front end parses (replay/option_text.h): the command line names an
+// option "--capacity", the Python package "capacity"; the rules are the same.
+#include "reservoir/replay/option_text.h"
+
+#include <gtest/gtest.h>
+
+#include "reservoir/replay/trace.h"
+#include "test_paths.h"
+
+namespace reservoir::replay {
+namespace {
+
+TEST(OptionText, EditedRunSizesSettingsAndFraction) {
+  auto o = parseEditedRunOptions({"expandable_segments:True", "80GiB", "512MiB", 0.5});
+  ASSERT_TRUE(o.ok()) << o.message();
+  EXPECT_EQ(o->capacity, ByteCount{80} << 30);
+  EXPECT_EQ(o->overhead, ByteCount{512} << 20);
+  ASSERT_TRUE(o->settings.has_value());
+  EXPECT_TRUE(o->settings->expandable_segments);
+  EXPECT_EQ(o->fraction, 0.5);
+  auto none = parseEditedRunOptions({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->capacity || none->settings || none->fraction);
+  EXPECT_EQ(none->overhead, 0u);
+}
+
+TEST(OptionText, ErrorsNameTheOptionWithTheFrontEndsPrefix) {
+  EXPECT_EQ(parseEditedRunOptions({"", "lots", "", {}}, "--").message(),
+            "--capacity: not a size: 'lots' (e.g. 141GiB, 150109880320)");
+  EXPECT_EQ(parseEditedRunOptions({"", "lots", "", {}}, "").message(),
+            "capacity: not a size: 'lots' (e.g. 141GiB, 150109880320)");
+  EXPECT_NE(parseEditedRunOptions({"", "", "x", {}}, "").message().find("overhead: not a size: 'x'"),
+            std::string::npos);
+  EXPECT_EQ(parseEditedRunOptions({"", "", "", 1.5}, "").message(), "fraction: 1.5 is not in [0, 1]");
+  EXPECT_EQ(parseEditedRunOptions({"no_such:1", "", "", {}}, "--").message().rfind("--set 'no_such:1': ", 0), 0u);
+}
+
+TEST(OptionText, WhatIfEditsInKindOrderAndTheAddressModel) {
+  WhatIfText t;
+  t.probe = {"event:3"};
+  t.cleanup = {"after:x.py:f", "event:5"};
+  t.demand = {"4GiB@event:7"};
+  t.address_model = "driver";
+  auto w = parseWhatIfOptions(t, "");
+  ASSERT_TRUE(w.ok()) << w.message();
+  ASSERT_EQ(w->edits.size(), 4u);
+  EXPECT_EQ(w->edits[0].kind, Edit::Kind::kCleanup);
+  EXPECT_EQ(w->edits[1].text, "event:5");
+  EXPECT_EQ(w->edits[2].kind, Edit::Kind::kProbe);
+  EXPECT_EQ(w->edits[3].bytes, ByteCount{4} << 30);
+  EXPECT_EQ(w->address_model, AddressModel::kDriver);
+  t.address_model = "exact";
+  EXPECT_EQ(parseWhatIfOptions(t, "").message(), "address-model: 'exact': expected 'recorded' or 'driver'");
+  t.address_model = "recorded";
+  t.release = {"x.py:f"};
+  EXPECT_EQ(parseWhatIfOptions(t, "--").message().rfind("--release: 'x.py:f': expected SELECTOR@POINT", 0), 0u);
+}
+
+TEST(OptionText, GateConditionsTakeTheDemandsAndTheFraction) {
+  WhatIfText t;
+  t.demand = {"1GiB@event:1", "2GiB@event:2"};
+  t.cleanup = {"event:3"};
+  t.device.fraction = 0.25;
+  auto w = parseWhatIfOptions(t);
+  ASSERT_TRUE(w.ok());
+  auto c = gateConditions("60GiB", *w);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->max_peak_reserved, ByteCount{60} << 30);
+  ASSERT_EQ(c->demands.size(), 2u);
+  EXPECT_EQ(c->demands[1].bytes, ByteCount{2} << 30);
+  EXPECT_EQ(c->fraction, 0.25);
+  EXPECT_EQ(gateConditions("", *w)->max_peak_reserved, std::nullopt);
+  EXPECT_EQ(gateConditions("big", *w, "").message(), "max-peak-reserved: not a size: 'big'");
+}
+
+TEST(OptionText, RecordedDeviceResetPeaksAndInfoDevices) {
+  auto trace = readTrace((test::samplesDir() / "resume-tiny" / "resume-main.rank0.pickle").string());
+  ASSERT_TRUE(trace.ok()) << trace.message();
+  auto env = replayEnvironment(*trace, {0.5, "40GiB", ""}, "");
+  ASSERT_TRUE(env.ok()) << env.message();
+  EXPECT_EQ(env->fraction, 0.5);
+  EXPECT_EQ(env->total_memory, ByteCount{40} << 30);
+  EXPECT_EQ(env->capture, trace->capture);
+  EXPECT_EQ(replayEnvironment(*trace, {{}, "", "bogus"}, "").message().rfind("settings: ", 0), 0u);
+
+  auto resets = choosePeakResets(trace->snap(), 0, nullptr, {"event:10", "event:20"});
+  ASSERT_TRUE(resets.ok()) << resets.message();
+  std::vector<std::uint32_t> expected;  // every gap each point names, in order
+  for (const char* text : {"event:10", "event:20"}) {
+    const auto gaps = resolvePoint(*parsePoint(text), trace->snap(), 0);
+    ASSERT_TRUE(gaps.ok()) << gaps.message();
+    for (const Gap& g : *gaps) expected.push_back(g.boundary);
+  }
+  EXPECT_EQ(resets->boundaries, expected);
+  EXPECT_EQ(resets->source, "given");
+  EXPECT_TRUE(resets->note.empty());
+  auto bad = choosePeakResets(trace->snap(), 0, nullptr, {"after:no_such_frame_anywhere"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("after:no_such_frame_anywhere"), std::string::npos) << bad.message();
+  CaptureFacts facts;  // no points given: the capture's reset point
+  facts.path = "x.json";
+  facts.reset_peaks_after_event = 10;
+  auto from_capture = choosePeakResets(trace->snap(), 0, &facts, {});
+  ASSERT_TRUE(from_capture.ok()) << from_capture.message();
+  EXPECT_EQ(from_capture->boundaries, std::vector<std::uint32_t>{expected[0]});
+  EXPECT_EQ(from_capture->source, "x.json");
+  EXPECT_NE(from_capture->note.find("x.json"), std::string::npos);
+
+  auto all = summaryDevices(trace->snap(), std::nullopt);
+  ASSERT_TRUE(all.ok());
+  EXPECT_FALSE(all->empty());
+  for (std::size_t d : *all)
+    EXPECT_TRUE(!trace->snap().devices[d].events.empty() || d == trace->snap().busiestDevice());
+  EXPECT_EQ(*summaryDevices(trace->snap(), 0), std::vector<std::size_t>{0});
+  EXPECT_FALSE(summaryDevices(trace->snap(), 7).ok());
+}
+
+}  // namespace
+}  // namespace reservoir::replay
