@@ -115,6 +115,13 @@ int runGuarded(std::ostream& err, const std::function<int()>& body) {
   return kInternal;
 }
 
+bool spreadsWork(int argc, const char* const* argv) {
+  const char* command = commandArgument(argc, argv);
+  if (!command) return false;
+  const std::string_view c(command);
+  return c == "check" || c == "whatif" || c == "gate" || c == "sweep" || c == "scale";
+}
+
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   return runGuarded(err, [&] { return parseAndRun(argc, argv, out, err); });
 }

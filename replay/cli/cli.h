@@ -18,6 +18,10 @@ enum ExitCode : int {
 
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
+// True when the command line's command spreads its items over the work pool's processes
+// (check, whatif, gate, sweep, scale grids); the other commands run on rank 0 alone in an MPI job.
+bool spreadsWork(int argc, const char* const* argv);
+
 // Runs `body`, turning whatever escapes it into one line on `err` and an exit code: running out
 // of memory is an input problem (kInputError: the input needs more than there is), anything else
 // an internal error (kInternal). runCli runs every command this way, so none ends in an abort.

@@ -1,19 +1,23 @@
-// reservoir check TRACE: the model against the recording, event by event.
+// reservoir check TRACE...: the model against the recording, event by event.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+
+#include <sstream>
 
 #include "commands.h"
 #include "common.h"
 #include "reservoir/replay/option_text.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/whatif.h"
+#include "work_pool.h"
 
 namespace reservoir::cli {
 namespace {
 
 struct CheckArgs {
-  std::string trace;
+  std::vector<std::string> traces;
+  std::string trace;  // the one being checked
   std::optional<std::int64_t> device;
   bool json = false;
   bool expensive = false;
@@ -94,8 +98,9 @@ int runSettingsReport(const CheckArgs& a, const replay::Trace& trace, std::size_
   return kOk;
 }
 
-int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
-  auto opened = openTrace(a.trace, a.device, a.env, err);
+// One trace's check; `progress` gets the progress lines, `err` the messages.
+int checkOne(const CheckArgs& a, std::ostream& out, std::ostream& err, std::ostream& progress_err) {
+  auto opened = openTrace(a.trace, a.device, a.env, progress_err);
   if (!opened) return fail(err, opened.message());
   if (opened->nothing_to_replay) {
     if (a.json)
@@ -114,7 +119,7 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   auto resets = replay::choosePeakResets(trace.snap(), dev, env.capture.get(), a.reset_peaks);
   if (!resets) return fail(err, resets.status(), "--reset-peaks: ");
   opts.reset_peaks_at = resets->boundaries;
-  Progress progress(err, "replaying");
+  Progress progress(progress_err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
   auto report = replay::runConformance(trace.snap(), dev, opts);
   if (!report) return fail(err, report.status(), a.trace + ": ");
@@ -126,13 +131,81 @@ int runCheck(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   return report->exact() ? kOk : kFailed;
 }
 
+// One item: the check of trace `i` as it would print alone: {"code", "out", "err"}.
+std::string checkItem(CheckArgs a, const std::vector<std::string>& paths, std::size_t i, std::ostream& progress_err) {
+  a.trace = paths[i];
+  std::ostringstream out, err;
+  const int code = checkOne(a, out, err, progress_err);
+  return nlohmann::json{{"code", code}, {"out", out.str()}, {"err", err.str()}}.dump();
+}
+
+// Several traces: each one's report in order, then one line (text) or {"traces", "exact",
+// "not_exact", "unreadable"} (JSON); the exit code is the worst trace's.
+int printChecks(const CheckArgs& a, const std::vector<std::string>& paths, const std::vector<std::string>& results,
+                std::ostream& out, std::ostream& err) {
+  int code = kOk;
+  std::size_t exact = 0, not_exact = 0;
+  nlohmann::json traces = nlohmann::json::array(), unreadable = nlohmann::json::array();
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto r = nlohmann::json::parse(results[i]);
+    const int c = r.contains("error") ? kInternal : r["code"].get<int>();
+    const std::string text = r.contains("error")
+                                 ? "reservoir: " + paths[i] + ": " + r["error"].get<std::string>() + "\n"
+                                 : r["err"].get<std::string>();
+    err << text;
+    code = worstExitCode(code, c);
+    if (c == kOk || c == kFailed) (c == kOk ? exact : not_exact)++;
+    if (c != kOk && c != kFailed)
+      unreadable.push_back({{"trace", paths[i]}, {"error", text.substr(0, text.find_last_not_of('\n') + 1)}});
+    if (a.json && (c == kOk || c == kFailed)) traces.push_back(nlohmann::json::parse(r["out"].get<std::string>()));
+    if (!a.json) out << r["out"].get<std::string>();
+  }
+  if (a.json) {
+    nlohmann::json j{{"traces", traces}, {"exact", exact}, {"not_exact", not_exact}, {"unreadable", unreadable}};
+    addMpiObject(j);
+    out << j.dump(2) << "\n";
+  } else {
+    out << fmt::format("{} traces: {} exact, {} not exact, {} not read\n", paths.size(), exact, not_exact,
+                       paths.size() - exact - not_exact);
+  }
+  return code;
+}
+
+int runCheck(CheckArgs a, std::ostream& out, std::ostream& err) {
+  auto paths = expandTraceList(a.traces);
+  if (!paths) return fail(err, paths.message());
+  WorkPool& pool = workPool();
+  // Progress only when this process checks one trace alone; items among others print none.
+  std::ostream& progress_err = paths->size() == 1 && pool.processes() == 1 ? err : nullStream();
+  const auto results = pool.run(
+      fileSizes(*paths), [&](std::size_t i) { return checkItem(a, *paths, i, progress_err); }, 1, err);
+  if (!pool.root()) return kOk;
+  printMpiSummary(err);
+  if (paths->size() > 1) return printChecks(a, *paths, results, out, err);
+  const auto r = nlohmann::json::parse(results[0]);
+  if (r.contains("error")) return fail(err, r["error"].get<std::string>());
+  err << r["err"].get<std::string>();
+  const std::string text = r["out"].get<std::string>();
+  if (a.json && pool.mpiJson() && r["code"].get<int>() <= kFailed) {
+    auto j = nlohmann::json::parse(text);
+    addMpiObject(j);
+    out << j.dump(2) << "\n";
+  } else {
+    out << text;
+  }
+  return r["code"].get<int>();
+}
+
 }  // namespace
 
 void registerCheck(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd =
       app.add_subcommand("check", "Replay a trace through the allocator model and compare it event by event");
-  cmd->add_option("trace", args->trace, "snapshot pickle (torch.cuda.memory._snapshot(); .gz/.zst too)")->required();
+  cmd->add_option("traces", args->traces,
+                  "snapshot pickle(s) (torch.cuda.memory._snapshot(); .gz/.zst too), @LIST (one path a line) or a "
+                  "glob; several: each one's report, then a summary")
+      ->required();
   cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
   cmd->add_flag("--json", args->json, "machine-readable output");
   cmd->add_flag("--check", args->expensive, "validate the whole allocator state after every operation (slow)");

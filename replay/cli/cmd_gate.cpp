@@ -11,6 +11,7 @@
 #include "reservoir/replay/option_text.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/simulator/sizes.h"
+#include "work_pool.h"
 
 namespace reservoir::cli {
 namespace {
@@ -24,6 +25,36 @@ struct GateArgs {
   EditOptions edits;
 };
 
+// The verdict over the traces read, printed as one process prints it.
+int judgeAndPrint(const GateArgs& a, const replay::GateConditions& conditions, const std::vector<std::string>& names,
+                  const std::vector<replay::WhatIfReport>& reports, std::ostream& out, std::ostream& err) {
+  std::vector<replay::GateInput> inputs;
+  for (std::size_t i = 0; i < reports.size(); ++i) inputs.push_back({names[i], &reports[i]});
+  auto v = replay::judgeGate(inputs, conditions);
+  if (!v) return fail(err, v.message());
+  if (a.json) {
+    auto j = replay::gateJson(*v, names, reports, conditions.max_peak_reserved);
+    addMpiObject(j);
+    out << j.dump(2) << "\n";
+  } else if (v->pass) {
+    out << "OK: " << v->summary << "\n";
+  } else {
+    out << (v->undecided ? "UNDECIDED: " : "FAIL: ") << v->reason << "\n";
+  }
+  if (v->undecided) return kUsage;
+  return v->pass ? kOk : kFailed;
+}
+
+// One item: what the gate reads of trace `path`'s what-if report, or {"error"}.
+std::string gateItem(const GateArgs& a, const replay::WhatIfOptions& w, const std::string& path,
+                     std::ostream& progress_err) {
+  auto opened = openTrace(path, a.device, a.env, progress_err);
+  if (!opened) return itemError(opened.message());
+  auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
+  if (!rep) return itemError(rep.status(), path + ": ");
+  return replay::gateFactsJson(*rep).dump();
+}
+
 int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return usage(err, w.message());
@@ -36,26 +67,30 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
            "--fraction (fail on a predicted out-of-memory)\nrun 'reservoir gate --help'\n";
     return kUsage;
   }
+  auto paths = expandTraceList(a.traces);
+  if (!paths) return fail(err, paths.message());
+  WorkPool& pool = workPool();
+  std::ostream& progress_err = paths->size() == 1 && pool.processes() == 1 ? err : nullStream();
+  const auto results = pool.run(
+      fileSizes(*paths), [&](std::size_t i) { return gateItem(a, *w, (*paths)[i], progress_err); }, 1, err);
+  if (!pool.root()) return kOk;
+  printMpiSummary(err);
+  // The traces that were read decide; the others are reported with their path (exit 3).
+  int code = kOk;
+  std::vector<std::string> names;
   std::vector<replay::WhatIfReport> reports;
-  for (const auto& path : a.traces) {
-    auto opened = openTrace(path, a.device, a.env, err);
-    if (!opened) return fail(err, opened.message());
-    auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, *w);
-    if (!rep) return fail(err, rep.status(), path + ": ");
-    reports.push_back(std::move(*rep));
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto r = nlohmann::json::parse(results[i]);
+    if (r.contains("error")) {
+      code = worstExitCode(code, failItem(err, r));
+      continue;
+    }
+    names.push_back((*paths)[i]);
+    reports.push_back(replay::gateFactsFromJson(r));
   }
-  std::vector<replay::GateInput> inputs;
-  for (std::size_t i = 0; i < reports.size(); ++i) inputs.push_back({a.traces[i], &reports[i]});
-  auto v = replay::judgeGate(inputs, conditions);
-  if (!v) return fail(err, v.message());
-  if (a.json)
-    out << replay::gateJson(*v, a.traces, reports, conditions.max_peak_reserved).dump(2) << "\n";
-  else if (v->pass)
-    out << "OK: " << v->summary << "\n";
-  else
-    out << (v->undecided ? "UNDECIDED: " : "FAIL: ") << v->reason << "\n";
-  if (v->undecided) return kUsage;
-  return v->pass ? kOk : kFailed;
+  if (reports.empty()) return code;
+  const int verdict = judgeAndPrint(a, conditions, names, reports, out, err);
+  return code == kOk ? verdict : code;
 }
 
 }  // namespace
@@ -66,7 +101,9 @@ void registerGate(CLI::App& app, std::function<void(int)> set_result, std::ostre
       "gate",
       "Exit 1 when a condition fails (for CI): the predicted peak reserved over --max-peak-reserved, a --demand "
       "that does not fit, an out-of-memory under --capacity/--fraction");
-  cmd->add_option("traces", args->traces, "snapshot pickle(s), e.g. one per rank; the worst decides")->required();
+  cmd->add_option("traces", args->traces,
+                  "snapshot pickle(s), e.g. one per rank, @LIST (one path a line) or a glob; the worst decides")
+      ->required();
   cmd->add_option("--max-peak-reserved", args->budget, "a budget on the edited run's peak reserved, e.g. 60GiB");
   cmd->add_option("--device", args->device, "CUDA device number");
   cmd->add_flag("--json", args->json, "machine-readable output");

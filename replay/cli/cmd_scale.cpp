@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
@@ -12,6 +14,7 @@
 #include "reservoir/replay/report_text.h"
 #include "reservoir/replay/scale.h"
 #include "reservoir/traces/writer.h"
+#include "work_pool.h"
 
 namespace reservoir::cli {
 namespace {
@@ -206,6 +209,103 @@ void printGridRow(std::ostream& out, const TargetResult& r, bool edits, bool cap
   out << row << fmt::format(" {:>11}\n", unexplained);
 }
 
+// One target's row of --json.
+nlohmann::json rowJson(const scale::Scaler& s, const TargetResult& r, const ScaleArgs& a, bool edits,
+                       bool capacity_known) {
+  nlohmann::json j;
+  j["target"] = r.model.target;
+  j["predicted"] = replay::runJson(*r.trace.snapshot, r.report.baseline);
+  j["predicted"]["fits"] = capacity_known ? nlohmann::json(!r.report.baseline.oom) : nlohmann::json(nullptr);
+  if (edits) {
+    j["whatif"] = replay::runJson(*r.trace.snapshot, r.report.whatif);
+    j["whatif"]["fits"] = capacity_known ? nlohmann::json(!r.report.whatif.oom) : nlohmann::json(nullptr);
+  }
+  j["capacity"] = r.report.capacity ? nlohmann::json(*r.report.capacity) : nlohmann::json(nullptr);
+  if (r.unlimited) {  // what the target needs, whatever the capacity
+    j["needs"] = {{"peak_reserved", r.unlimited->baseline.peak_reserved.bytes},
+                  {"peak_allocated", r.unlimited->baseline.peak_allocated.bytes}};
+    if (edits) j["needs"]["whatif_peak_reserved"] = r.unlimited->whatif.peak_reserved.bytes;
+  }
+  j["model_exact"] = r.report.conformance.exact();
+  j["model"] = modelJson(s, r.model, a.max_unexplained);
+  return j;
+}
+
+bool hasEdits(const replay::WhatIfOptions& w) { return !w.edits.empty() || w.settings || w.fraction; }
+
+// The inputs and their scaler, made once per process and only by a process that runs a target.
+struct GridInputs {
+  std::optional<Opened> opened;
+  std::optional<scale::Scaler> scaler;
+  Status status;
+};
+
+// One target of a grid: {"json": its row} or {"text": its row, "model": the model's lines (what the
+// first target prints above the table), "capacity_known", "usable"}; or {"error"}.
+std::string gridItem(const ScaleArgs& a, const replay::WhatIfOptions& w, GridInputs& in, const scale::Params& target) {
+  if (!in.opened && in.status.ok()) {
+    auto opened = openInputs(a, nullStream());
+    if (!opened) {
+      in.status = opened.status();
+    } else {
+      in.opened = std::move(*opened);
+      auto scaler = scale::Scaler::create(in.opened->inputs);
+      if (!scaler)
+        in.status = scaler.status();
+      else
+        in.scaler = std::move(*scaler);
+    }
+  }
+  if (!in.status.ok()) return itemError(in.status);
+  auto r = runTarget(*in.scaler, target, w);
+  if (!r) return itemError(fmt::format("--to {}: {}", scale::paramsText(target), r.message()));
+  const bool capacity_known = r->report.capacity.has_value();
+  if (a.json) return nlohmann::json{{"json", rowJson(*in.scaler, *r, a, hasEdits(w), capacity_known)}}.dump();
+  std::ostringstream row, model;
+  printGridRow(row, *r, hasEdits(w), capacity_known);
+  printModel(model, *in.scaler, r->model);
+  return nlohmann::json{{"text", row.str()},
+                        {"model", model.str()},
+                        {"capacity_known", capacity_known},
+                        {"usable", r->report.edited_run.usable.value_or(0)}}
+      .dump();
+}
+
+// A grid (several targets): one item per target, spread over the processes of an MPI job.
+int runGrid(const ScaleArgs& a, replay::WhatIfOptions w, const std::vector<scale::Params>& targets, std::ostream& out,
+            std::ostream& err) {
+  w.analyze_peak = false;  // a grid's rows do not show what pins the cache
+  WorkPool& pool = workPool();
+  GridInputs inputs;
+  const auto results = pool.run(
+      std::vector<std::uint64_t>(targets.size(), 1), [&](std::size_t i) { return gridItem(a, w, inputs, targets[i]); },
+      1, err);
+  if (!pool.root()) return kOk;
+  printMpiSummary(err);
+  std::vector<nlohmann::json> rows;
+  for (const auto& text : results) {
+    auto r = nlohmann::json::parse(text);
+    if (r.contains("error")) return failItem(err, r);  // one target failing fails the grid, as before
+    rows.push_back(std::move(r));
+  }
+  if (a.json) {
+    nlohmann::json j{{"targets", nlohmann::json::array()}};
+    for (auto& r : rows) j["targets"].push_back(std::move(r["json"]));
+    addMpiObject(j);
+    out << j.dump(2) << "\n";
+    return kOk;
+  }
+  out << rows[0]["model"].get<std::string>();
+  std::string head = fmt::format("{:<24} {:>16} {:>16} {:>5}", "target", "peak reserved", "peak allocated", "fits");
+  if (hasEdits(w)) head += fmt::format(" {:>16} {:>5}", "edited reserved", "fits");
+  out << head << fmt::format(" {:>11}\n", "unexplained");
+  if (rows[0]["capacity_known"].get<bool>())
+    out << fmt::format("(peaks: what each target needs, with no capacity; fits: no out-of-memory with {} usable)\n",
+                       sizeText(rows[0]["usable"].get<std::int64_t>()));
+  for (const auto& r : rows) out << r["text"].get<std::string>();
+  return kOk;
+}
+
 int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.status());
@@ -215,71 +315,38 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
     return fail(err, fmt::format("--out writes one trace, but --to gives {} targets", targets->size()));
   if (targets->size() > 1 && !a.measured.empty())
     return fail(err, fmt::format("--measured checks one target, but --to gives {} targets", targets->size()));
+  if (targets->size() > 1) return runGrid(a, *w, *targets, out, err);
+  if (!workPool().root()) return kOk;  // one target: the first process answers alone
   auto opened = openInputs(a, err);
   if (!opened) return fail(err, opened.message());
   auto scaler = scale::Scaler::create(opened->inputs);
   if (!scaler) return fail(err, scaler.message());
-  const bool edits = !w->edits.empty() || w->settings || w->fraction;
-  if (targets->size() > 1) w->analyze_peak = false;  // a grid's rows do not show what pins the cache
-  std::vector<TargetResult> results;
-  for (const auto& t : *targets) {
-    auto r = runTarget(*scaler, t, *w);
-    if (!r) return fail(err, fmt::format("--to {}: {}", scale::paramsText(t), r.message()));
-    results.push_back(std::move(*r));
-  }
+  const bool edits = hasEdits(*w);
+  auto result = runTarget(*scaler, targets->front(), *w);
+  if (!result) return fail(err, fmt::format("--to {}: {}", scale::paramsText(targets->front()), result.message()));
+  const TargetResult& r = *result;
   if (!a.out_path.empty()) {
-    auto st = traces::writeSnapshotFile(*results[0].trace.snapshot, a.out_path);
+    auto st = traces::writeSnapshotFile(*r.trace.snapshot, a.out_path);
     if (!st.ok()) return fail(err, a.out_path + ": " + st.message());
   }
-  const bool capacity_known = results[0].report.capacity.has_value();
+  const bool capacity_known = r.report.capacity.has_value();
   std::optional<nlohmann::json> check;
   if (!a.measured.empty()) {
-    auto c = checkJson(*scaler, results[0], a, err);
+    auto c = checkJson(*scaler, r, a, err);
     if (!c) return fail(err, "--measured " + c.message());
     check = std::move(*c);
   }
   if (a.json) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& r : results) {
-      nlohmann::json j;
-      j["target"] = r.model.target;
-      j["predicted"] = replay::runJson(*r.trace.snapshot, r.report.baseline);
-      j["predicted"]["fits"] = capacity_known ? nlohmann::json(!r.report.baseline.oom) : nlohmann::json(nullptr);
-      if (edits) {
-        j["whatif"] = replay::runJson(*r.trace.snapshot, r.report.whatif);
-        j["whatif"]["fits"] = capacity_known ? nlohmann::json(!r.report.whatif.oom) : nlohmann::json(nullptr);
-      }
-      j["capacity"] = r.report.capacity ? nlohmann::json(*r.report.capacity) : nlohmann::json(nullptr);
-      if (r.unlimited) {  // what the target needs, whatever the capacity
-        j["needs"] = {{"peak_reserved", r.unlimited->baseline.peak_reserved.bytes},
-                      {"peak_allocated", r.unlimited->baseline.peak_allocated.bytes}};
-        if (edits) j["needs"]["whatif_peak_reserved"] = r.unlimited->whatif.peak_reserved.bytes;
-      }
-      j["model_exact"] = r.report.conformance.exact();
-      j["model"] = modelJson(*scaler, r.model, a.max_unexplained);
-      if (!a.out_path.empty()) j["out"] = a.out_path;
-      if (check) j["check"] = *check;
-      rows.push_back(std::move(j));
-    }
-    out << (rows.size() == 1 ? rows[0] : nlohmann::json{{"targets", rows}}).dump(2) << "\n";
+    nlohmann::json j = rowJson(*scaler, r, a, edits, capacity_known);
+    if (!a.out_path.empty()) j["out"] = a.out_path;
+    if (check) j["check"] = *check;
+    out << j.dump(2) << "\n";
     return kOk;
   }
-  if (results.size() == 1) {
-    printModel(out, *scaler, results[0].model);
-    out << replay::whatIfReportText(*results[0].trace.snapshot, results[0].report,
-                                    "predicted " + scale::paramsText(results[0].model.target));
-    if (!a.out_path.empty()) out << "predicted trace written to " << a.out_path << "\n";
-    if (check) printCheck(out, *check);
-    return kOk;
-  }
-  printModel(out, *scaler, results[0].model);
-  std::string head = fmt::format("{:<24} {:>16} {:>16} {:>5}", "target", "peak reserved", "peak allocated", "fits");
-  if (edits) head += fmt::format(" {:>16} {:>5}", "edited reserved", "fits");
-  out << head << fmt::format(" {:>11}\n", "unexplained");
-  if (capacity_known)
-    out << fmt::format("(peaks: what each target needs, with no capacity; fits: no out-of-memory with {} usable)\n",
-                       sizeText(static_cast<std::int64_t>(results[0].report.edited_run.usable.value_or(0))));
-  for (const auto& r : results) printGridRow(out, r, edits, capacity_known);
+  printModel(out, *scaler, r.model);
+  out << replay::whatIfReportText(*r.trace.snapshot, r.report, "predicted " + scale::paramsText(r.model.target));
+  if (!a.out_path.empty()) out << "predicted trace written to " << a.out_path << "\n";
+  if (check) printCheck(out, *check);
   return kOk;
 }
 

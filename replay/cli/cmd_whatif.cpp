@@ -2,14 +2,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <future>
-#include <nlohmann/json.hpp>
+#include <thread>
 
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/report_text.h"
+#include "work_pool.h"
 
 namespace reservoir::cli {
 namespace {
@@ -23,72 +23,80 @@ struct WhatIfArgs {
   EditOptions edits;
 };
 
-// One trace's result, or why it has none.
-struct Outcome {
-  std::optional<replay::RankWhatIf> result;
-  std::string error;
-  std::string nothing_to_replay;  // the snapshot has no allocation history
-  std::string path;
-  bool usage = false;  // the error is a usage error (a point or selector that matches nothing)
-};
-
-Outcome analyzeOne(const std::string& path, const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
-  auto opened = openTrace(path, a.device, a.env, err);
-  if (!opened) return Outcome{std::nullopt, opened.message(), {}, path};
-  if (opened->nothing_to_replay) return Outcome{std::nullopt, {}, *opened->nothing_to_replay, path};
+// One item: trace `path`'s report as text and JSON and its two peaks; {"nothing_to_replay"} for a
+// snapshot without history; or {"error"}.
+std::string whatIfItem(const WhatIfArgs& a, const replay::WhatIfOptions& w, const std::string& path,
+                       std::ostream& progress_err) {
+  auto opened = openTrace(path, a.device, a.env, progress_err);
+  if (!opened) return itemError(opened.message());
+  if (opened->nothing_to_replay) return nlohmann::json{{"nothing_to_replay", *opened->nothing_to_replay}}.dump();
   auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
-  if (!rep) return Outcome{std::nullopt, path + ": " + rep.message(), {}, path, rep.status().isUsage()};
-  return Outcome{replay::RankWhatIf{std::move(opened->trace), std::move(*rep)}, {}, {}, path};
+  if (!rep) return itemError(rep.status(), path + ": ");
+  const auto& snap = opened->trace.snap();
+  const nlohmann::json j{{"text", a.json ? std::string() : replay::whatIfReportText(snap, *rep, path)},
+                         {"json", a.json ? replay::whatIfJson(snap, *rep, path) : nlohmann::json(nullptr)},
+                         {"baseline_peak", rep->baseline.peak_reserved.bytes},
+                         {"whatif_peak", rep->whatif.peak_reserved.bytes}};
+  return j.dump();
 }
 
-// Analyses the traces `jobs` at a time, keeping their order.
-std::vector<Outcome> analyzeAll(const WhatIfArgs& a, const replay::WhatIfOptions& w, std::ostream& err) {
-  const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<Outcome> outcomes(a.traces.size());
-  std::size_t next = 0;
-  while (next < a.traces.size()) {
-    std::vector<std::future<Outcome>> batch;
-    for (unsigned k = 0; k < jobs && next < a.traces.size(); ++k, ++next)
-      batch.push_back(std::async(std::launch::async, [&, i = next] { return analyzeOne(a.traces[i], a, w, err); }));
-    for (std::size_t k = 0; k < batch.size(); ++k) outcomes[next - batch.size() + k] = batch[k].get();
+// Snapshots without history answer nothing: one line each, or in JSON when no trace answered.
+void reportNothingToReplay(const WhatIfArgs& a, const std::vector<std::pair<std::string, std::string>>& empty,
+                           bool answered, std::ostream& out) {
+  if (!a.json) {
+    for (const auto& [path, why] : empty) out << why << "\n";
+  } else if (!answered && !empty.empty()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& [path, why] : empty) j.push_back({{"trace", path}, {"nothing_to_replay", why}});
+    out << (j.size() == 1 ? j[0] : nlohmann::json{{"traces", j}}).dump(2) << "\n";
   }
-  return outcomes;
 }
 
 int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.status());
-  std::vector<replay::RankWhatIf> ranks;
-  std::vector<Outcome> empty;
-  for (auto& o : analyzeAll(a, *w, err)) {
-    if (!o.error.empty()) return o.usage ? usage(err, o.error) : fail(err, o.error);
-    if (!o.nothing_to_replay.empty())
-      empty.push_back(std::move(o));
-    else
-      ranks.push_back(std::move(*o.result));
-  }
-  // Snapshots without history answer nothing; the others are reported as usual.
-  for (const auto& o : empty)
-    if (!a.json) out << o.nothing_to_replay << "\n";
-  if (ranks.empty()) {
-    if (a.json) {
-      nlohmann::json j = nlohmann::json::array();
-      for (const auto& o : empty) j.push_back({{"trace", o.path}, {"nothing_to_replay", o.nothing_to_replay}});
-      out << (j.size() == 1 ? j[0] : nlohmann::json{{"traces", j}}).dump(2) << "\n";
+  auto paths = expandTraceList(a.traces);
+  if (!paths) return fail(err, paths.message());
+  WorkPool& pool = workPool();
+  const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::ostream& progress_err = paths->size() == 1 && pool.processes() == 1 ? err : nullStream();
+  const auto results = pool.run(
+      fileSizes(*paths), [&](std::size_t i) { return whatIfItem(a, *w, (*paths)[i], progress_err); }, jobs, err);
+  if (!pool.root()) return kOk;
+  printMpiSummary(err);
+  // The traces that were read, in order; the others are reported with their path.
+  int code = kOk;
+  std::vector<nlohmann::json> per_trace;
+  std::vector<std::pair<std::string, std::string>> empty;
+  std::string text;
+  replay::MaxOverTraces max;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    auto r = nlohmann::json::parse(results[i]);
+    if (r.contains("error")) {
+      code = worstExitCode(code, failItem(err, r));
+      continue;
     }
-    return kOk;
+    if (r.contains("nothing_to_replay")) {
+      empty.emplace_back((*paths)[i], r["nothing_to_replay"].get<std::string>());
+      continue;
+    }
+    per_trace.push_back(std::move(r["json"]));
+    text += r["text"].get<std::string>();
+    max.include(r["baseline_peak"].get<std::int64_t>(), r["whatif_peak"].get<std::int64_t>());
   }
+  reportNothingToReplay(a, empty, !per_trace.empty(), out);
+  if (per_trace.empty()) return code;
   if (a.json) {
-    out << replay::whatIfJson(ranks).dump(2) << "\n";
-    return kOk;
+    nlohmann::json j = replay::whatIfJson(std::move(per_trace), max);
+    addMpiObject(j);
+    out << j.dump(2) << "\n";
+    return code;
   }
-  for (const auto& r : ranks) out << replay::whatIfReportText(r.trace.snap(), r.report, r.trace.path);
-  if (ranks.size() > 1) {
-    const auto m = replay::maxOverTraces(ranks);
-    out << fmt::format("max over {} traces: peak reserved {} -> {}\n", ranks.size(), sizeText(m.baseline_peak_reserved),
-                       sizeText(m.whatif_peak_reserved));
-  }
-  return kOk;
+  out << text;
+  if (per_trace.size() > 1)
+    out << fmt::format("max over {} traces: peak reserved {} -> {}\n", per_trace.size(),
+                       sizeText(max.baseline_peak_reserved), sizeText(max.whatif_peak_reserved));
+  return code;
 }
 
 }  // namespace
@@ -97,7 +105,9 @@ void registerWhatIf(CLI::App& app, std::function<void(int)> set_result, std::ost
   auto args = std::make_shared<WhatIfArgs>();
   CLI::App* cmd =
       app.add_subcommand("whatif", "Predict reserved memory under edits: cleanups, releases, settings, capacity");
-  cmd->add_option("traces", args->traces, "snapshot pickle(s); several ranks give per-rank results and the maximum")
+  cmd->add_option(
+         "traces", args->traces,
+         "snapshot pickle(s), @LIST (one path a line) or a glob; several ranks give per-rank results and the maximum")
       ->required();
   cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
   cmd->add_option("--jobs", args->jobs, "traces analysed at once (default: the number of cores)");

@@ -241,6 +241,16 @@ Status setUpObjective(const PreparedTrace& p, const SweepObjective& obj, std::ve
   return {};
 }
 
+// Keeps slice `o.slice` of `o.slices` equal parts of the candidates, in the order they were made.
+void keepSlice(const SweepOptions& o, std::vector<Candidate>& cands) {
+  if (o.slices <= 1) return;
+  const std::size_t n = cands.size(), k = std::min(o.slice, o.slices - 1);
+  const auto first = static_cast<std::ptrdiff_t>(k * n / o.slices),
+             last = static_cast<std::ptrdiff_t>((k + 1) * n / o.slices);
+  cands = std::vector<Candidate>(std::make_move_iterator(cands.begin() + first),
+                                 std::make_move_iterator(cands.begin() + std::max(first, last)));
+}
+
 // The cap on empty_cache calls: the one given, else one per training step where steps are known.
 void chooseCap(const PreparedTrace& p, const SweepOptions& o, SweepReport& rep) {
   if (o.steps)
@@ -389,6 +399,7 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   if (cands.size() > room) cands.resize(room);
   for (auto& c : settings)
     if (cands.size() < o.max_candidates) cands.push_back(std::move(c));
+  keepSlice(o, cands);
 
   // One baseline pass with checkpoints; each placement then resumes from the checkpoint
   // before its first cleanup instead of replaying from the start.
@@ -422,6 +433,119 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   std::stable_sort(rep.candidates.begin(), rep.candidates.end(), sweepRanksBefore);
   markPareto(rep);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+SweepReport mergeSweepSlices(const std::vector<SweepReport>& slices) {
+  if (slices.empty()) return {};
+  SweepReport rep = slices.front();
+  rep.candidates.clear();
+  rep.pareto.clear();
+  rep.evaluated = 0;
+  rep.seconds = 0;
+  for (const auto& s : slices) {
+    rep.candidates.insert(rep.candidates.end(), s.candidates.begin(), s.candidates.end());
+    rep.evaluated += s.evaluated;
+    rep.seconds += s.seconds;
+    rep.cancelled = rep.cancelled || s.cancelled;
+  }
+  // Each slice is ranked; ties keep the slices' order, as one run would.
+  std::stable_sort(rep.candidates.begin(), rep.candidates.end(), sweepRanksBefore);
+  markPareto(rep);
+  return rep;
+}
+
+namespace {
+
+// The report-wide facts of several traces' sweeps: the worst baseline, the tightest cap.
+void worstBaselines(const std::vector<SweepReport>& per_trace, SweepReport& rep) {
+  const SweepReport& first = per_trace.front();
+  rep.objective_spec = first.objective_spec;
+  rep.objective = first.objective;
+  rep.steps = first.steps;
+  rep.max_calls_source = first.max_calls_source;
+  for (const SweepReport& r : per_trace) {
+    rep.baseline_peak_reserved = std::max(rep.baseline_peak_reserved, r.baseline_peak_reserved);
+    rep.baseline_peak_allocated = std::max(rep.baseline_peak_allocated, r.baseline_peak_allocated);
+    rep.baseline_objective = std::max(rep.baseline_objective, r.baseline_objective);
+    if (r.baseline_reserved_at_point)
+      rep.baseline_reserved_at_point =
+          std::max(rep.baseline_reserved_at_point.value_or(0), *r.baseline_reserved_at_point);
+    if (r.max_calls) rep.max_calls = std::min(rep.max_calls.value_or(*r.max_calls), *r.max_calls);
+    rep.seconds += r.seconds;
+    rep.cancelled = rep.cancelled || r.cancelled;
+  }
+}
+
+std::optional<std::int64_t> maxOf(const std::optional<std::int64_t>& a, const std::optional<std::int64_t>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::max(*a, *b);
+}
+
+// One candidate on one more trace (`on_trace`), or that trace's baseline when the trace did not
+// make it; `first`: the first trace.
+void worsen(SweepCandidate& into, const SweepCandidate* on_trace, const SweepReport& trace, bool first) {
+  SweepCandidate base;  // what the trace does without the candidate
+  base.peak_reserved = trace.baseline_peak_reserved;
+  base.peak_allocated = trace.baseline_peak_allocated;
+  base.reserved_at_point = trace.baseline_reserved_at_point;
+  base.objective_value = trace.baseline_objective;
+  const SweepCandidate& c = on_trace ? *on_trace : base;
+  if (first) {
+    const auto edits = std::move(into.edits);
+    into = c;
+    into.edits = edits;
+    into.pareto = false;
+    return;
+  }
+  into.peak_reserved = std::max(into.peak_reserved, c.peak_reserved);
+  into.peak_allocated = std::max(into.peak_allocated, c.peak_allocated);
+  into.reserved_at_point = maxOf(into.reserved_at_point, c.reserved_at_point);
+  into.peak_in = maxOf(into.peak_in, c.peak_in);
+  into.objective_value = std::max(into.objective_value, c.objective_value);
+  if (!on_trace) return;
+  if (into.description.empty()) {  // the first trace did not make it
+    into.description = c.description;
+    into.settings = c.settings;
+    into.depth = c.depth;
+  }
+  into.oom = into.oom || c.oom;
+  into.within_cap = into.within_cap && c.within_cap;
+  into.empty_cache_calls = std::max(into.empty_cache_calls, c.empty_cache_calls);
+  if (c.calls_per_step) into.calls_per_step = std::max(into.calls_per_step.value_or(0.0), *c.calls_per_step);
+  into.price_seconds = std::max(into.price_seconds, c.price_seconds);
+  into.mean_reserved = std::max(into.mean_reserved, c.mean_reserved);
+}
+
+}  // namespace
+
+SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace) {
+  if (per_trace.empty()) return {};
+  if (per_trace.size() == 1) return per_trace.front();
+  SweepReport rep;
+  worstBaselines(per_trace, rep);
+  std::vector<std::vector<std::string>> keys;  // each candidate's flags, in the order first made
+  std::set<std::vector<std::string>> known;
+  std::vector<std::map<std::vector<std::string>, const SweepCandidate*>> by_key(per_trace.size());
+  for (std::size_t t = 0; t < per_trace.size(); ++t)
+    for (const auto& c : per_trace[t].candidates) {
+      by_key[t].emplace(c.edits, &c);
+      if (known.insert(c.edits).second) keys.push_back(c.edits);
+    }
+  for (const auto& key : keys) {
+    SweepCandidate c;
+    c.edits = key;
+    for (std::size_t t = 0; t < per_trace.size(); ++t) {
+      const auto it = by_key[t].find(key);
+      worsen(c, it == by_key[t].end() ? nullptr : it->second, per_trace[t], t == 0);
+    }
+    c.saving = rep.baseline_objective - c.objective_value;
+    rep.candidates.push_back(std::move(c));
+  }
+  rep.evaluated = rep.candidates.size();
+  std::stable_sort(rep.candidates.begin(), rep.candidates.end(), sweepRanksBefore);
+  markPareto(rep);
   return rep;
 }
 

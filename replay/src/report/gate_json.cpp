@@ -65,4 +65,43 @@ nlohmann::json gateJson(const GateVerdict& v, const std::vector<std::string>& pa
           {"traces", per}};
 }
 
+nlohmann::json gateFactsJson(const WhatIfReport& report) {
+  const RunResult& r = report.whatif;
+  nlohmann::json demands = nlohmann::json::array();
+  for (const auto& d : r.demands)
+    demands.push_back({{"text", d.text},
+                       {"bytes", d.bytes},
+                       {"capacity_known", d.capacity_known},
+                       {"fits", d.fits},
+                       {"free", d.free}});
+  return {{"peak_reserved", r.peak_reserved.bytes},
+          {"peak_event", r.peak_reserved.event},
+          {"oom", r.oom ? nlohmann::json{{"event", r.oom->event}, {"size", r.oom->size}, {"count", r.oom->count}}
+                        : nlohmann::json(nullptr)},
+          {"demands", demands},
+          {"capacity", report.capacity ? nlohmann::json(*report.capacity) : nlohmann::json(nullptr)},
+          {"capacity_source", report.capacity_source}};
+}
+
+WhatIfReport gateFactsFromJson(const nlohmann::json& j) {
+  WhatIfReport report;
+  RunResult& r = report.whatif;
+  r.peak_reserved.bytes = j.at("peak_reserved").get<std::int64_t>();
+  r.peak_reserved.event = j.at("peak_event").get<std::uint32_t>();
+  if (!j.at("oom").is_null()) {
+    OomInfo oom;
+    oom.event = j["oom"].at("event").get<std::uint32_t>();
+    oom.size = j["oom"].at("size").get<sim::ByteCount>();
+    oom.count = j["oom"].at("count").get<std::size_t>();
+    r.oom = oom;
+  }
+  for (const auto& d : j.at("demands"))
+    r.demands.push_back(DemandResult{d.at("text").get<std::string>(), d.at("bytes").get<sim::ByteCount>(),
+                                     d.at("capacity_known").get<bool>(), d.at("fits").get<bool>(),
+                                     d.at("free").get<std::int64_t>()});
+  if (!j.at("capacity").is_null()) report.capacity = j["capacity"].get<sim::ByteCount>();
+  report.capacity_source = j.at("capacity_source").get<std::string>();
+  return report;
+}
+
 }  // namespace reservoir::replay

@@ -14,6 +14,7 @@ nlohmann::json candidateJson(const SweepCandidate& c) {
                        {"empty_cache_calls", c.empty_cache_calls},
                        {"price_seconds", c.price_seconds},
                        {"mean_reserved", c.mean_reserved},
+                       {"depth", c.depth},
                        {"settings", c.settings},
                        {"within_cap", c.within_cap},
                        {"pareto", c.pareto},
@@ -54,6 +55,68 @@ nlohmann::json sweepJson(const SweepReport& rep, const std::string& path, std::s
     j["pareto"].push_back(pj);
   }
   return j;
+}
+
+nlohmann::json sweepJson(const SweepReport& rep, const std::vector<std::string>& paths, std::size_t top) {
+  if (paths.size() == 1) return sweepJson(rep, paths[0], top);
+  nlohmann::json j = sweepJson(rep, std::string(), top);
+  j.erase("trace");
+  j["traces"] = paths;
+  j["scored_as"] = "worst trace: each candidate's largest objective over the traces";
+  return j;
+}
+
+namespace {
+
+template <typename T>
+std::optional<T> optionalField(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  return j[key].get<T>();
+}
+
+SweepCandidate candidateFromJson(const nlohmann::json& cj) {
+  SweepCandidate c;
+  c.edits = cj.at("edits").get<std::vector<std::string>>();
+  c.description = cj.at("description").get<std::string>();
+  c.peak_reserved = cj.at("peak_reserved").get<std::int64_t>();
+  c.peak_allocated = cj.at("peak_allocated").get<std::int64_t>();
+  c.reserved_at_point = optionalField<std::int64_t>(cj, "reserved_at_point");
+  c.peak_in = optionalField<std::int64_t>(cj, "peak_in");
+  c.objective_value = cj.at("objective_value").get<std::int64_t>();
+  c.saving = cj.at("saving").get<std::int64_t>();
+  c.empty_cache_calls = cj.at("empty_cache_calls").get<std::size_t>();
+  c.calls_per_step = optionalField<double>(cj, "calls_per_step");
+  c.price_seconds = cj.at("price_seconds").get<double>();
+  c.mean_reserved = cj.at("mean_reserved").get<double>();
+  c.depth = cj.at("depth").get<std::uint32_t>();
+  c.settings = cj.at("settings").get<bool>();
+  c.within_cap = cj.at("within_cap").get<bool>();
+  c.pareto = cj.at("pareto").get<bool>();
+  c.oom = cj.at("oom").get<bool>();
+  return c;
+}
+
+}  // namespace
+
+SweepReport sweepReportFromJson(const nlohmann::json& j) {
+  SweepReport rep;
+  auto objective = parseSweepObjective(j.at("minimize").get<std::string>());
+  if (objective) rep.objective_spec = std::move(*objective);
+  rep.objective = j.at("objective").get<std::string>();
+  rep.baseline_peak_reserved = j.at("baseline_peak_reserved").get<std::int64_t>();
+  rep.baseline_peak_allocated = j.at("baseline_peak_allocated").get<std::int64_t>();
+  rep.baseline_objective = j.at("baseline_objective").get<std::int64_t>();
+  rep.baseline_reserved_at_point = optionalField<std::int64_t>(j, "baseline_reserved_at_point");
+  if (j.contains("steps") && !j["steps"].is_null())
+    rep.steps = TrainingSteps{j["steps"].at("count").get<std::size_t>(), j["steps"].at("source").get<std::string>()};
+  rep.max_calls = optionalField<std::size_t>(j, "max_calls");
+  rep.max_calls_source = j.at("max_calls_source").get<std::string>();
+  rep.evaluated = j.at("evaluated").get<std::size_t>();
+  rep.seconds = j.at("seconds").get<double>();
+  rep.cancelled = j.at("cancelled").get<bool>();
+  for (const auto& cj : j.at("candidates")) rep.candidates.push_back(candidateFromJson(cj));
+  for (const auto& pj : j.at("pareto")) rep.pareto.push_back(pj.at("rank").get<std::size_t>() - 1);
+  return rep;
 }
 
 }  // namespace reservoir::replay

@@ -91,21 +91,27 @@ nlohmann::json whatIfJson(const traces::Snapshot& snap, const WhatIfReport& rep,
   return j;
 }
 
+void MaxOverTraces::include(std::int64_t baseline_peak, std::int64_t whatif_peak) {
+  baseline_peak_reserved = std::max(baseline_peak_reserved, baseline_peak);
+  whatif_peak_reserved = std::max(whatif_peak_reserved, whatif_peak);
+}
+
 MaxOverTraces maxOverTraces(const std::vector<RankWhatIf>& ranks) {
   MaxOverTraces m;
-  for (const auto& r : ranks) {
-    m.baseline_peak_reserved = std::max(m.baseline_peak_reserved, r.report.baseline.peak_reserved.bytes);
-    m.whatif_peak_reserved = std::max(m.whatif_peak_reserved, r.report.whatif.peak_reserved.bytes);
-  }
+  for (const auto& r : ranks) m.include(r.report.baseline.peak_reserved.bytes, r.report.whatif.peak_reserved.bytes);
   return m;
 }
 
 nlohmann::json whatIfJson(const std::vector<RankWhatIf>& ranks) {
-  if (ranks.size() == 1) return whatIfJson(ranks[0].trace.snap(), ranks[0].report, ranks[0].trace.path);
+  std::vector<nlohmann::json> per_trace;
+  for (const auto& r : ranks) per_trace.push_back(whatIfJson(r.trace.snap(), r.report, r.trace.path));
+  return whatIfJson(std::move(per_trace), maxOverTraces(ranks));
+}
+
+nlohmann::json whatIfJson(std::vector<nlohmann::json> per_trace, const MaxOverTraces& m) {
+  if (per_trace.size() == 1) return std::move(per_trace[0]);
   nlohmann::json j;
-  j["traces"] = nlohmann::json::array();
-  for (const auto& r : ranks) j["traces"].push_back(whatIfJson(r.trace.snap(), r.report, r.trace.path));
-  const MaxOverTraces m = maxOverTraces(ranks);
+  j["traces"] = std::move(per_trace);
   j["max_over_traces"] = {{"baseline_peak_reserved", m.baseline_peak_reserved},
                           {"whatif_peak_reserved", m.whatif_peak_reserved}};
   return j;

@@ -32,10 +32,14 @@ struct RankWhatIf {
 struct MaxOverTraces {
   std::int64_t baseline_peak_reserved = 0;
   std::int64_t whatif_peak_reserved = 0;
+  void include(std::int64_t baseline_peak, std::int64_t whatif_peak);  // one more trace's peaks
 };
 MaxOverTraces maxOverTraces(const std::vector<RankWhatIf>& ranks);
 // One trace: its report as above; several: {"traces": [...], "max_over_traces": {...}}.
 nlohmann::json whatIfJson(const std::vector<RankWhatIf>& ranks);
+// The same from each trace's report already rendered (whatIfJson of one trace, e.g. made on
+// another process of an MPI job) and the maxima over them.
+nlohmann::json whatIfJson(std::vector<nlohmann::json> per_trace, const MaxOverTraces& max);
 
 // `reservoir info`: the snapshot and the summaries of the devices chosen.
 nlohmann::json infoJson(const traces::Snapshot& snap, const std::string& path, const std::vector<DeviceSummary>& sums);
@@ -44,7 +48,17 @@ nlohmann::json conformanceJson(const ConformanceReport& r, const std::string& pa
 // `reservoir gate`: the verdict over the traces `paths` (in the order of `reports`).
 nlohmann::json gateJson(const GateVerdict& v, const std::vector<std::string>& paths,
                         const std::vector<WhatIfReport>& reports, std::optional<sim::ByteCount> budget);
+// What judgeGate and gateJson read of a what-if report (the edited run's peak, out-of-memory and
+// demands; the capacity and its source), and a report holding just that read back: for reports
+// that travel between processes. Keep it in step with gate_verdict.cpp (tests compare).
+nlohmann::json gateFactsJson(const WhatIfReport& report);
+WhatIfReport gateFactsFromJson(const nlohmann::json& j);
 // `reservoir sweep`: the best `top` candidates.
 nlohmann::json sweepJson(const SweepReport& rep, const std::string& path, std::size_t top);
+// A sweep over several traces (worstOverTraces): as above with "traces" (the paths) and
+// "scored_as" instead of "trace"; one path gives the one-trace report.
+nlohmann::json sweepJson(const SweepReport& rep, const std::vector<std::string>& paths, std::size_t top);
+// The report back from sweepJson(rep, path, every candidate): for reports that travel as JSON.
+SweepReport sweepReportFromJson(const nlohmann::json& j);
 
 }  // namespace reservoir::replay

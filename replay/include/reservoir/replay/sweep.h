@@ -70,6 +70,10 @@ struct SweepOptions : EditedRunOptions {
   CleanupPriceModel price;
   unsigned jobs = 0;  // 0: every core
   std::uint32_t checkpoint_every = 4096;
+  // Evaluate only slice `slice` of `slices` equal parts of the candidates (in the order they are
+  // made): a sweep split over processes, put back together by mergeSweepSlices.
+  std::size_t slice = 0;
+  std::size_t slices = 1;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(std::size_t done, std::size_t total)> progress;
   // Each candidate as soon as it is replayed (one call at a time, from a worker thread); its
@@ -121,5 +125,17 @@ Expected<SweepReport> runSweep(const PreparedTrace& prepared, const SweepOptions
 // top level (fewest of its own frames around it, library frames not counted: code the user
 // can edit), the lowest mean reserved (memory returned sooner), the fewest calls.
 bool sweepRanksBefore(const SweepCandidate& x, const SweepCandidate& y);
+
+// The slices of one trace's sweep (SweepOptions::slice 0..slices-1, in that order) as the one
+// report runSweep gives with slices = 1 (timing aside: seconds add up).
+SweepReport mergeSweepSlices(const std::vector<SweepReport>& slices);
+
+// One sweep over several traces (the ranks of one job, swept with the same options): each
+// candidate is scored on its worst trace, the largest objective (and peak reserved) over the
+// traces; a candidate a trace did not make (its point is not in that trace) leaves that trace at
+// its baseline. Baselines are the maxima over the traces, savings the worst baseline minus the
+// candidate's worst; a new out-of-memory on any trace counts; empty_cache calls are the most on
+// one trace.
+SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace);
 
 }  // namespace reservoir::replay
