@@ -214,3 +214,27 @@ TEST(GateFacts, TheVerdictFromTheFactsEqualsTheVerdictFromTheReports) {
 
 }  // namespace
 }  // namespace reservoir
+
+// The tightest call cap over the traces is the report's, with its reason, and every candidate is
+// judged against it.
+TEST(SweepOverTraces, TheTightestCallCapDecides) {
+  replay::SweepReport loose, tight, none;
+  loose.max_calls = 10;
+  loose.max_calls_source = "one per training step (10 step(s), from the annotation ProfilerStep)";
+  tight.max_calls = 2;
+  tight.max_calls_source = "given";
+  none.max_calls_source = "no cap: the trace shows no training steps";
+  replay::SweepCandidate c;
+  c.edits = {"--cleanup", "after:x.py:f"};
+  c.empty_cache_calls = 5;
+  for (auto* r : {&loose, &tight, &none}) r->candidates.push_back(c);
+  const auto both = replay::worstOverTraces({none, loose, tight});
+  ASSERT_TRUE(both.max_calls.has_value());
+  EXPECT_EQ(*both.max_calls, 2u);
+  EXPECT_EQ(both.max_calls_source, "given");
+  ASSERT_EQ(both.candidates.size(), 1u);
+  EXPECT_FALSE(both.candidates[0].within_cap);
+  const auto uncapped = replay::worstOverTraces({none, none});
+  EXPECT_FALSE(uncapped.max_calls.has_value());
+  EXPECT_EQ(uncapped.max_calls_source, none.max_calls_source);
+}

@@ -463,15 +463,19 @@ void worstBaselines(const std::vector<SweepReport>& per_trace, SweepReport& rep)
   rep.objective_spec = first.objective_spec;
   rep.objective = first.objective;
   rep.steps = first.steps;
-  rep.max_calls_source = first.max_calls_source;
   for (const SweepReport& r : per_trace) {
+    if (!r.max_calls && !rep.max_calls) rep.max_calls_source = r.max_calls_source;
     rep.baseline_peak_reserved = std::max(rep.baseline_peak_reserved, r.baseline_peak_reserved);
     rep.baseline_peak_allocated = std::max(rep.baseline_peak_allocated, r.baseline_peak_allocated);
     rep.baseline_objective = std::max(rep.baseline_objective, r.baseline_objective);
     if (r.baseline_reserved_at_point)
       rep.baseline_reserved_at_point =
           std::max(rep.baseline_reserved_at_point.value_or(0), *r.baseline_reserved_at_point);
-    if (r.max_calls) rep.max_calls = std::min(rep.max_calls.value_or(*r.max_calls), *r.max_calls);
+    if (r.max_calls && (!rep.max_calls || *r.max_calls < *rep.max_calls)) {  // the tightest cap decides
+      rep.max_calls = r.max_calls;
+      rep.max_calls_source = r.max_calls_source;
+      rep.steps = r.steps;
+    }
     rep.seconds += r.seconds;
     rep.cancelled = rep.cancelled || r.cancelled;
   }
@@ -511,7 +515,6 @@ void worsen(SweepCandidate& into, const SweepCandidate* on_trace, const SweepRep
     into.depth = c.depth;
   }
   into.oom = into.oom || c.oom;
-  into.within_cap = into.within_cap && c.within_cap;
   into.empty_cache_calls = std::max(into.empty_cache_calls, c.empty_cache_calls);
   if (c.calls_per_step) into.calls_per_step = std::max(into.calls_per_step.value_or(0.0), *c.calls_per_step);
   into.price_seconds = std::max(into.price_seconds, c.price_seconds);
@@ -541,6 +544,7 @@ SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace) {
       worsen(c, it == by_key[t].end() ? nullptr : it->second, per_trace[t], t == 0);
     }
     c.saving = rep.baseline_objective - c.objective_value;
+    c.within_cap = !rep.max_calls || c.empty_cache_calls <= *rep.max_calls;  // the report's cap, the tightest
     rep.candidates.push_back(std::move(c));
   }
   rep.evaluated = rep.candidates.size();
