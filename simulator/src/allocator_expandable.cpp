@@ -36,7 +36,7 @@ BlockRef CachingAllocator::Impl::findExpandableBlock(StreamId stream, std::uint3
   // The reservation: 9/8 of the device, or expandable_segments_reserve capped at that. One
   // allocation cannot span segments, so a request larger than a whole new segment fails
   // (through the usual release-and-retry and oom path) without reserving anything.
-  const ByteCount reserve = config.expandableReserve(device->totalMemory());
+  const ByteCount reserve = std::min(config.expandableReserve(device->totalMemory()), kMaxReservation);
   es.max_handles = static_cast<std::size_t>(reserve / es.page + (reserve % es.page != 0));
   if (es.size() < size) return kNil;
   es.base = device->reserveAddress(es.size(), es.page, stream);

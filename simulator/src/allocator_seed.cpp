@@ -142,7 +142,12 @@ Status CachingAllocator::seedExpandable(const SeedSegment& s, std::vector<BlockH
   const std::uint32_t pool = seedPool(s);
   ExpandableSegment es;
   es.page = s.is_small ? kSmallBuffer : m.config.large_segment_size;
-  const ByteCount reserve = std::max(m.config.expandableReserve(m.device->totalMemory()), s.size);
+  if (s.size > kMaxReservation)
+    return Status::error(fmt::format(
+        "seed: the expandable segment at {:#x} spans {} bytes, more than a GPU's address space (2^48 bytes)", s.addr,
+        s.size));
+  const ByteCount reserve =
+      std::max(std::min(m.config.expandableReserve(m.device->totalMemory()), kMaxReservation), s.size);
   es.max_handles = static_cast<std::size_t>((reserve + es.page - 1) / es.page);
   es.base = s.addr;
   es.mapped.assign(es.max_handles, false);

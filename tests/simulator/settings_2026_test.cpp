@@ -267,5 +267,30 @@ TEST(SeedExpandable, AMidRunReservationGrowsIntoItsUnmappedPages) {
   EXPECT_EQ(alloc.invariantFailure(), "");
 }
 
+// A recorded expandable segment larger than any GPU's address space is refused with a message,
+// not modelled with a page map of that size (the what-if fuzzer's 2^62-byte segment wanted 256 GiB
+// for the map), and a device whose 9/8 reservation would exceed it reserves at most 2^48 bytes.
+TEST(Settings2026, ExpandableReservationsStayWithinAnAddressSpace) {
+  test::TestDevice device;
+  device.total = 100 * MiB;
+  test::RecordingSink sink;
+  CachingAllocator alloc(*parseAllocConf("expandable_segments:True"), &device, &sink);
+  SeedSegment seg;
+  seg.addr = 0x7e0000000000ull;
+  seg.size = ByteCount{1} << 62;
+  seg.is_expandable = true;
+  seg.mapped = {{seg.addr, 20 * MiB}};
+  auto handles = alloc.seed(std::vector<SeedSegment>{seg});
+  ASSERT_FALSE(handles.ok());
+  EXPECT_NE(handles.message().find("more than a GPU's address space"), std::string::npos) << handles.message();
+
+  test::TestDevice huge;
+  huge.total = ByteCount{1} << 60;
+  CachingAllocator big(*parseAllocConf("expandable_segments:True"), &huge, &sink);
+  auto a = big.malloc(30 * MiB, 0, 1);
+  EXPECT_NE(a.addr, 0u);
+  EXPECT_LE(big.stats().reserved_bytes[kAggregate].current, static_cast<std::int64_t>(40 * MiB));
+}
+
 }  // namespace
 }  // namespace reservoir::sim

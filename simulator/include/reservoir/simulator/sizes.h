@@ -21,6 +21,9 @@ inline constexpr ByteCount kMinLargeAlloc = 10 * kMiB;  // large requests below 
 inline constexpr ByteCount kRoundLarge = 2 * kMiB;      // large segments above that round to 2 MiB
 inline constexpr ByteCount kDefaultLargeSegment = 20 * kMiB;
 inline constexpr ByteCount kUnlimited = ~ByteCount{0};  // max_split_size when not set
+// The most virtual address space one expandable segment can reserve: a GPU's address space
+// (48-49 bits on current chips). A trace or a device that asks for more is not a real one.
+inline constexpr ByteCount kMaxReservation = ByteCount{1} << 48;
 
 // "1.50 GiB", "20.00 MiB", "512 bytes": the format of PyTorch's OOM messages.
 std::string formatSize(ByteCount bytes);

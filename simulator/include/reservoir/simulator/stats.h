@@ -3,10 +3,21 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 
 namespace reservoir::sim {
+
+// Adds without overflowing: a sum past the int64 range stays at its end. Each size is below
+// 2^62 (the reader refuses more), but the cumulative counters of a long or hostile trace, and the
+// live total of a few such blocks, can pass 2^63.
+inline std::int64_t saturatingAdd(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r))
+    return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+  return r;
+}
 
 struct Stat {
   std::int64_t current = 0;
@@ -15,13 +26,13 @@ struct Stat {
   std::int64_t freed = 0;      // cumulative decreases
 
   void increase(std::int64_t amount) {
-    current += amount;
+    current = saturatingAdd(current, amount);
     if (current > peak) peak = current;
-    allocated += amount;
+    allocated = saturatingAdd(allocated, amount);
   }
   void decrease(std::int64_t amount) {
-    current -= amount;
-    freed += amount;
+    current = saturatingAdd(current, -amount);
+    freed = saturatingAdd(freed, amount);
   }
   void resetPeak() { peak = current; }
   void resetAccumulated() { allocated = freed = 0; }
