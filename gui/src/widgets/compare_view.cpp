@@ -102,9 +102,9 @@ std::vector<ColumnRange> alignedColumns(const replay::EventAlignment& al, const 
   return out;
 }
 
-std::vector<ColumnRange> columnsOf(const RecordedPlot& r, bool time_axis, double span, int width,
+std::vector<ColumnRange> columnsOf(const RecordedPlot& r, bool time_axis, double lo, double span, int width,
                                    const replay::EventAlignment* aligned) {
-  Axis x{0, span, 0, static_cast<double>(width)};
+  Axis x{lo, span, 0, static_cast<double>(width)};
   std::vector<ColumnRange> cols;
   if (aligned) {
     cols = alignedColumns(*aligned, x, r.events(), width);
@@ -115,6 +115,8 @@ std::vector<ColumnRange> columnsOf(const RecordedPlot& r, bool time_axis, double
     cols = timeColumns(x, r.trace->series.time_us, width);
   } else {
     cols = eventColumns(x, r.events(), width);
+    // Left of event 0 (the second trace's start, aligned, can come earlier): nothing.
+    for (std::size_t c = 0; c < cols.size() && x.toDomain(static_cast<double>(c) + 1) <= 0; ++c) cols[c] = {};
   }
   // Past a trace's end there is nothing to draw.
   for (auto& c : cols)
@@ -157,15 +159,16 @@ void ComparePlot::render(QPainter& p, QSize size) {
   const double span_b =
       al ? al->toA(static_cast<double>(b_->recorded()->events())) : spanOf(*b_->recorded(), time_axis);
   const double span = std::max(spanOf(*a_->recorded(), time_axis), span_b);
-  columns_[0] = columnsOf(*a_->recorded(), time_axis, span, plot.width(), nullptr);
-  columns_[1] = columnsOf(*b_->recorded(), time_axis, span, plot.width(), al);
+  const double lo = al ? std::min(0.0, al->toA(0.0)) : 0.0;  // what B has before its first start
+  columns_[0] = columnsOf(*a_->recorded(), time_axis, lo, span, plot.width(), nullptr);
+  columns_[1] = columnsOf(*b_->recorded(), time_axis, lo, span, plot.width(), al);
   const Series sa = seriesOf(*a_, columns_[0]);
   const Series sb = seriesOf(*b_, columns_[1]);
   const Axis y{0, static_cast<double>(std::max({sa.peak, sb.peak, std::int64_t{1}})) * 1.08,
                static_cast<double>(plot.height()), 0};
   p.fillRect(plot, QColor(252, 252, 253));
   paintYAxis(p, plot, y);
-  paintXAxis(p, plot, Axis{0, span, 0, static_cast<double>(plot.width())}, time_axis, 0);
+  paintXAxis(p, plot, Axis{lo, span, 0, static_cast<double>(plot.width())}, time_axis, 0);
   const QColor ca(25, 100, 210), cb(230, 100, 0);
   // The first trace wide and pale under the second, so that equal stretches show both.
   QColor wide = ca;
