@@ -16,4 +16,6 @@ export QT_QPA_PLATFORM=offscreen
   --view compare --screenshot "$out/compare-ranks.png"
 "$gui" traces/samples/resume-tiny/fresh.rank0.pickle traces/samples/resume-tiny/resume-main.rank0.pickle \
   --view compare --time-axis --screenshot "$out/compare-fresh-vs-resumed.png"
+"$gui" traces/samples/resume-tiny/fresh.rank0.pickle traces/samples/resume-tiny/resume-main.rank0.pickle \
+  --view compare --align nccl:_all_gather_base --screenshot "$out/compare-aligned-on-annotation.png"
 "$gui" "$main" --view timeline --time-axis --export-plot "$out/timeline-plot.svg"

@@ -238,7 +238,7 @@ TEST_F(WidgetsTest, TheLegendNeverCoversThePlotOrThePeakLabel) {
   check("with a what-if", true);
   // The cleanup is marked on the plot, inside it.
   ASSERT_EQ(tl->lastLayout().edit_marks.size(), 1u);
-  EXPECT_TRUE(tl->plotArea().intersects(tl->lastLayout().edit_marks[0]));
+  EXPECT_TRUE(tl->plotArea().intersects(tl->lastLayout().edit_marks[0].rect));
   // Zoomed on the peak: the legend still stays out of the plot.
   zoomOnThePeak(tl, page->document());
   check("zoomed on the peak", true);

@@ -41,13 +41,16 @@ std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString*
   const QCommandLineOption zoom(QStringLiteral("zoom"), QStringLiteral("zoom the timeline to events A:B"),
                                 QStringLiteral("A:B"));
   const QCommandLineOption time(QStringLiteral("time-axis"), QStringLiteral("plot over time instead of events"));
+  const QCommandLineOption align(
+      QStringLiteral("align"), QStringLiteral("compare: align the traces on the starts of ANNOTATION (ProfilerStep#)"),
+      QStringLiteral("ANNOTATION"));
   const QCommandLineOption bottom(QStringLiteral("bottom-up"), QStringLiteral("call sites bottom-up"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("window size for --screenshot, WxH"),
                                 QStringLiteral("WxH"), QStringLiteral("1600x1000"));
   const QCommandLineOption tab(QStringLiteral("trace-tab"), QStringLiteral("which trace's page to show (0-based)"),
                                QStringLiteral("N"), QStringLiteral("0"));
-  p.addOptions(
-      {shot, plot, view, cleanup, release, probe, demand, reset, set, cursor, search, zoom, time, bottom, size, tab});
+  p.addOptions({shot, plot, view, cleanup, release, probe, demand, reset, set, cursor, search, zoom, time, align,
+                bottom, size, tab});
   if (!p.parse(arguments)) {
     *error = p.errorText();
     return std::nullopt;
@@ -78,6 +81,7 @@ std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString*
   o.search = p.value(search);
   o.zoom = p.value(zoom);
   o.time_axis = p.isSet(time);
+  o.align = p.value(align);
   o.bottom_up = p.isSet(bottom);
   const QStringList wh = p.value(size).split(QLatin1Char('x'));
   if (wh.size() != 2 || wh[0].toInt() < 200 || wh[1].toInt() < 200) {

@@ -19,6 +19,7 @@ struct AppOptions {
   QString cursor;                             // an event index, "peak" or "end"
   QString search;                             // the events view's query
   QString zoom;                               // "A:B" events
+  QString align;                              // compare: the annotation whose starts align the traces
   bool time_axis = false;
   bool bottom_up = false;
   QSize size{1600, 1000};

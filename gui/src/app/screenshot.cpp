@@ -9,6 +9,7 @@
 
 #include "app/trace_document.h"
 #include "widgets/callsites_view.h"
+#include "widgets/compare_view.h"
 #include "widgets/events_view.h"
 #include "widgets/main_window.h"
 #include "widgets/state_view.h"
@@ -64,6 +65,7 @@ void arrangeView(MainWindow& window, const AppOptions& o) {
   window.setFactsVisible(o.view != QLatin1String("whatif") && o.view != QLatin1String("compare"));
   if (o.view == QLatin1String("compare")) {
     window.showCompare();
+    if (!o.align.isEmpty()) window.compareView()->alignOnAnnotation(o.align);
     return;
   }
   window.showTrace(o.trace_index);

@@ -15,6 +15,22 @@ TraceDocument::~TraceDocument() { session_.reset(); }
 
 QString TraceDocument::title() const { return QFileInfo(path_).fileName(); }
 
+TraceDocument::Stage TraceDocument::stage() const {
+  if (failed()) return Stage::kFailed;
+  if (model_) return Stage::kReady;
+  return recorded_ ? Stage::kModelling : Stage::kReading;
+}
+
+QString TraceDocument::stageWord() const {
+  switch (stage()) {
+    case Stage::kReading: return tr("reading");
+    case Stage::kModelling: return tr("modelling");
+    case Stage::kReady: return tr("ready");
+    case Stage::kFailed: return tr("could not open");
+  }
+  return {};
+}
+
 void TraceDocument::start() {
   QPointer<TraceDocument> self(this);
   replay::SessionCallbacks cb;

@@ -43,6 +43,13 @@ class TraceDocument : public QObject {
   [[nodiscard]] bool isModelled() const { return model_ != nullptr; }
   [[nodiscard]] bool failed() const { return !error_.isEmpty(); }
   [[nodiscard]] const QString& error() const { return error_; }
+  // Where loading stands, derived from what was published: the progress label, the status
+  // bar and the plot's header all name it with stageWord(), so they never disagree.
+  enum class Stage : std::uint8_t { kReading, kModelling, kReady, kFailed };
+  [[nodiscard]] Stage stage() const;
+  [[nodiscard]] bool loading() const { return stage() == Stage::kReading || stage() == Stage::kModelling; }
+  // "reading", "modelling", "ready", "could not open".
+  [[nodiscard]] QString stageWord() const;
 
   [[nodiscard]] std::uint32_t cursor() const { return cursor_; }
   void setCursor(std::uint32_t event);

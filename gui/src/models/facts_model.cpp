@@ -130,7 +130,12 @@ QVariant FactsModel::data(const QModelIndex& index, int role) const {
   if (role == GroupRole) return r.group;
   if (role == Qt::ToolTipRole) return r.group + QStringLiteral(": ") + r.value;
   if (role != Qt::DisplayRole) return {};
-  return index.column() == 0 ? r.name : r.value;
+  if (index.column() == 0) return r.name;
+  // A path may break after each '/' when the panel wraps it (a zero-width space), instead of
+  // being cut off as one long word.
+  QString shown = r.value;
+  if (!shown.contains(QLatin1Char(' '))) shown.replace(QLatin1Char('/'), QStringLiteral("/\u200b"));
+  return shown;
 }
 
 QVariant FactsModel::headerData(int section, Qt::Orientation orientation, int role) const {

@@ -1,5 +1,7 @@
 #include "widgets/compare_view.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -25,15 +27,41 @@ void ComparePlot::setDocuments(TraceDocument* a, TraceDocument* b) {
   b_ = b;
   for (auto* d : {a, b})
     if (d) {
-      connect(d, &TraceDocument::loaded, this, qOverload<>(&QWidget::update));
+      connect(d, &TraceDocument::loaded, this, [this] {
+        updateAlignment();
+        update();
+      });
       connect(d, &TraceDocument::modelled, this, qOverload<>(&QWidget::update));
     }
+  updateAlignment();
   update();
 }
 
 void ComparePlot::setTimeAxis(bool on) {
   time_axis_ = on;
   update();
+}
+
+void ComparePlot::setAnnotation(const QString& annotation) {
+  annotation_ = annotation;
+  updateAlignment();
+  update();
+}
+
+void ComparePlot::updateAlignment() {
+  alignment_.reset();
+  alignment_error_.clear();
+  if (annotation_.isEmpty() || !a_ || !b_ || !a_->recorded() || !b_->recorded()) return;
+  const auto& ta = *a_->recorded()->trace;
+  const auto& tb = *b_->recorded()->trace;
+  auto al = replay::alignOnAnnotation(ta.snapshot(), ta.device_index, tb.snapshot(), tb.device_index,
+                                      annotation_.toStdString());
+  if (!al)
+    alignment_error_ = QString::fromStdString(al.message());
+  else if (al->knots.empty())
+    alignment_error_ = tr("the traces have no start of %1 in common").arg(annotation_);
+  else
+    alignment_ = std::move(*al);
 }
 
 namespace {
@@ -50,22 +78,55 @@ double spanOf(const RecordedPlot& r, bool time_axis) {
                    : static_cast<double>(r.events());
 }
 
-Series seriesOf(const TraceDocument& d, bool time_axis, double span, int width) {
-  Series s;
-  const auto& r = *d.recorded();
-  Axis x{0, span, 0, static_cast<double>(width)};
+// B's events under A's pixel columns, through the alignment (event e covers [e, e+1)); a
+// column before B's first event or past its last is empty.
+std::vector<ColumnRange> alignedColumns(const replay::EventAlignment& al, const Axis& x, std::size_t events,
+                                        int width) {
+  std::vector<ColumnRange> out(static_cast<std::size_t>(std::max(width, 0)));
+  const auto n = static_cast<double>(events);
+  for (std::size_t c = 0; c < out.size(); ++c) {
+    const double lo = al.toB(x.toDomain(static_cast<double>(c))), hi = al.toB(x.toDomain(static_cast<double>(c) + 1));
+    ColumnRange& r = out[c];
+    if (hi <= 0 || lo >= n) continue;  // first = end = 0, no carry: nothing to draw
+    const double a = std::clamp(lo, 0.0, n), b = std::clamp(hi, 0.0, n);
+    auto first = static_cast<std::uint32_t>(std::ceil(a - 1e-9));
+    auto end = static_cast<std::uint32_t>(std::ceil(b - 1e-9));
+    if (end <= first) {  // narrower than an event: the event it lies in
+      first = static_cast<std::uint32_t>(std::floor(a));
+      end = first + 1;
+    }
+    r.first = first;
+    r.end = std::max(first, end);
+    r.carry = first > 0 ? first - 1 : ColumnRange::kNone;
+  }
+  return out;
+}
+
+std::vector<ColumnRange> columnsOf(const RecordedPlot& r, bool time_axis, double lo, double span, int width,
+                                   const replay::EventAlignment* aligned) {
+  Axis x{lo, span, 0, static_cast<double>(width)};
   std::vector<ColumnRange> cols;
-  if (time_axis) {
+  if (aligned) {
+    cols = alignedColumns(*aligned, x, r.events(), width);
+  } else if (time_axis) {
     const double t0 = static_cast<double>(r.trace->series.time_us.empty() ? 0 : r.trace->series.time_us.front());
     x.d0 += t0;
     x.d1 += t0;
     cols = timeColumns(x, r.trace->series.time_us, width);
   } else {
     cols = eventColumns(x, r.events(), width);
+    // Left of event 0 (the second trace's start, aligned, can come earlier): nothing.
+    for (std::size_t c = 0; c < cols.size() && x.toDomain(static_cast<double>(c) + 1) <= 0; ++c) cols[c] = {};
   }
   // Past a trace's end there is nothing to draw.
   for (auto& c : cols)
     if (c.empty() && c.carry != ColumnRange::kNone && c.carry + 1u >= r.events()) c.carry = ColumnRange::kNone;
+  return cols;
+}
+
+Series seriesOf(const TraceDocument& d, const std::vector<ColumnRange>& cols) {
+  Series s;
+  const auto& r = *d.recorded();
   s.reserved = envelope(r.reserved, cols);
   if (const auto m = d.model()) s.allocated = opEnvelope(m->allocated_lod, m->model->op_event, cols);
   for (std::size_t c = 0; c < cols.size(); ++c) {
@@ -92,14 +153,22 @@ void ComparePlot::render(QPainter& p, QSize size) {
   }
   // The legend goes in a strip under the x axis, as in the timeline.
   const QRect plot(QPoint(78, 40), QPoint(size.width() - 20, size.height() - plotBottomMargin(fontMetrics())));
-  const double span = std::max(spanOf(*a_->recorded(), time_axis_), spanOf(*b_->recorded(), time_axis_));
-  const Series sa = seriesOf(*a_, time_axis_, span, plot.width());
-  const Series sb = seriesOf(*b_, time_axis_, span, plot.width());
+  // On an annotation: A's event axis, B drawn through the alignment.
+  const replay::EventAlignment* al = alignment_ ? &*alignment_ : nullptr;
+  const bool time_axis = time_axis_ && !al;
+  const double span_b =
+      al ? al->toA(static_cast<double>(b_->recorded()->events())) : spanOf(*b_->recorded(), time_axis);
+  const double span = std::max(spanOf(*a_->recorded(), time_axis), span_b);
+  const double lo = al ? std::min(0.0, al->toA(0.0)) : 0.0;  // what B has before its first start
+  columns_[0] = columnsOf(*a_->recorded(), time_axis, lo, span, plot.width(), nullptr);
+  columns_[1] = columnsOf(*b_->recorded(), time_axis, lo, span, plot.width(), al);
+  const Series sa = seriesOf(*a_, columns_[0]);
+  const Series sb = seriesOf(*b_, columns_[1]);
   const Axis y{0, static_cast<double>(std::max({sa.peak, sb.peak, std::int64_t{1}})) * 1.08,
                static_cast<double>(plot.height()), 0};
   p.fillRect(plot, QColor(252, 252, 253));
   paintYAxis(p, plot, y);
-  paintXAxis(p, plot, Axis{0, span, 0, static_cast<double>(plot.width())}, time_axis_, 0);
+  paintXAxis(p, plot, Axis{lo, span, 0, static_cast<double>(plot.width())}, time_axis, 0);
   const QColor ca(25, 100, 210), cb(230, 100, 0);
   // The first trace wide and pale under the second, so that equal stretches show both.
   QColor wide = ca;
@@ -134,10 +203,15 @@ void ComparePlot::render(QPainter& p, QSize size) {
   bold.setBold(true);
   p.setFont(bold);
   p.setPen(QColor(40, 40, 40));
+  const QString how = al ? tr("aligned on the starts of %1 (%2 in common; events of %3)")
+                               .arg(annotation_)
+                               .arg(al->knots.size())
+                               .arg(a_->title())
+                      : time_axis ? tr("aligned on time since the first event")
+                                  : tr("aligned on event index");
+  const QString why = alignment_error_.isEmpty() ? QString() : tr(" (cannot align: %1)").arg(alignment_error_);
   p.drawText(QRect(plot.left(), 8, plot.width(), 20), Qt::AlignLeft,
-             tr("%1 vs %2 — %3")
-                 .arg(a_->title(), b_->title(),
-                      time_axis_ ? tr("aligned on time since the first event") : tr("aligned on event index")));
+             tr("%1 vs %2 — %3%4").arg(a_->title(), b_->title(), how, why));
 }
 
 void ComparePlot::paintEvent(QPaintEvent*) {
@@ -147,14 +221,21 @@ void ComparePlot::paintEvent(QPaintEvent*) {
 
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent), a_(new QComboBox(this)), b_(new QComboBox(this)), axis_(new QComboBox(this)),
-      plot_(new ComparePlot(this)), table_(new QTableWidget(this)) {
-  axis_->addItems({tr("align on events"), tr("align on time")});
+      annotation_(new QComboBox(this)), plot_(new ComparePlot(this)), table_(new QTableWidget(this)) {
+  axis_->addItems({tr("align on events"), tr("align on time"), tr("align on an annotation")});
+  annotation_->setEditable(true);
+  annotation_->setMinimumContentsLength(24);
+  annotation_->setToolTip(
+      tr("The annotation whose starts are put on each other (e.g. ProfilerStep#, or a "
+         "record_function range such as train_step)"));
+  annotation_->setEnabled(false);
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Compare"), this));
   bar->addWidget(a_, 1);
   bar->addWidget(new QLabel(tr("with"), this));
   bar->addWidget(b_, 1);
   bar->addWidget(axis_);
+  bar->addWidget(annotation_);
   table_->setColumnCount(4);
   table_->setHorizontalHeaderLabels({tr("fact"), tr("A"), tr("B"), tr("B - A")});
   table_->verticalHeader()->hide();
@@ -171,7 +252,40 @@ CompareView::CompareView(QWidget* parent)
   lay->addWidget(split);
   connect(a_, &QComboBox::currentIndexChanged, this, &CompareView::refresh);
   connect(b_, &QComboBox::currentIndexChanged, this, &CompareView::refresh);
-  connect(axis_, &QComboBox::currentIndexChanged, this, [this](int i) { plot_->setTimeAxis(i == 1); });
+  connect(axis_, &QComboBox::currentIndexChanged, this, &CompareView::applyAxis);
+  connect(annotation_, &QComboBox::currentTextChanged, this, [this] {
+    if (axis_->currentIndex() == 2) applyAxis();
+  });
+}
+
+void CompareView::applyAxis() {
+  const int mode = axis_->currentIndex();
+  annotation_->setEnabled(mode == 2);
+  plot_->setTimeAxis(mode == 1);
+  plot_->setAnnotation(mode == 2 ? annotation_->currentText().trimmed() : QString());
+}
+
+void CompareView::alignOnAnnotation(const QString& annotation) {
+  {
+    const QSignalBlocker ba(axis_), bn(annotation_);
+    axis_->setCurrentIndex(annotation.isEmpty() ? 0 : 2);
+    annotation_->setCurrentText(annotation);
+  }
+  applyAxis();
+}
+
+void CompareView::fillAnnotations(TraceDocument* a, TraceDocument* b) {
+  const QSignalBlocker block(annotation_);
+  const QString current = annotation_->currentText();
+  annotation_->clear();
+  if (a && b && a->recorded() && b->recorded()) {
+    const auto& ta = *a->recorded()->trace;
+    const auto& tb = *b->recorded()->trace;
+    const auto in_b = replay::alignableAnnotations(tb.snapshot(), tb.device_index);
+    for (const auto& name : replay::alignableAnnotations(ta.snapshot(), ta.device_index))
+      if (std::find(in_b.begin(), in_b.end(), name) != in_b.end()) annotation_->addItem(QString::fromStdString(name));
+  }
+  annotation_->setCurrentText(current.isEmpty() && annotation_->count() ? annotation_->itemText(0) : current);
 }
 
 void CompareView::setDocuments(const std::vector<TraceDocument*>& docs) {
@@ -202,7 +316,9 @@ void CompareView::refresh() {
   };
   TraceDocument* a = pick(a_);
   TraceDocument* b = pick(b_);
+  fillAnnotations(a, b);
   plot_->setDocuments(a, b);
+  applyAxis();
   table_->setRowCount(0);
   if (!a || !b || !a->recorded() || !b->recorded()) return;
   auto row = [&](const QString& name, std::int64_t va, std::int64_t vb, bool bytes) {

@@ -44,7 +44,7 @@ MainWindow::MainWindow(QWidget* parent)
   dock->setObjectName(QStringLiteral("facts"));
   dock->setWidget(facts_view_);
   addDockWidget(Qt::RightDockWidgetArea, dock);
-  resizeDocks({dock}, {440}, Qt::Horizontal);
+  resizeDocks({dock}, {kFactsWidth}, Qt::Horizontal);
   buildMenus();
   buildStatusBar();
   connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::onCurrentTabChanged);
@@ -75,8 +75,11 @@ void MainWindow::openFiles(const QStringList& paths) {
     tabs_->insertTab(static_cast<int>(pages_.size()) - 1, page, QFileInfo(path).fileName());
     connect(doc, &TraceDocument::progress, this, [this, doc](int stage, double f) { onProgress(doc, stage, f); });
     connect(doc, &TraceDocument::failedToLoad, this, [this, doc](const QString& m) { onFailed(doc, m); });
-    connect(doc, &TraceDocument::loaded, this,
-            [this, doc] { status_->setText(tr("%1: first view ready, modelling...").arg(doc->title())); });
+    connect(doc, &TraceDocument::loaded, this, [this, doc] {
+      refreshProgress();
+      if (doc == currentDocument()) showStatusOf(doc);
+    });
+    connect(doc, &TraceDocument::modelled, this, &MainWindow::refreshProgress);
     connect(doc, &TraceDocument::cursorChanged, this, [this, doc](std::uint32_t e) {
       if (doc == currentDocument()) status_->setText(tr("%1: event %2").arg(doc->title()).arg(e));
     });
@@ -86,6 +89,7 @@ void MainWindow::openFiles(const QStringList& paths) {
   if (!paths.isEmpty())
     tabs_->setCurrentIndex(static_cast<int>(pages_.size() - static_cast<std::size_t>(paths.size())));
   onCurrentTabChanged();
+  refreshProgress();
 }
 
 TraceWidget* MainWindow::traceWidget(int index) const {
@@ -114,14 +118,20 @@ void MainWindow::setFactsVisible(bool on) { facts_dock_->setVisible(on); }
 void MainWindow::onCurrentTabChanged() {
   facts_->setDocument(currentDocument());
   if (currentTraceWidget()) showStatusOf(currentDocument());
+  refreshProgress();
 }
 
 void MainWindow::showStatusOf(TraceDocument* doc) {
   if (!doc) return;
-  status_->setText(doc->failed()       ? tr("%1: could not open: %2").arg(doc->title(), doc->error())
-                   : doc->isModelled() ? tr("%1: ready").arg(doc->title())
-                   : doc->recorded()   ? tr("%1: modelling the allocator").arg(doc->title())
-                                       : tr("%1: reading").arg(doc->title()));
+  switch (doc->stage()) {
+    case TraceDocument::Stage::kFailed:
+      status_->setText(tr("%1: could not open: %2").arg(doc->title(), doc->error()));
+      break;
+    case TraceDocument::Stage::kModelling:
+      status_->setText(tr("%1: first view ready, %2 the allocator state...").arg(doc->title(), doc->stageWord()));
+      break;
+    default: status_->setText(tr("%1: %2").arg(doc->title(), doc->stageWord()));
+  }
 }
 
 QString MainWindow::statusText() const { return status_->text(); }
@@ -129,10 +139,11 @@ QString MainWindow::statusText() const { return status_->text(); }
 void MainWindow::resizeEvent(QResizeEvent* event) {
   QMainWindow::resizeEvent(event);
   // A window shrunk to a laptop's size squeezes the facts panel; when it grows again, give
-  // the panel back a width that shows its values (a quarter of the window, 320-480 px).
+  // the panel back the width it opened with (at most 30% of the window). A wider window
+  // gives its extra width to the plot, not to the panel.
   if (!facts_dock_ || !facts_dock_->isVisible() || facts_dock_->isFloating()) return;
-  const int want = std::clamp(width() / 4, 320, 480);
-  if (facts_dock_->width() < want && width() >= 1000) resizeDocks({facts_dock_}, {want}, Qt::Horizontal);
+  const int want = std::min(kFactsWidth, width() * 3 / 10);
+  if (facts_dock_->width() < want - 8 && width() >= 1000) resizeDocks({facts_dock_}, {want}, Qt::Horizontal);
 }
 
 void MainWindow::updateCompareTab() {
@@ -160,26 +171,45 @@ void MainWindow::closeTab(int index) {
   tabs_->removeTab(index);
   pages_.erase(it);
   docs_.erase(docs_.begin() + static_cast<std::ptrdiff_t>(k));
+  bar_of_.remove(doc);
   updateCompareTab();
   onCurrentTabChanged();
   w->deleteLater();
   doc->deleteLater();
 }
 
-void MainWindow::onProgress(TraceDocument* doc, int stage, double fraction) {
-  const bool done = stage == static_cast<int>(replay::SessionStage::kDone);
-  // Reading is the first 60% of the bar, modelling the rest.
-  const double f = stage == 0 ? 0.6 * fraction : 0.6 + 0.4 * fraction;
-  progress_->setVisible(!done);
-  cancel_->setVisible(!done);
+TraceDocument* MainWindow::progressDocument() const {
+  TraceDocument* current = currentDocument();
+  if (current && current->loading()) return current;
+  const auto it = std::find_if(docs_.begin(), docs_.end(), [](const TraceDocument* d) { return d->loading(); });
+  return it == docs_.end() ? nullptr : *it;
+}
+
+void MainWindow::refreshProgress() {
+  TraceDocument* doc = progressDocument();
+  progress_->setVisible(doc != nullptr);
+  cancel_->setVisible(doc != nullptr);
+  if (!doc) return;
+  // The document's own stage names the step, as the plot's header and the status bar do.
+  progress_->setFormat(docs_.size() > 1 ? tr("%1: %2 %p%").arg(doc->title(), doc->stageWord())
+                                        : tr("%1 %p%").arg(doc->stageWord()));
+  double f = bar_of_.value(doc, 0.0);
+  if (doc->stage() == TraceDocument::Stage::kModelling) f = std::max(f, 0.6);
   progress_->setValue(static_cast<int>(f * 1000));
-  progress_->setFormat(stage == 0 ? tr("reading %p%") : tr("modelling %p%"));
-  if (doc == currentDocument() || done) showStatusOf(doc);
+}
+
+void MainWindow::onProgress(TraceDocument* doc, int stage, double fraction) {
+  // Reading is the first 60% of the bar, modelling the rest; a reading report that comes
+  // after the first view was published counts as read.
+  const bool modelling = doc->stage() != TraceDocument::Stage::kReading;
+  const bool model_report = stage == static_cast<int>(replay::SessionStage::kModelling);
+  bar_of_[doc] = !modelling ? 0.6 * fraction : 0.6 + 0.4 * (model_report ? fraction : 0.0);
+  refreshProgress();
+  if (doc == currentDocument()) showStatusOf(doc);
 }
 
 void MainWindow::onFailed(TraceDocument* doc, const QString& message) {
-  progress_->hide();
-  cancel_->hide();
+  refreshProgress();
   errors_ << message;
   // The tab says so at once (its page shows the message), and no comparison includes it.
   const auto it = std::find(docs_.begin(), docs_.end(), doc);

@@ -2,6 +2,7 @@
 // progress with cancel, menus, keyboard navigation and export.
 #pragma once
 
+#include <QHash>
 #include <QMainWindow>
 
 #include <functional>
@@ -22,6 +23,9 @@ class CompareView;
 class FactsModel;
 class TraceDocument;
 class TraceWidget;
+
+// The facts panel's width: it opens at this width and gets it back after the window shrank.
+inline constexpr int kFactsWidth = 440;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -44,6 +48,8 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
   [[nodiscard]] QDockWidget* factsDock() const { return facts_dock_; }
   [[nodiscard]] QString statusText() const;
+  // The loading progress in the status bar (hidden when nothing loads) and its label.
+  [[nodiscard]] QProgressBar* progressBar() const { return progress_; }
   // Closes a tab: a trace (its document goes) or the comparison.
   void closeTab(int index);
   // Writes the plot on screen (timeline or comparison) as PNG or SVG (by extension).
@@ -69,6 +75,11 @@ class MainWindow : public QMainWindow {
   void buildStatusBar();
   void onCurrentTabChanged();
   void onProgress(TraceDocument* doc, int stage, double fraction);
+  // The document the progress bar speaks of: the one in view while it loads, else the first
+  // still loading (nullptr: none loads).
+  [[nodiscard]] TraceDocument* progressDocument() const;
+  // Shows or hides the bar and names the stage of progressDocument() in its label.
+  void refreshProgress();
   void onFailed(TraceDocument* doc, const QString& message);
   // The Compare tab exists while at least two traces opened without error.
   void updateCompareTab();
@@ -90,6 +101,7 @@ class MainWindow : public QMainWindow {
   QLabel* status_;
   bool batch_ = false;
   QStringList errors_;
+  QHash<const TraceDocument*, double> bar_of_;  // each loading document's share of its bar
   std::function<bool(const QString&)> confirm_quit_;
 };
 

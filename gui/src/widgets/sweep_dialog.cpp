@@ -140,6 +140,8 @@ void SweepDialog::start() {
     return;
   }
   running_ = true;
+  report_.reset();
+  use_->setEnabled(false);
   cancel_->store(false);
   progress_->setValue(0);
   status_->setText(tr("Replaying candidate cleanups and settings..."));
@@ -177,10 +179,11 @@ void SweepDialog::start() {
     watcher->deleteLater();
     if (!result) {
       status_->setText(tr("The sweep failed: %1").arg(QString::fromStdString(result.message())));
-      return;
+    } else {
+      report_ = std::make_shared<replay::SweepReport>(std::move(*result));
+      showReport();
     }
-    report_ = std::make_shared<replay::SweepReport>(std::move(*result));
-    showReport();
+    emit finished();
   });
   watcher->setFuture(future);
 }
@@ -235,6 +238,7 @@ void SweepDialog::addArrived(const replay::SweepCandidate& c) {
   ++arrived_;
   status_->setText(
       tr("Replaying candidate cleanups and settings: %1 so far (they are ranked when all are done)").arg(arrived_));
+  emit candidateShown(r + 1);
 }
 
 void SweepDialog::runRow(int row) {

@@ -44,6 +44,10 @@ class SweepDialog : public QDialog {
 
  signals:
   void runCandidate(const QStringList& edits, const QString& settings);
+  // A candidate was replayed and its row added (while the sweep runs; `rows` shown so far).
+  void candidateShown(int rows);
+  // The sweep ended (finished, cancelled or failed) and the table holds the final ranking.
+  void finished();
 
  private:
   void showReport();

@@ -270,43 +270,50 @@ QRect paintPeak(QPainter& p, const QRect& plot, const TimelineFrame& f, const Ti
   return box.toAlignedRect();
 }
 
-// The variant's cleanups, probes and other edits: a marker on the plot's top edge and a dotted
-// line down, labelled while there are few.
-void paintEditMarks(QPainter& p, const QRect& plot, const TimelineFrame& f, const TimelineDecor& d,
-                    TimelineLayout& layout) {
+// Every variant's cleanups, probes and other edits: a vertical dotted line at the edit's event
+// boundary with a marker on the plot's top edge, labelled while there are few.
+void paintEditMarks(QPainter& p, const QRect& plot, const TimelineDecor& d, TimelineLayout& layout) {
+  // Edits in one pixel column share a marker: "cleanup, probe".
+  std::vector<std::pair<EditMarkDrawn, QColor>> marks;
+  for (const EditMark& m : d.edit_marks) {
+    if (m.x < 0 || m.x > plot.width()) continue;
+    const double x = plot.left() + std::floor(m.x) + 0.5;
+    auto same = std::find_if(marks.begin(), marks.end(), [x](const auto& k) { return k.first.x == x; });
+    if (same == marks.end()) {
+      marks.push_back({EditMarkDrawn{x, {m.event}, m.label, {}}, m.colour});
+      continue;
+    }
+    same->first.events.push_back(m.event);
+    if (!same->first.label.split(QStringLiteral(", ")).contains(m.label))
+      same->first.label += QStringLiteral(", ") + m.label;
+  }
+  const bool labels = marks.size() <= 8;
   p.save();
   p.setRenderHint(QPainter::Antialiasing);
-  // Edits in one column share a marker: "cleanup, probe".
-  std::vector<std::pair<int, QString>> columns;
-  for (const auto& [event, kind] : d.edit_marks) {
-    const int c = columnOfEvent(f, event);
-    if (c < 0) continue;
-    auto same = std::find_if(columns.begin(), columns.end(), [c](const auto& x) { return x.first == c; });
-    if (same == columns.end())
-      columns.emplace_back(c, kind);
-    else if (!same->second.split(QStringLiteral(", ")).contains(kind))
-      same->second += QStringLiteral(", ") + kind;
-  }
-  const bool labels = columns.size() <= 6;
-  for (const auto& [c, kind] : columns) {
-    const double x = plot.left() + c + 0.5;
-    const QColor colour = kind.startsWith(QLatin1String("cleanup")) ? QColor(0, 140, 60) : QColor(120, 60, 170);
+  const int text_h = QFontMetrics(p.font()).height();
+  int row = 0;
+  for (auto& [mark, colour] : marks) {
     p.setPen(QPen(colour, 1, Qt::DotLine));
-    p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+    p.drawLine(QPointF(mark.x, plot.top()), QPointF(mark.x, plot.bottom()));
     QPolygonF tri;
-    tri << QPointF(x - 6, plot.top()) << QPointF(x + 6, plot.top()) << QPointF(x, plot.top() + 9);
+    tri << QPointF(mark.x - 6, plot.top()) << QPointF(mark.x + 6, plot.top()) << QPointF(mark.x, plot.top() + 9);
     p.setPen(Qt::NoPen);
     p.setBrush(colour);
     p.drawPolygon(tri);
-    QRect mark = tri.boundingRect().toAlignedRect();
+    mark.rect = tri.boundingRect().toAlignedRect();
     if (labels) {
-      const int w = labelWidth(p, kind);
-      const QRect text(static_cast<int>(x) + 8, plot.top() + 2, w + 4, QFontMetrics(p.font()).height());
+      // Stacked down from the top edge so that neighbours' labels do not overprint.
+      const int w = labelWidth(p, mark.label);
+      const int left =
+          mark.x + 8 + w + 4 < plot.right() ? static_cast<int>(mark.x) + 8 : static_cast<int>(mark.x) - 8 - w - 4;
+      const QRect text(left, plot.top() + 2 + (row++ % 4) * text_h, w + 4, text_h);
       p.setPen(colour);
-      drawLabel(p, text, Qt::AlignLeft | Qt::AlignTop, kind);
-      mark |= text;
+      drawLabel(p, text, Qt::AlignLeft | Qt::AlignTop, mark.label);
+      mark.rect |= text;
+    } else {
+      mark.label.clear();
     }
-    layout.edit_marks.push_back(mark);
+    layout.edit_marks.push_back(std::move(mark));
   }
   p.restore();
 }
@@ -349,7 +356,7 @@ TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame
   }
   paintAnnotations(p, plot, f, rec);
   paintOoms(p, plot, f);
-  paintEditMarks(p, plot, f, d, layout);
+  paintEditMarks(p, plot, d, layout);
   if (d.show_peak) layout.peak_label = paintPeak(p, plot, f, d);
   if (d.cursor) {
     const int c = columnOfEvent(f, *d.cursor);

@@ -9,6 +9,15 @@
 
 namespace reservoir::gui {
 
+// A what-if edit at an event boundary, marked on the plot: `x` is the boundary's pixel from the
+// plot's left edge (the timeline's x for `event`, the first event after the edit).
+struct EditMark {
+  std::uint32_t event = 0;
+  double x = 0;
+  QString label;  // "cleanup", "probe", "2: cleanup" (the variant's row) with several variants
+  QColor colour;
+};
+
 struct TimelineDecor {
   std::optional<std::uint32_t> cursor;
   std::uint32_t peak_event = 0;
@@ -18,8 +27,16 @@ struct TimelineDecor {
   QStringList overlay_names;                     // parallel to TimelineFrame::overlays
   std::optional<std::pair<int, int>> selection;  // pixel columns being selected
   QString title;
-  // The selected variant's edits, marked on the plot: (the event just before the edit, kind).
-  std::vector<std::pair<std::uint32_t, QString>> edit_marks;
+  // Every finished variant's edits (cleanups, probes ...), marked on the plot.
+  std::vector<EditMark> edit_marks;
+};
+
+// An edit marker as painted: edits whose boundaries fall in one pixel column share it.
+struct EditMarkDrawn {
+  double x = 0;                       // in the widget, the marker's vertical line
+  std::vector<std::uint32_t> events;  // the boundaries it marks
+  QString label;                      // empty when there were too many markers to label
+  QRect rect;                         // the marker and its label
 };
 
 // Where the painter put what the tests check: the legend (in a strip under the x axis,
@@ -27,7 +44,7 @@ struct TimelineDecor {
 struct TimelineLayout {
   QRect legend;
   QRect peak_label;
-  std::vector<QRect> edit_marks;  // one per edit mark drawn
+  std::vector<EditMarkDrawn> edit_marks;
 };
 
 // The legend strip under the plot: room for this many lines of entries.

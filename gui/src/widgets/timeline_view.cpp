@@ -26,7 +26,10 @@ void TimelineView::setDocument(TraceDocument* doc) {
   connect(doc_, &TraceDocument::loaded, this, [this] { resetZoom(); });
   connect(doc_, &TraceDocument::modelled, this, &TimelineView::invalidate);
   connect(doc_, &TraceDocument::variantSelected, this, &TimelineView::invalidate);
-  connect(doc_, &TraceDocument::variantsChanged, this, &TimelineView::invalidate);
+  connect(doc_, &TraceDocument::variantsChanged, this, [this] {
+    boundaries_.clear();  // a removed variant's report may go
+    invalidate();
+  });
   connect(doc_, &TraceDocument::cursorChanged, this, [this] { update(); });
   if (doc_->recorded()) resetZoom();
 }
@@ -136,7 +139,7 @@ void TimelineView::ensureFrame(QSize size) {
 void TimelineView::render(QPainter& p, QSize size) {
   p.fillRect(QRect(QPoint(0, 0), size), palette().window());
   if (!doc_ || !doc_->recorded()) {
-    p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter, doc_ && doc_->failed() ? doc_->error() : tr("Loading..."));
+    p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter, doc_ && doc_->failed() ? doc_->error() : headerText());
     return;
   }
   ensureFrame(size);
@@ -146,18 +149,12 @@ void TimelineView::render(QPainter& p, QSize size) {
   d.peak_event = rec.trace->series.peak_reserved_event;
   d.peak_bytes = rec.trace->series.peak_reserved;
   const int sel = doc_->selectedVariant();
-  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size())) {
-    const Variant& v = doc_->variants()[static_cast<std::size_t>(sel)];
-    d.variant_name = v.name;
-    d.edit_marks = editMarks(v);
-  }
+  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size()))
+    d.variant_name = doc_->variants()[static_cast<std::size_t>(sel)].name;
+  d.edit_marks = editMarks(size);
   overlayCurves(&d.overlay_names);
   if (selecting_) d.selection = std::make_pair(select_from_, select_to_);
-  d.title = QStringLiteral("%1 — device %2, %3 events%4")
-                .arg(doc_->title())
-                .arg(rec.trace->facts.device)
-                .arg(rec.events())
-                .arg(doc_->isModelled() ? QString() : tr("  (modelling allocator state...)"));
+  d.title = headerText();
   // A vector device (SVG export) gets the curves as strokes, not as pixels of the raster.
   const bool vector = p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster;
   if (vector)
@@ -166,34 +163,84 @@ void TimelineView::render(QPainter& p, QSize size) {
     layout_ = paintTimeline(p, plotRect(size), *frame_, rec, d);
 }
 
-const std::vector<std::pair<std::uint32_t, QString>>& TimelineView::editMarks(const Variant& v) {
-  if (v.report.get() == marks_of_ && v.id == marks_id_) return marks_;
-  marks_of_ = v.report.get();
-  marks_id_ = v.id;
-  marks_.clear();
-  if (!v.report) return marks_;
+QString TimelineView::headerText() const {
+  if (!doc_) return {};
+  if (!doc_->recorded()) return tr("%1: %2 the trace...").arg(doc_->title(), doc_->stageWord());
+  const auto& rec = *doc_->recorded();
+  const QString stage = doc_->stage() == TraceDocument::Stage::kModelling
+                            ? tr("  (%1 the allocator state...)").arg(doc_->stageWord())
+                            : QString();
+  return QStringLiteral("%1 — device %2, %3 events%4")
+      .arg(doc_->title())
+      .arg(rec.trace->facts.device)
+      .arg(rec.events())
+      .arg(stage);
+}
+
+double TimelineView::xOfEvent(std::uint32_t e) const {
+  const QRect pr = plotRect(size());
+  if (!doc_ || !doc_->recorded()) return pr.left();
+  return pr.left() + viewAxis(pr.width()).toPixel(domainOfEvent(*doc_->recorded(), time_axis_, e));
+}
+
+const std::vector<std::pair<std::uint32_t, QString>>& TimelineView::editBoundaries(const Variant& v) {
+  auto [it, added] = boundaries_.try_emplace(v.report.get());
+  if (!added) return it->second;
   const auto& rec = *doc_->recorded();
   for (const auto& e : v.report->edits) {
     auto gaps = replay::resolvePoint(e.point, rec.trace->snapshot(), rec.trace->device_index);
     if (!gaps) continue;
-    const QString kind = QString::fromUtf8(replay::editKindName(e.kind).data(),
-                                           static_cast<qsizetype>(replay::editKindName(e.kind).size()));
-    for (std::size_t i = 0; i < gaps->size() && marks_.size() < 500; ++i) {
-      const std::uint32_t b = (*gaps)[i].boundary;
-      marks_.emplace_back(b > 0 ? b - 1 : 0, kind);
-    }
+    const auto name = replay::editKindName(e.kind);
+    const QString kind = QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+    for (std::size_t i = 0; i < gaps->size() && it->second.size() < 500; ++i)
+      it->second.emplace_back((*gaps)[i].boundary, kind);
   }
-  return marks_;
+  return it->second;
 }
 
-std::vector<const OpCurve*> TimelineView::overlayCurves(QStringList* names) const {
-  // The newest finished variants besides the selected one, drawn thinner under it.
-  std::vector<const OpCurve*> out;
+std::vector<EditMark> TimelineView::editMarks(QSize size) {
+  std::vector<EditMark> out;
+  const auto& vs = doc_->variants();
+  const int sel = doc_->selectedVariant();
+  const std::vector<int> overlays = overlayIndices();
+  int finished = 0;
+  for (const Variant& v : vs) finished += v.report != nullptr;
+  const QRect pr = plotRect(size);
+  const Axis x = viewAxis(pr.width());
+  const auto& rec = *doc_->recorded();
+  for (int i = 0; i < static_cast<int>(vs.size()); ++i) {
+    const Variant& v = vs[static_cast<std::size_t>(i)];
+    if (!v.report) continue;
+    // The colour of the variant's curve; a variant not drawn gets grey.
+    const auto o = std::find(overlays.begin(), overlays.end(), i);
+    const std::uint32_t rgb = i == sel              ? curveStyle(CurveKind::kVariant).rgb
+                              : o != overlays.end() ? overlayStyle(static_cast<std::size_t>(o - overlays.begin())).rgb
+                                                    : 0xff8c8c8cu;
+    for (const auto& [event, kind] : editBoundaries(v)) {
+      const QString label = finished > 1 ? QStringLiteral("%1: %2").arg(i + 1).arg(kind) : kind;
+      out.push_back({event, x.toPixel(domainOfEvent(rec, time_axis_, event)), label, QColor::fromRgba(rgb)});
+    }
+  }
+  return out;
+}
+
+std::vector<int> TimelineView::overlayIndices() const {
+  // The newest finished variants besides the selected one.
+  std::vector<int> out;
   const auto& vs = doc_->variants();
   const int sel = doc_->selectedVariant();
   for (int i = static_cast<int>(vs.size()) - 1; i >= 0 && out.size() < kMaxOverlays; --i) {
     const Variant& v = vs[static_cast<std::size_t>(i)];
-    if (i == sel || !v.curve || v.running || !v.error.isEmpty()) continue;
+    if (i != sel && v.curve && !v.running && v.error.isEmpty()) out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<const OpCurve*> TimelineView::overlayCurves(QStringList* names) const {
+  // Drawn thinner under the selected one.
+  std::vector<const OpCurve*> out;
+  for (int i : overlayIndices()) {
+    const Variant& v = doc_->variants()[static_cast<std::size_t>(i)];
     out.push_back(v.curve.get());
     if (names) names->append(v.name);
   }

@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include <optional>
+#include <unordered_map>
 
 #include "plot/timeline_frame.h"
 #include "widgets/timeline_paint.h"
@@ -43,6 +44,11 @@ class TimelineView : public QWidget {
   // the peak label (tests: the legend stays outside the plot).
   [[nodiscard]] QRect plotArea() const { return plotRect(size()); }
   [[nodiscard]] const TimelineLayout& lastLayout() const { return layout_; }
+  // The x (in this widget) of event `e`'s left edge on the current axis: where the cursor and
+  // the what-if edits at boundary `e` are drawn.
+  [[nodiscard]] double xOfEvent(std::uint32_t e) const;
+  // The plot's header line ("rank0.pickle — device 0, 4960 events  (modelling ...)").
+  [[nodiscard]] QString headerText() const;
 
  signals:
   void eventClicked(std::uint32_t event);
@@ -69,8 +75,12 @@ class TimelineView : public QWidget {
   [[nodiscard]] QString hoverText(int column, double y_px) const;
   // The other finished variants drawn beside the selected one (and their names).
   std::vector<const OpCurve*> overlayCurves(QStringList* names) const;
-  // The variant's edit points as events (resolved once per variant report).
-  const std::vector<std::pair<std::uint32_t, QString>>& editMarks(const Variant& v);
+  // The indices of the variants drawn beside the selected one, newest first.
+  [[nodiscard]] std::vector<int> overlayIndices() const;
+  // Every finished variant's edits as marks at their event boundaries (the boundaries are
+  // resolved once per variant report).
+  [[nodiscard]] std::vector<EditMark> editMarks(QSize size);
+  const std::vector<std::pair<std::uint32_t, QString>>& editBoundaries(const Variant& v);
 
   TraceDocument* doc_ = nullptr;
   Axis x_;
@@ -81,9 +91,8 @@ class TimelineView : public QWidget {
   bool selecting_ = false;
   int select_from_ = 0, select_to_ = 0;
   TimelineLayout layout_;
-  const void* marks_of_ = nullptr;  // the variant report the marks are of
-  int marks_id_ = -1;
-  std::vector<std::pair<std::uint32_t, QString>> marks_;
+  // Per variant report: its edits' boundaries and kinds.
+  std::unordered_map<const void*, std::vector<std::pair<std::uint32_t, QString>>> boundaries_;
 };
 
 }  // namespace reservoir::gui

@@ -24,8 +24,9 @@ TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
   tabs_->addTab(whatif_, tr("What-if"));
   split_->addWidget(timeline_);
   split_->addWidget(tabs_);
-  split_->setStretchFactor(0, 2);
-  split_->setStretchFactor(1, 3);
+  // A taller window gives most of its extra height to the plot.
+  split_->setStretchFactor(0, 3);
+  split_->setStretchFactor(1, 2);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(0, 0, 0, 0);
   lay->addWidget(split_);
