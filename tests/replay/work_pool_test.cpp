@@ -212,9 +212,6 @@ TEST(GateFacts, TheVerdictFromTheFactsEqualsTheVerdictFromTheReports) {
   EXPECT_EQ(from_full["conditions"].size(), 3u) << from_full.dump(2);  // oom, demand, peak
 }
 
-}  // namespace
-}  // namespace reservoir
-
 // The tightest call cap over the traces is the report's, with its reason, and every candidate is
 // judged against it.
 TEST(SweepOverTraces, TheTightestCallCapDecides) {
@@ -238,3 +235,6 @@ TEST(SweepOverTraces, TheTightestCallCapDecides) {
   EXPECT_FALSE(uncapped.max_calls.has_value());
   EXPECT_EQ(uncapped.max_calls_source, none.max_calls_source);
 }
+
+}  // namespace
+}  // namespace reservoir

@@ -120,7 +120,8 @@ HEADLINE = {
     "corrupt.pickle.zst": compressed("the zstd data does not decode"),
     "gzip_trailer_cut_1.pickle.gz": TRUNCATED_FILE,
     "gzip_trailer_cut_8.pickle.gz": TRUNCATED_FILE,
-    "gzip_crc_flipped.pickle.gz": compressed("its gzip CRC32 does not match the data (changed or damaged after it was written)"),
+    "gzip_crc_flipped.pickle.gz":
+        compressed("its gzip CRC32 does not match the data (changed or damaged after it was written)"),
     "gzip_stored_byte_flipped.pickle.gz":
         compressed("its gzip CRC32 does not match the data (changed or damaged after it was written)"),
     "gzip_length_flipped.pickle.gz": compressed("its gzip trailer gives another length than the data has"),
