@@ -15,7 +15,8 @@ from . import _core
 
 __all__ = ["load", "whatif", "gate", "Trace", "TraceError", "GateFailed"]
 
-#: Unreadable or invalid input: the message names the file, the byte offset and what was expected.
+#: Unreadable or invalid input: the message says what is wrong in plain words first, then names the
+#: file, the byte offset and what was expected; .headline, .path and .offset hold those parts.
 TraceError = _core.TraceError
 
 

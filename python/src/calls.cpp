@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "interruptible.h"
+#include "reservoir/replay/conformance.h"
 #include "reservoir/replay/export.h"
 #include "reservoir/replay/gate.h"
 #include "reservoir/replay/report_json.h"
@@ -21,13 +22,28 @@ T valueOr(Expected<T> e, const std::string& context = {}) {
   return std::move(*e);
 }
 
+// As the command line's openTrace: a snapshot without allocation history loads (info works), and
+// check / whatif answer with the library's nothing-to-replay sentence.
 LoadedTrace chooseDevice(replay::Trace trace, std::optional<std::int64_t> device) {
+  if (auto none = replay::nothingToReplay(trace.snap()); none && !device) {
+    LoadedTrace empty{std::move(trace), 0, device, std::nullopt};
+    if (empty.hasDevice()) empty.device_index = empty.trace.snap().busiestDevice();
+    empty.nothing_to_replay = empty.trace.path + ": " + *none;
+    return empty;
+  }
   auto d = replay::chooseDevice(trace.snap(), device);
   if (!d) {
     if (device) valueError(trace.path + ": " + d.message());
     throw TraceInputError(trace.path + ": " + d.message());
   }
-  return LoadedTrace{std::move(trace), *d, device};
+  LoadedTrace t{std::move(trace), *d, device, std::nullopt};
+  if (auto none = replay::nothingToReplay(t.trace.snap(), *d)) t.nothing_to_replay = t.trace.path + ": " + *none;
+  return t;
+}
+
+// The command line's --json answer for a trace with nothing to replay.
+nlohmann::json nothingToReplayJson(const LoadedTrace& t) {
+  return {{"trace", t.trace.path}, {"nothing_to_replay", *t.nothing_to_replay}};
 }
 
 void useCapture(replay::Trace& trace, const std::string& capture) {
@@ -44,6 +60,7 @@ replay::ReplayEnvironment recordedEnvironment(const LoadedTrace& t) {
 }
 
 replay::PreparedTrace prepare(const LoadedTrace& t, const replay::EditedRunOptions& options) {
+  if (t.nothing_to_replay) throw TraceInputError(*t.nothing_to_replay);
   auto prepared = replay::prepareTrace(t.trace.snapshot, t.device_index,
                                        replay::editedRunEnvironment(recordedEnvironment(t), options));
   if (!prepared) throw TraceInputError(t.trace.path + ": " + prepared.message());
@@ -80,7 +97,7 @@ LoadedTrace loadPath(const std::string& path, std::optional<std::int64_t> device
   o.progress = job.progressFn();
   o.cancel = job.cancelFlag();
   auto trace = job.run([&] { return replay::readTrace(path, o); });
-  if (!trace) throw TraceInputError(trace.message());
+  if (!trace) throw TraceInputError(trace.status());
   if (capture) useCapture(*trace, *capture);
   return chooseDevice(std::move(*trace), device);
 }
@@ -98,7 +115,7 @@ LoadedTrace loadBytes(const py::bytes& data, const std::string& name, std::optio
   o.progress = job.progressFn();
   o.cancel = job.cancelFlag();
   auto trace = job.run([&] { return replay::readTraceBytes(bytes, name, nullptr, o); });
-  if (!trace) throw TraceInputError(trace.message());
+  if (!trace) throw TraceInputError(trace.status());
   if (capture) useCapture(*trace, *capture);
   return chooseDevice(std::move(*trace), device);
 }
@@ -122,6 +139,7 @@ std::string infoJson(const LoadedTrace& t, const py::object& progress) {
 
 std::string checkJson(const LoadedTrace& t, const CheckText& text, const py::object& progress) {
   if (!text.device.settings.empty()) valueError("check: settings are not supported here; use whatif(set=...)");
+  if (t.nothing_to_replay) return nothingToReplayJson(t).dump(2);
   auto env = valueOr(replay::replayEnvironment(t.trace, text.device, ""));
   replay::ConformanceOptions opts;
   opts.env = std::move(env);
@@ -142,10 +160,21 @@ std::string whatifJson(const std::vector<const LoadedTrace*>& traces, const repl
                        const py::object& progress) {
   if (traces.empty()) valueError("whatif: give at least one trace");
   const auto w = valueOr(replay::parseWhatIfOptions(text, ""));
+  // As `reservoir whatif --json`: traces without history are left out of the answer, and when
+  // none has any, the answer is their nothing-to-replay sentences.
+  std::vector<const LoadedTrace*> answered;
+  nlohmann::json empty = nlohmann::json::array();
+  for (const LoadedTrace* t : traces) {
+    if (t->nothing_to_replay)
+      empty.push_back(nothingToReplayJson(*t));
+    else
+      answered.push_back(t);
+  }
+  if (answered.empty()) return (empty.size() == 1 ? empty[0] : nlohmann::json{{"traces", empty}}).dump(2);
   Interruptible job(progress);
-  auto reports = whatIfAll(job, traces, w);
+  auto reports = whatIfAll(job, answered, w);
   std::vector<replay::RankWhatIf> ranks;
-  for (std::size_t i = 0; i < traces.size(); ++i) ranks.push_back({traces[i]->trace, std::move(reports[i])});
+  for (std::size_t i = 0; i < answered.size(); ++i) ranks.push_back({answered[i]->trace, std::move(reports[i])});
   return replay::whatIfJson(ranks).dump(2);
 }
 

@@ -17,9 +17,17 @@ namespace reservoir::python {
 
 namespace py = pybind11;
 
-// Unreadable or invalid input: reservoir.TraceError.
+// Unreadable or invalid input: reservoir.TraceError. From the reader it keeps the plain-words
+// headline, the file and the byte offset (TraceError's .headline, .path, .offset).
 struct TraceInputError : std::runtime_error {
   using std::runtime_error::runtime_error;
+  explicit TraceInputError(const Status& status)
+      : std::runtime_error(status.message()), headline(status.headline()), path(status.file()) {
+    if (status.hasByteOffset()) offset = status.byteOffset();
+  }
+  std::string headline;
+  std::string path;
+  std::optional<std::uint64_t> offset;
 };
 
 // A loaded trace and the device chosen in it.
@@ -27,8 +35,15 @@ struct LoadedTrace {
   replay::Trace trace;
   std::size_t device_index = 0;
   std::optional<std::int64_t> device_asked;  // the CUDA device asked for at load (info: else every device)
+  // A snapshot without allocation history: the library's sentence (replay::nothingToReplay),
+  // which check and whatif return instead of a report, as the command line prints it.
+  std::optional<std::string> nothing_to_replay;
 
-  [[nodiscard]] std::int64_t device() const { return trace.snap().devices[device_index].device; }
+  [[nodiscard]] bool hasDevice() const { return device_index < trace.snap().devices.size(); }
+  [[nodiscard]] std::optional<std::int64_t> device() const {
+    if (!hasDevice()) return std::nullopt;
+    return trace.snap().devices[device_index].device;
+  }
 };
 
 // `capture`: a capture JSON to use (X.json's part); `use_capture_json`: read X.json beside `path`.

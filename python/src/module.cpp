@@ -51,8 +51,9 @@ void bindTrace(py::module_& m) {
   py::class_<LoadedTrace>(m, "Trace")
       .def_property_readonly("path", [](const LoadedTrace& t) { return t.trace.path; })
       .def_property_readonly("device", &LoadedTrace::device)
-      .def_property_readonly("events",
-                             [](const LoadedTrace& t) { return t.trace.snap().devices[t.device_index].events.size(); })
+      .def_property_readonly(
+          "events",
+          [](const LoadedTrace& t) { return t.hasDevice() ? t.trace.snap().devices[t.device_index].events.size() : 0; })
       .def("info_json", &rp::infoJson, py::arg("progress") = py::none())
       .def(
           "check_json",
@@ -76,12 +77,30 @@ void bindTrace(py::module_& m) {
       .def("export_json", &rp::exportRun, py::arg("text"), py::arg("out"), py::arg("csv"), py::arg("progress"));
 }
 
+// reservoir.TraceError: the message (plain words first), and .headline, .path and .offset (the
+// byte in the pickle stream, or None) when the reader made it.
+void registerTraceError(py::module_& m) {
+  namespace rp = reservoir::python;
+  static py::exception<rp::TraceInputError> error(m, "TraceError", PyExc_Exception);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const rp::TraceInputError& e) {
+      py::object value = py::handle(error.ptr())(e.what());  // an instance of TraceError
+      value.attr("headline") = e.headline.empty() ? py::none() : py::object(py::str(e.headline));
+      value.attr("path") = e.path.empty() ? py::none() : py::object(py::str(e.path));
+      value.attr("offset") = e.offset ? py::object(py::int_(*e.offset)) : py::none();
+      PyErr_SetObject(error.ptr(), value.ptr());
+    }
+  });
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
   namespace rp = reservoir::python;
   m.doc() = "Reservoir's replay library (the compiled part of the reservoir package; use its Python API)";
-  py::register_exception<rp::TraceInputError>(m, "TraceError", PyExc_Exception);
+  registerTraceError(m);
   bindTexts(m);
   bindTrace(m);
   m.def("load_path", &rp::loadPath, py::arg("path"), py::arg("device"), py::arg("use_capture_json"), py::arg("capture"),

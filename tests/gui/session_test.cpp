@@ -106,6 +106,7 @@ TEST(Session, ABadFileFailsWithTheReadersMessage) {
   TraceSession session((test::testDataDir() / "no-such-file.pickle").string(), cb);
   session.start();
   session.wait();
+  EXPECT_EQ(message.rfind("cannot read the file: No such file or directory (file ", 0), 0u) << message;
   EXPECT_NE(message.find("no-such-file.pickle"), std::string::npos) << message;
 }
 

@@ -418,7 +418,12 @@ TEST(WidgetsBadFile, ShowsTheReadersMessage) {
   w.openFiles({bad});
   ASSERT_TRUE(waitUntilIdle(w, 30000));
   ASSERT_EQ(w.errors().size(), 1);
-  EXPECT_TRUE(w.errors()[0].contains(QStringLiteral("bad.pickle"))) << w.errors()[0].toStdString();
+  // Plain words first (the reader's headline), then the file and the byte-level detail.
+  const QString expected =
+      QStringLiteral(
+          R"(not a PyTorch memory snapshot: the file starts with text ("this is not a pickle") (file %1, byte 0: first byte 0x74, expected)")
+          .arg(bad);
+  EXPECT_TRUE(w.errors()[0].startsWith(expected)) << w.errors()[0].toStdString();
 }
 
 // A failed open says so in its own tab at once, can be closed, and makes no Compare tab; the
@@ -442,6 +447,10 @@ TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
   EXPECT_FALSE(w.statusText().contains(QStringLiteral("could not open"))) << w.statusText().toStdString();
   w.showTrace(1);
   EXPECT_TRUE(w.statusText().contains(QStringLiteral("could not open"))) << w.statusText().toStdString();
+  EXPECT_TRUE(w.statusText().contains(QStringLiteral("not a PyTorch memory snapshot: the file starts with text")))
+      << w.statusText().toStdString();
+  EXPECT_TRUE(w.tabs()->tabToolTip(1).startsWith(QStringLiteral("not a PyTorch memory snapshot")))
+      << w.tabs()->tabToolTip(1).toStdString();
   w.closeTab(1);
   EXPECT_EQ(w.documents().size(), 1u);
   EXPECT_EQ(w.tabs()->count(), 1);

@@ -1,5 +1,6 @@
 // Malformed and hostile inputs (tests/data/bad, made by make_bad_inputs.py): the reader fails
-// with the file's name, the offset of the offending opcode and the reason, and never crashes.
+// with its class's plain words first (the headline), then the file's name, the offset of the
+// offending opcode and the reason, and never crashes.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,7 @@ namespace {
 struct BadCase {
   std::string file;
   std::optional<std::uint64_t> offset;
+  std::string headline;
   std::vector<std::string> reasons;
   ReadLimits limits;
 };
@@ -57,9 +59,13 @@ std::vector<BadCase> loadCases() {
   std::ifstream in(badDir() / "expected.json");
   const auto table = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   std::vector<BadCase> cases;
-  if (!table.is_array()) return {{"expected.json is missing or not a JSON array", std::nullopt, {}, {}}};
+  if (!table.is_array()) return {{"expected.json is missing or not a JSON array", std::nullopt, {}, {}, {}}};
   for (const auto& c : table) {
-    BadCase bc{c.at("file").get<std::string>(), std::nullopt, c.at("reasons").get<std::vector<std::string>>(), {}};
+    BadCase bc{c.at("file").get<std::string>(),
+               std::nullopt,
+               c.value("headline", std::string()),
+               c.at("reasons").get<std::vector<std::string>>(),
+               {}};
     if (!c.at("offset").is_null()) bc.offset = c.at("offset").get<std::uint64_t>();
     if (c.contains("limits")) bc.limits = limitsFrom(c.at("limits"));
     cases.push_back(std::move(bc));
@@ -67,11 +73,21 @@ std::vector<BadCase> loadCases() {
   return cases;
 }
 
-void expectExplained(const std::string& message, const std::string& name, const BadCase& c) {
-  EXPECT_NE(message.find(name), std::string::npos) << "no file name in: " << message;
+// "HEADLINE (file NAME, byte N[ of ...]: detail)": plain words first, then where and why.
+void expectExplained(const Status& status, const std::string& name, const BadCase& c) {
+  const std::string& message = status.message();
+  ASSERT_FALSE(c.headline.empty()) << c.file << ": expected.json gives no headline";
+  const std::string start = c.headline + " (file " + name;
+  EXPECT_EQ(message.substr(0, start.size()), start) << "expected the message to start with the headline";
+  EXPECT_EQ(status.headline(), c.headline);
+  EXPECT_EQ(status.file(), name);
   if (c.offset) {
-    const std::string at = "offset " + std::to_string(*c.offset) + ":";
-    EXPECT_NE(message.find(at), std::string::npos) << "expected '" << at << "' in: " << message;
+    const std::string at = start + ", byte " + std::to_string(*c.offset);
+    EXPECT_EQ(message.substr(0, at.size()), at) << "expected '" << at << "' in: " << message;
+    const char next = message.size() > at.size() ? message[at.size()] : '\0';
+    EXPECT_TRUE(next == ':' || next == ' ') << "the offset is not " << *c.offset << " in: " << message;
+    EXPECT_TRUE(status.hasByteOffset());
+    EXPECT_EQ(status.byteOffset(), *c.offset);
   }
   for (const std::string& reason : c.reasons)
     EXPECT_NE(message.find(reason), std::string::npos) << "expected '" << reason << "' in: " << message;
@@ -87,7 +103,7 @@ TEST_P(BadInputTest, FileReadFailsWithOffsetAndReason) {
   const std::string path = (badDir() / c.file).string();
   auto snap = readSnapshotFile(path, options);
   ASSERT_FALSE(snap.ok()) << path << " was read as a snapshot";
-  expectExplained(snap.message(), path, c);
+  expectExplained(snap.status(), path, c);
 }
 
 TEST_P(BadInputTest, BytesReadFailsTheSameWay) {
@@ -98,7 +114,7 @@ TEST_P(BadInputTest, BytesReadFailsTheSameWay) {
   options.limits = c.limits;
   auto snap = readSnapshotBytes(bytes, "in-memory " + c.file, options);
   ASSERT_FALSE(snap.ok());
-  expectExplained(snap.message(), "in-memory " + c.file, c);
+  expectExplained(snap.status(), "in-memory " + c.file, c);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, BadInputTest, ::testing::ValuesIn(loadCases()),

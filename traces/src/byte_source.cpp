@@ -1,5 +1,7 @@
 #include "byte_source.h"
 
+#include "reservoir/traces/read_problem.h"
+
 #include <zlib.h>
 #include <zstd.h>
 
@@ -39,7 +41,8 @@ class FileSource final : public RawSource {
       const ssize_t got = ::read(fd_, dst.data() + done, dst.size() - done);
       if (got < 0) {
         if (errno == EINTR) continue;
-        return Status::error(std::string("read failed: ") + std::strerror(errno));
+        return readError(ReadProblem::kUnreadable, std::string("read failed: ") + std::strerror(errno),
+                         std::strerror(errno));
       }
       if (got == 0) break;
       done += static_cast<std::size_t>(got);
@@ -93,10 +96,15 @@ class MemorySource final : public RawSource {
 
 // Hands out the bytes decoded before an error first, so the error is reported at the offset
 // where the good data ends; the error comes with the next read.
-Expected<std::size_t> failAfter(std::size_t produced, std::string message, std::string* pending) {
-  if (produced == 0) return Status::error(std::move(message));
-  *pending = std::move(message);
+Expected<std::size_t> failAfter(std::size_t produced, Status error, Status* pending) {
+  if (produced == 0) return error;
+  *pending = std::move(error);
   return produced;
+}
+
+// The compressed stream stops before its end: the file was cut.
+Status endsEarly(std::string_view codec) {
+  return readError(ReadProblem::kTruncated, std::string(codec) + ": compressed data ends early (truncated file)");
 }
 
 // Reads `source` to its end, so its checks at the end of the data run; an error names the
@@ -106,20 +114,29 @@ Status drain(ByteSource& source) {
   for (;;) {
     const std::uint64_t at = source.produced();
     auto got = source.read(scratch);
-    if (!got) return Status::error("offset " + std::to_string(at) + ": " + got.message());
+    if (!got) return got.status().at({}, at);
     if (*got == 0) return {};
   }
 }
 
-// zlib's and zstd's names for a failed integrity check, in plain words.
-std::string plainCodecError(std::string_view codec, std::string_view what) {
+// zlib's and zstd's names for a failed integrity check, in plain words; `where` says at which
+// byte of the compressed file.
+Status plainCodecError(std::string_view codec, std::string_view what, const std::string& where) {
+  const std::string c(codec);
   if (what == "incorrect data check")
-    return std::string(codec) + ": corrupt data: the CRC32 in the trailer does not match the data";
+    return readError(ReadProblem::kCompressedDamaged,
+                     c + ": corrupt data: the CRC32 in the trailer does not match the data" + where,
+                     "its " + c + " CRC32 does not match the data (changed or damaged after it was written)");
   if (what == "incorrect length check")
-    return std::string(codec) + ": corrupt data: the length in the trailer does not match the data";
+    return readError(ReadProblem::kCompressedDamaged,
+                     c + ": corrupt data: the length in the trailer does not match the data" + where,
+                     "its " + c + " trailer gives another length than the data has");
   if (what.find("checksum") != std::string_view::npos)
-    return std::string(codec) + ": corrupt data: the checksum does not match the data";
-  return std::string(codec) + ": corrupt data (" + std::string(what) + ")";
+    return readError(ReadProblem::kCompressedDamaged,
+                     c + ": corrupt data: the checksum does not match the data" + where,
+                     "its " + c + " checksum does not match the data (changed or damaged after it was written)");
+  return readError(ReadProblem::kCompressedDamaged, c + ": corrupt data (" + std::string(what) + ")" + where,
+                   "the " + c + " data does not decode");
 }
 
 // A decompressor over a raw source: counts what it hands out, reports the compressed bytes
@@ -140,7 +157,7 @@ class DecompressingSource : public ByteSource {
   virtual Expected<std::size_t> decode(std::span<std::uint8_t> dst) = 0;
   std::unique_ptr<RawSource> inner_;
   std::vector<std::uint8_t> in_;
-  std::string pending_error_;
+  Status pending_error_;
 };
 
 class GzipSource final : public DecompressingSource {
@@ -156,18 +173,16 @@ class GzipSource final : public DecompressingSource {
  private:
   Expected<std::size_t> decode(std::span<std::uint8_t> dst) override {
     if (!ok_) return Status::error("gzip: cannot initialise zlib");
-    if (!pending_error_.empty()) return Status::error(pending_error_);
+    if (!pending_error_.ok()) return pending_error_;
     const auto want = static_cast<uInt>(std::min<std::size_t>(dst.size(), 1u << 30));
     zs_.next_out = dst.data();
     zs_.avail_out = want;
     while (zs_.avail_out > 0 && !finished_) {
       if (zs_.avail_in == 0) {
         auto got = inner_->read(in_);
-        if (!got) return failAfter(want - zs_.avail_out, got.message(), &pending_error_);
+        if (!got) return failAfter(want - zs_.avail_out, got.status(), &pending_error_);
         if (*got == 0) {
-          if (member_started_)
-            return failAfter(want - zs_.avail_out, "gzip: compressed data ends early (truncated file)",
-                             &pending_error_);
+          if (member_started_) return failAfter(want - zs_.avail_out, endsEarly("gzip"), &pending_error_);
           finished_ = true;
           break;
         }
@@ -185,9 +200,10 @@ class GzipSource final : public DecompressingSource {
     }
     return want - zs_.avail_out;
   }
-  std::string corruptAt(std::string_view what) const {
-    return plainCodecError("gzip", what) + " (at byte " + std::to_string(inner_->storedConsumed() - zs_.avail_in) +
-           " of the compressed file)";
+  Status corruptAt(std::string_view what) const {
+    return plainCodecError(
+        "gzip", what,
+        " (at byte " + std::to_string(inner_->storedConsumed() - zs_.avail_in) + " of the compressed file)");
   }
 
  private:
@@ -210,17 +226,16 @@ class ZstdSource final : public DecompressingSource {
  private:
   Expected<std::size_t> decode(std::span<std::uint8_t> dst) override {
     if (!ds_) return Status::error("zstd: cannot create a decompression stream");
-    if (!pending_error_.empty()) return Status::error(pending_error_);
+    if (!pending_error_.ok()) return pending_error_;
     ZSTD_outBuffer out{dst.data(), dst.size(), 0};
     while (out.pos < out.size) {
       if (input_.pos == input_.size) {
         if (eof_) break;
         auto got = inner_->read(in_);
-        if (!got) return failAfter(out.pos, got.message(), &pending_error_);
+        if (!got) return failAfter(out.pos, got.status(), &pending_error_);
         if (*got == 0) {
           eof_ = true;
-          if (last_hint_ != 0)
-            return failAfter(out.pos, "zstd: compressed data ends early (truncated file)", &pending_error_);
+          if (last_hint_ != 0) return failAfter(out.pos, endsEarly("zstd"), &pending_error_);
           break;
         }
         input_ = ZSTD_inBuffer{in_.data(), *got, 0};
@@ -236,8 +251,8 @@ class ZstdSource final : public DecompressingSource {
       if (ZSTD_isError(hint)) {
         const std::uint64_t at = inner_->storedConsumed() - (input_.size - input_.pos);
         return failAfter(out.pos,
-                         plainCodecError("zstd", ZSTD_getErrorName(hint)) + " (at byte " + std::to_string(at) +
-                             " of the compressed file)",
+                         plainCodecError("zstd", ZSTD_getErrorName(hint),
+                                         " (at byte " + std::to_string(at) + " of the compressed file)"),
                          &pending_error_);
       }
       last_hint_ = hint;
@@ -258,16 +273,18 @@ class ZstdSource final : public DecompressingSource {
 
 Expected<std::unique_ptr<RawSource>> openFileSource(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::error(std::string("cannot open: ") + std::strerror(errno));
+  if (fd < 0)
+    return readError(ReadProblem::kUnreadable, std::string("cannot open: ") + std::strerror(errno),
+                     std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     const int err = errno;
     ::close(fd);
-    return Status::error(std::string("cannot stat: ") + std::strerror(err));
+    return readError(ReadProblem::kUnreadable, std::string("cannot stat: ") + std::strerror(err), std::strerror(err));
   }
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
-    return Status::error("is a directory, expected a snapshot file");
+    return readError(ReadProblem::kUnreadable, "is a directory, expected a snapshot file", "it is a directory");
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   return std::unique_ptr<RawSource>(new FileSource(fd, static_cast<std::uint64_t>(st.st_size)));

@@ -45,14 +45,18 @@ PickleMachine::PickleMachine(ByteSource& source, std::uint64_t stored_size, bool
   memo_.reserve(1u << 16);
 }
 
-Status PickleMachine::failAt(std::uint64_t at, std::string message) const {
-  return Status::error(fmt::format("offset {}: {}", at, message));
+Status PickleMachine::failAt(std::uint64_t at, const Status& error) const { return error.at({}, at); }
+
+Status PickleMachine::fail(std::string detail) const { return failAt(op_offset_, Status::error(std::move(detail))); }
+
+Status PickleMachine::fail(ReadProblem problem, std::string detail, std::string_view specific) const {
+  return failAt(op_offset_, readError(problem, std::move(detail), specific));
 }
 
-Status PickleMachine::fail(std::string message) const { return failAt(op_offset_, std::move(message)); }
+Status PickleMachine::fail(const Status& error) const { return failAt(op_offset_, error); }
 
 Status PickleMachine::checkCancel() {
-  if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) return fail("cancelled");
+  if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) return fail(ReadProblem::kCancelled, "");
   if (options_.progress) {
     const std::uint64_t done = source_.storedConsumed();
     if (done >= next_progress_) {
@@ -76,7 +80,7 @@ bool PickleMachine::fill(std::size_t need) {
     auto got = source_.read(std::span<std::uint8_t>(buf_.data() + end_, buf_.size() - end_));
     if (!got || *got == 0) {
       eof_ = true;
-      if (!got) read_error_ = got.status().message();
+      if (!got) read_error_ = got.status();
       break;
     }
     end_ += *got;
@@ -85,14 +89,15 @@ bool PickleMachine::fill(std::size_t need) {
 }
 
 Status PickleMachine::truncated(std::uint8_t op, std::size_t need) {
-  if (!read_error_.empty()) return fail(read_error_);
-  return fail(fmt::format("truncated {} (needs {} bytes, {} left)", opcodeName(op), need, end_ - pos_));
+  if (!read_error_.ok()) return fail(read_error_);
+  return fail(ReadProblem::kTruncated,
+              fmt::format("truncated {} (needs {} bytes, {} left)", opcodeName(op), need, end_ - pos_));
 }
 
 Status PickleMachine::push(const Value& v) {
   if (stack_.size() >= options_.limits.max_stack_values)
-    return fail(
-        fmt::format("pickle stack exceeds {} values (hostile or not a snapshot)", options_.limits.max_stack_values));
+    return fail(ReadProblem::kTooLarge, fmt::format("pickle stack exceeds {} values (hostile or not a snapshot)",
+                                                    options_.limits.max_stack_values));
   stack_.push_back(v);
   return {};
 }
@@ -111,13 +116,14 @@ Status PickleMachine::pushString(std::uint8_t op, std::size_t len_bytes, bool is
   std::uint64_t len = loadLE(buf_.data() + pos_, len_bytes);
   if (op == kBinString && (len & 0x80000000u)) return fail("BINSTRING with a negative length");
   if (len > options_.limits.max_string_bytes)
-    return fail(fmt::format("{} declares {} bytes, over the limit of {}", opcodeName(op), len,
-                            options_.limits.max_string_bytes));
+    return fail(ReadProblem::kTooLarge, fmt::format("{} declares {} bytes, over the limit of {}", opcodeName(op), len,
+                                                    options_.limits.max_string_bytes));
   // A plain input must hold the whole string (a small shortfall is reported as "truncated"). A
   // compressed one is not checked here: the buffer grows only as decompressed bytes arrive, so a
   // lie ends as "truncated" once the data runs out, within the memory budget.
   if (plain_size_ > 0 && len > plain_size_ + 1024)
-    return fail(fmt::format("{} declares {} bytes, more than the input can hold", opcodeName(op), len));
+    return fail(ReadProblem::kTruncated,
+                fmt::format("{} declares {} bytes, more than the input can hold", opcodeName(op), len));
   const std::size_t need = len_bytes + static_cast<std::size_t>(len);
   if (!fill(need)) return truncated(op, need);
   const std::string_view text(reinterpret_cast<const char*>(buf_.data() + pos_ + len_bytes),
@@ -131,7 +137,8 @@ Status PickleMachine::pushLong(std::uint8_t op, std::size_t len_bytes) {
   if (!fill(len_bytes)) return truncated(op, len_bytes);
   const std::uint64_t raw = loadLE(buf_.data() + pos_, len_bytes);
   if (len_bytes == 4 && (raw & 0x80000000u)) return fail("LONG4 with a negative length");
-  if (raw > options_.limits.max_string_bytes) return fail(fmt::format("LONG4 declares {} bytes", raw));
+  if (raw > options_.limits.max_string_bytes)
+    return fail(ReadProblem::kTooLarge, fmt::format("LONG4 declares {} bytes", raw));
   const auto n = static_cast<std::size_t>(raw);
   if (!fill(len_bytes + n)) return truncated(op, len_bytes + n);
   const std::uint8_t* p = buf_.data() + pos_ + len_bytes;
@@ -172,12 +179,14 @@ Status PickleMachine::pushBinFloat() {
 Status PickleMachine::memoPut(std::uint64_t index) {
   if (stack_.empty()) return fail("memo store with an empty stack");
   if (index >= options_.limits.max_memo_entries)
-    return fail(fmt::format("memo index {} over the limit of {}", index, options_.limits.max_memo_entries));
+    return fail(ReadProblem::kTooLarge,
+                fmt::format("memo index {} over the limit of {}", index, options_.limits.max_memo_entries));
   if (index == memo_.size()) {
     memo_.push_back(Value{VTag::kUnset, 0, 0});
   } else if (index > memo_.size()) {
     if (index - memo_.size() > options_.limits.max_memo_gap)
-      return fail(fmt::format("memo index {} far beyond the memo's {} entries", index, memo_.size()));
+      return fail(ReadProblem::kTooLarge,
+                  fmt::format("memo index {} far beyond the memo's {} entries", index, memo_.size()));
     memo_.resize(index + 1, Value{VTag::kUnset, 0, 0});
   } else {
     if (Container* old = pool_.get(memo_[index])) {
@@ -236,7 +245,7 @@ Status PickleMachine::insertIntoList(std::uint32_t list_handle, const Value& raw
     if (list->scalar_items > 0 || list->items.size() >= kStoredScalarsPerList) return countScalar(list_handle, item);
   }
   auto conv = assembler_.onListInsert(*pool_.get(pool_.ref(list_handle)), item);
-  if (!conv) return fail(conv.message());
+  if (!conv) return fail(conv.status());
   Value stored = item;
   if (conv->converted) {
     applyConversion(item, *conv, &stored);
@@ -244,7 +253,7 @@ Status PickleMachine::insertIntoList(std::uint32_t list_handle, const Value& raw
   }
   Container* list = pool_.get(pool_.ref(list_handle));
   if (list->items.size() + list->scalar_items >= options_.limits.max_container_items)
-    return fail("list exceeds the item limit");
+    return fail(ReadProblem::kTooLarge, "list exceeds the item limit");
   if (!scalar && stored.tag != VTag::kContainer && stored.tag != VTag::kFrame) return countScalar(list_handle, stored);
   list->items.push_back(stored);
   return {};
@@ -253,7 +262,7 @@ Status PickleMachine::insertIntoList(std::uint32_t list_handle, const Value& raw
 Status PickleMachine::countScalar(std::uint32_t list_handle, const Value& item) {
   Container* list = pool_.get(pool_.ref(list_handle));
   if (list->items.size() + list->scalar_items >= options_.limits.max_container_items)
-    return fail("list exceeds the item limit");
+    return fail(ReadProblem::kTooLarge, "list exceeds the item limit");
   ++list->unknown_items;  // as SnapshotAssembler::onListInsert counts them
   if (list->scalar_items++ == 0) {
     list->first_scalar = item;
@@ -266,18 +275,19 @@ Status PickleMachine::setInDict(std::uint32_t dict_handle, const Value& raw_key,
   const Value key = pool_.resolve(raw_key);
   const Value value = pool_.resolve(raw_value);
   auto conv = assembler_.onDictSet(key, value);
-  if (!conv) return fail(conv.message());
+  if (!conv) return fail(conv.status());
   Value stored = value;
   if (conv->converted) applyConversion(value, *conv, &stored);
   Container* dict = pool_.get(pool_.ref(dict_handle));
-  if (dict->items.size() >= options_.limits.max_container_items) return fail("dict exceeds the item limit");
+  if (dict->items.size() >= options_.limits.max_container_items)
+    return fail(ReadProblem::kTooLarge, "dict exceeds the item limit");
   dict->items.push_back(key);
   dict->items.push_back(stored);
   return {};
 }
 
 Status PickleMachine::makeContainer(CKind kind, std::size_t from) {
-  if (pool_.live() >= options_.limits.max_stack_values) return fail("too many live containers");
+  if (pool_.live() >= options_.limits.max_stack_values) return fail(ReadProblem::kTooLarge, "too many live containers");
   const std::uint32_t h = pool_.create(kind);
   const Value ref = pool_.ref(h);
   std::vector<Value> items(stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.end());
@@ -325,7 +335,7 @@ Status PickleMachine::step(std::uint8_t op) {
   std::size_t from = 0;
   switch (op) {
     case kMark:
-      if (marks_.size() >= options_.limits.max_marks) return fail("MARKs nested too deeply");
+      if (marks_.size() >= options_.limits.max_marks) return fail(ReadProblem::kTooLarge, "MARKs nested too deeply");
       marks_.push_back(stack_.size());
       return {};
     case kNone: return push(Value::none());
@@ -438,19 +448,20 @@ Status PickleMachine::step(std::uint8_t op) {
     case kProto: {
       if (!fill(1)) return truncated(op, 1);
       const int p = buf_[pos_++];
-      if (p > 5) return fail(fmt::format("unsupported pickle protocol {} (this reader knows 2-5)", p));
+      if (p > 5)
+        return fail(ReadProblem::kWrongFileType,
+                    fmt::format("unsupported pickle protocol {} (this reader knows 2-5)", p),
+                    fmt::format("a pickle of protocol {}, which torch does not write (snapshots use 2-5)", p));
       protocol_ = p;
       return {};
     }
     default: break;
   }
-  if (isCodeOpcode(op))
-    return fail(
-        fmt::format("refusing opcode {} (0x{:02x}): a memory snapshot holds only plain data, and this pickle "
-                    "asks to import or call code, which Reservoir never does",
-                    opcodeName(op), op));
+  if (isCodeOpcode(op)) return refuseCode(op);
   if (op == kNextBuffer || op == kReadonlyBuffer)
-    return fail(fmt::format("{}: out-of-band buffers are not supported in a snapshot", opcodeName(op)));
+    return fail(ReadProblem::kNotASnapshot,
+                fmt::format("{}: out-of-band buffers are not supported in a snapshot", opcodeName(op)),
+                "a pickle with out-of-band buffers, which a snapshot never has");
   if (isTextOpcode(op))
     return fail(fmt::format("protocol-0 text opcode {} is not supported (snapshots are written with protocol 2-5)",
                             opcodeName(op)));
@@ -461,16 +472,15 @@ Status PickleMachine::step(std::uint8_t op) {
 Status PickleMachine::checkHeader() {
   op_offset_ = 0;
   if (!fill(2)) {
-    if (!read_error_.empty()) return fail(read_error_);
-    return fail(end_ == 0 ? "empty input: expected a pickle (PROTO opcode 0x80)" : "input too short for a pickle");
+    if (!read_error_.ok()) return fail(read_error_);
+    if (end_ == 0) return fail(ReadProblem::kEmptyFile, "empty input: expected a pickle (PROTO opcode 0x80)");
+    if (buf_[0] == kProto) return fail(ReadProblem::kTruncated, "input too short for a pickle");
   }
-  if (buf_[0] != kProto)
-    return fail(
-        fmt::format("not a pickle snapshot: first byte 0x{:02x}, expected PROTO (0x80) of protocol 2-5, or "
-                    "gzip/zstd magic",
-                    buf_[0]));
+  if (end_ < 2 || buf_[0] != kProto) return badHeader();
   if (buf_[1] < 2 || buf_[1] > 5)
-    return fail(fmt::format("unsupported pickle protocol {} (this reader knows 2-5)", buf_[1]));
+    return fail(ReadProblem::kWrongFileType,
+                fmt::format("unsupported pickle protocol {} (this reader knows 2-5)", buf_[1]),
+                fmt::format("a pickle of protocol {}, which torch does not write (snapshots use 2-5)", buf_[1]));
   return {};
 }
 
@@ -488,12 +498,14 @@ Status PickleMachine::checkMemory() {
   const std::uint64_t used = memoryInUse();
   if (used <= budget) return {};
   constexpr double kMiB = 1 << 20;
-  return fail(fmt::format(
-      "the reader needs {:.0f} MiB for the {:.0f} MiB of pickle read so far, over its budget of {:.0f} MiB "
-      "({} MiB + {} x the pickle's size): a hostile or damaged file (a real snapshot needs about 2 bytes per "
-      "pickle byte)",
-      static_cast<double>(used) / kMiB, static_cast<double>(read) / kMiB, static_cast<double>(budget) / kMiB,
-      limits.memory_floor_bytes >> 20, limits.memory_per_pickle_byte));
+  return fail(
+      ReadProblem::kTooLarge,
+      fmt::format(
+          "the reader needs {:.0f} MiB for the {:.0f} MiB of pickle read so far, over its budget of {:.0f} MiB "
+          "({} MiB + {} x the pickle's size): a hostile or damaged file (a real snapshot needs about 2 bytes per "
+          "pickle byte)",
+          static_cast<double>(used) / kMiB, static_cast<double>(read) / kMiB, static_cast<double>(budget) / kMiB,
+          limits.memory_floor_bytes >> 20, limits.memory_per_pickle_byte));
 }
 
 // Keeps kRefillWindow bytes buffered ahead; checks cancellation and reports progress at
@@ -506,8 +518,8 @@ Status PickleMachine::refill() {
   }
   if (pos_ >= end_) {
     op_offset_ = offset();
-    if (!read_error_.empty()) return fail(read_error_);
-    return fail("unexpected end of data before STOP (truncated file?)");
+    if (!read_error_.ok()) return fail(read_error_);
+    return fail(ReadProblem::kTruncated, "unexpected end of data before STOP (truncated file?)");
   }
   return {};
 }
@@ -531,7 +543,7 @@ Expected<Snapshot> PickleMachine::run() {
   next_memory_check_ = 0;
   if (Status st = checkMemory(); !st.ok()) return st;
   auto snap = assembler_.finish(pool_.resolve(stack_.back()), protocol_);
-  if (!snap) return fail(snap.message());
+  if (!snap) return fail(snap.status());
   snap->pickle_bytes = offset();
   return snap;
 }

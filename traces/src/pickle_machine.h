@@ -11,6 +11,7 @@
 
 #include "byte_source.h"
 #include "pickle_values.h"
+#include "reservoir/traces/read_problem.h"
 #include "reservoir/traces/reader.h"
 #include "snapshot_assembler.h"
 
@@ -23,7 +24,8 @@ class PickleMachine {
   // `compressed`: the stored size says nothing about how long the pickle is.
   PickleMachine(ByteSource& source, std::uint64_t stored_size, bool compressed, const ReadOptions& options);
 
-  // Runs to STOP and returns the assembled snapshot. Errors read "offset N: what".
+  // Runs to STOP and returns the assembled snapshot. An error carries its class's headline and
+  // its offset in the pickle stream (Status::byteOffset).
   Expected<Snapshot> run();
   [[nodiscard]] std::uint64_t bytesRead() const { return base_ + pos_; }
 
@@ -32,8 +34,13 @@ class PickleMachine {
   bool fill(std::size_t need);  // make `need` bytes available at pos_; false at end of data
   Status truncated(std::uint8_t op, std::size_t need);
   [[nodiscard]] std::uint64_t offset() const { return base_ + pos_; }
-  Status fail(std::string message) const;
-  Status failAt(std::uint64_t at, std::string message) const;
+  // Errors at the current opcode: damaged structure unless a class is given (read_problem.h).
+  Status fail(std::string detail) const;
+  Status fail(ReadProblem problem, std::string detail, std::string_view specific = {}) const;
+  Status fail(const Status& error) const;
+  Status failAt(std::uint64_t at, const Status& error) const;
+  Status refuseCode(std::uint8_t op);
+  Status badHeader();
 
   Status checkHeader();
   Status refill();
@@ -81,7 +88,7 @@ class PickleMachine {
   std::size_t end_ = 0;
   std::uint64_t base_ = 0;  // stream offset of buf_[0]
   bool eof_ = false;
-  std::string read_error_;  // set when the source failed (corrupt compressed data, I/O)
+  Status read_error_;  // set when the source failed (corrupt compressed data, I/O)
   std::uint64_t op_offset_ = 0;
   std::uint64_t next_progress_ = 0;
   std::uint64_t next_memory_check_ = 0;

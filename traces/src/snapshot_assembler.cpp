@@ -1,5 +1,7 @@
 #include "snapshot_assembler.h"
 
+#include "reservoir/traces/read_problem.h"
+
 #include "snapshot_validate.h"
 
 #include <fmt/format.h>
@@ -95,6 +97,11 @@ struct SnapshotAssembler::Keys {
 };
 
 namespace {
+
+// A good pickle of something that is not torch.cuda.memory._snapshot()'s dict.
+Status notASnapshot(std::string detail, std::string_view specific = {}) {
+  return readError(ReadProblem::kNotASnapshot, std::move(detail), specific);
+}
 
 // The value stored under `key` in a dict's items (the last one wins, as in Python).
 const Value* lookup(const Container& dict, StringId key) {
@@ -323,10 +330,18 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
     for (std::size_t i = 0; i + 1 < items.size(); i += 2)
       if (k.fieldOf(items[i].strId()) == F::kUnknown) noteUnknownKey(Anomaly::unknown_event_key, items[i].strId());
   }
-  if (!has_size || (!has_addr && ev.action != Action::kSnapshot))
-    snap_.anomalies.add(Anomaly::event_missing_field, actionName(ev.action));
+  noteMissingFields(ev, has_addr, has_size);
   list.events.push_back(ev);
   return true;
+}
+
+// A missing size or address is taken as 0; an oom without 'device_free' (its address field)
+// is its own anomaly, since no capacity is taken from it (replay's edited run).
+void SnapshotAssembler::noteMissingFields(const TraceEvent& ev, bool has_addr, bool has_size) {
+  const bool oom = ev.action == Action::kOom;
+  if (oom && !has_addr) snap_.anomalies.add(Anomaly::oom_without_device_free);
+  if (!has_size || (!has_addr && ev.action != Action::kSnapshot && !oom))
+    snap_.anomalies.add(Anomaly::event_missing_field, actionName(ev.action));
 }
 
 // ---------------------------------------------------------------- conversions
@@ -392,8 +407,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
     if (!st.ok()) return st;
   }
   if (!ev.stack.valid()) ev.stack = StackId(0);
-  if (!has_size || (!has_addr && ev.action != Action::kSnapshot))
-    snap_.anomalies.add(Anomaly::event_missing_field, actionName(ev.action));
+  noteMissingFields(ev, has_addr, has_size);
   list.events.push_back(ev);
   return Conversion{true, Value::consumed(), false};
 }
@@ -570,10 +584,10 @@ Expected<Conversion> SnapshotAssembler::convertAnnotation(Container& list, Conta
 Status SnapshotAssembler::assembleDeviceTraces(const Value& value) {
   Container* outer = pool_.get(value);
   if (!outer || outer->kind != CKind::kList)
-    return Status::error("not a memory snapshot: 'device_traces' is " + typeName(value) + ", expected a list");
+    return notASnapshot("'device_traces' is " + typeName(value) + ", expected a list");
   if (outer->scalar_items > 0)
-    return Status::error(fmt::format("not a memory snapshot: device_traces[{}] is {}, expected a list",
-                                     outer->first_scalar_index, typeName(outer->first_scalar)));
+    return notASnapshot(fmt::format("device_traces[{}] is {}, expected a list", outer->first_scalar_index,
+                                    typeName(outer->first_scalar)));
   if (outer->items.size() > kMaxDevices)
     return Status::error(
         fmt::format("'device_traces' lists {} devices, more than the {} any machine has (a damaged or hostile file?)",
@@ -583,8 +597,7 @@ Status SnapshotAssembler::assembleDeviceTraces(const Value& value) {
     const Value& item = outer->items[d];
     Container* inner = pool_.get(item);
     if (!inner || inner->kind != CKind::kList)
-      return Status::error(
-          fmt::format("not a memory snapshot: device_traces[{}] is {}, expected a list", d, typeName(item)));
+      return notASnapshot(fmt::format("device_traces[{}] is {}, expected a list", d, typeName(item)));
     const auto [it, fresh] = seen.emplace((item.bits << 32) | item.aux, d);
     if (!fresh)
       return Status::error(
@@ -592,10 +605,9 @@ Status SnapshotAssembler::assembleDeviceTraces(const Value& value) {
                       "memo); a snapshot never shares them, so this file was not written by torch",
                       d, it->second));
     if (inner->unknown_items || inner->frame_items || inner->segment_items || inner->annotation_items)
-      return Status::error(fmt::format(
-          "not a memory snapshot: device_traces[{}] holds {} item(s) that are not trace entries (dicts with an "
-          "'action' key)",
-          d, inner->items.size() + inner->scalar_items + inner->segment_items + inner->annotation_items));
+      return notASnapshot(
+          fmt::format("device_traces[{}] holds {} item(s) that are not trace entries (dicts with an 'action' key)", d,
+                      inner->items.size() + inner->scalar_items + inner->segment_items + inner->annotation_items));
     DeviceTrace trace;
     trace.device = static_cast<std::int64_t>(d);
     trace.events = std::move(inner->events);
@@ -607,9 +619,9 @@ Status SnapshotAssembler::assembleDeviceTraces(const Value& value) {
 Status SnapshotAssembler::assembleSegments(const Value& value) {
   Container* list = pool_.get(value);
   if (!list || list->kind != CKind::kList)
-    return Status::error("not a memory snapshot: 'segments' is " + typeName(value) + ", expected a list");
+    return notASnapshot("'segments' is " + typeName(value) + ", expected a list");
   if (list->unknown_items || list->frame_items)
-    return Status::error("not a memory snapshot: 'segments' holds items that are not segment dicts");
+    return notASnapshot("'segments' holds items that are not segment dicts");
   for (std::uint32_t idx : list->staged) {
     SegmentInfo s = staged_segments_[idx];
     s.first_block = static_cast<std::uint32_t>(snap_.blocks.size());
@@ -682,17 +694,20 @@ Expected<Snapshot> SnapshotAssembler::finish(const Value& root, int protocol) {
   Container* dict = pool_.get(root);
   if (!dict || dict->kind != CKind::kDict) {
     if (dict && dict->kind == CKind::kList && dict->segment_items > 0)
-      return Status::error(
+      return notASnapshot(
           "not a _snapshot() dict: found a list of segments (torch.cuda.memory_snapshot()); save "
-          "torch.cuda.memory._snapshot() to get the trace");
-    return Status::error("not a memory snapshot: the pickled object is " + typeName(root) +
-                         ", expected the dict of torch.cuda.memory._snapshot()");
+          "torch.cuda.memory._snapshot() to get the trace",
+          "a list of segments without the trace (torch.cuda.memory_snapshot(), not _snapshot())");
+    return notASnapshot(
+        "the pickled object is " + typeName(root) + ", expected the dict of torch.cuda.memory._snapshot()",
+        "a pickle of something else (its object is " + typeName(root) + ")");
   }
   const Keys& k = *keys_;
   const Value* traces = lookup(*dict, k.device_traces);
   const Value* segments = lookup(*dict, k.segments);
   if (!traces || !segments)
-    return Status::error("not a memory snapshot: the top-level dict has no 'segments' / 'device_traces' key");
+    return notASnapshot("the top-level dict has no 'segments' / 'device_traces' key",
+                        "a pickle of a dict without 'segments' and 'device_traces'");
   if (Status st = assembleSegments(*segments); !st.ok()) return st;
   if (Status st = assembleDeviceTraces(*traces); !st.ok()) return st;
   if (const Value* s = lookup(*dict, k.allocator_settings)) {

@@ -33,10 +33,9 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   std::int64_t seeded = 0;
   for (const auto& s : p.program.seed) seeded += static_cast<std::int64_t>(s.reservedBytes());
   const auto walk = traces::walkRecordedReserved(snapshot.devices[device_index], seeded);
-  // An oom entry without 'device_free' reads as 0 free bytes: deriving a capacity from it would
+  // An oom entry without 'device_free' records no free bytes: deriving a capacity from it would
   // be a guess presented as a recording.
-  const auto& missing = snapshot.anomalies.examples(traces::Anomaly::event_missing_field);
-  p.oom_without_device_free = std::find(missing.begin(), missing.end(), "oom") != missing.end();
+  p.oom_without_device_free = snapshot.anomalies.count(traces::Anomaly::oom_without_device_free) > 0;
   if (!p.oom_without_device_free) p.derived_capacity = walk.capacity_from_ooms;
   p.recorded_peak_reserved = walk.peak;
   for (const auto& e : snapshot.devices[device_index].events)

@@ -2,10 +2,12 @@
 """Writes the corpus of malformed / hostile inputs for tests/traces/bad_input_test.cpp.
 
 Each case is a file in this folder and an entry of expected.json:
-  {"file": ..., "offset": N or null, "reasons": [substrings], "limits": {ReadLimits field: value}}
-The reader must fail on the file (never crash), with a message that holds the file's path,
-"offset N:" when N is given, and every reason substring. Offsets are computed here from how
-each file is built (with pickletools where Python wrote the pickle), not from our reader.
+  {"file": ..., "offset": N or null, "headline": plain words, "reasons": [substrings],
+   "limits": {ReadLimits field: value}}
+The reader must fail on the file (never crash), with a message that starts with the headline
+(the class of problem in plain words, HEADLINES below), then "(file PATH, byte N" when N is
+given, and holds every reason substring. Offsets are computed here from how each file is
+built (with pickletools where Python wrote the pickle), not from our reader.
 
 Run it from anywhere: python3 tests/data/bad/make_bad_inputs.py
 """
@@ -23,10 +25,116 @@ P4 = b"\x80\x04"
 CASES = []
 
 
+# The plain words a message starts with, one per class of problem (traces/src/read_problem.cpp,
+# docs/reader.md); a class's site adds what it knows after a colon.
+NOT_SNAPSHOT = "not a PyTorch memory snapshot"
+EMPTY = "the file is empty: was the dump interrupted before it wrote anything?"
+TRUNCATED_FILE = "the file ends early: was the dump interrupted?"
+WRONG_TYPE = NOT_SNAPSHOT + ": the file is not a pickle"
+ZIP = NOT_SNAPSHOT + ": the file is a zip archive (what torch.save writes; a memory snapshot is a plain pickle)"
+SOMETHING_ELSE = NOT_SNAPSHOT + ": a pickle of something else"
+DAMAGED = "the snapshot is damaged"
+COMPRESSED_DAMAGED = "the compressed file is damaged"
+TOO_LARGE = "too large to read: the file asks for more memory than a real snapshot needs (hostile or damaged?)"
+
+
+def text_file(data):
+    """The headline of a file that starts with text: its first 40 characters, newlines as \\n."""
+    head = data[:64].decode("latin-1")
+    shown = "".join("\\n" if c == "\n" else '\\"' if c == '"' else c if " " <= c < "\x7f" else "?"
+                    for c in head[:40])
+    return NOT_SNAPSHOT + ': the file starts with text ("' + shown + ("..." if len(head) > 40 else "") + '")'
+
+
+def protocol(n):
+    return NOT_SNAPSHOT + f": a pickle of protocol {n}, which torch does not write (snapshots use 2-5)"
+
+
+def code(callee=None):
+    if callee is None:
+        return "this pickle would run code; a memory snapshot never does: refused"
+    return f"this pickle would run code ({callee}); a memory snapshot never does: refused"
+
+
+def compressed(what):
+    return COMPRESSED_DAMAGED + ": " + what
+
+
+def headline_of(name, data):
+    """The class each file belongs to, decided here from how it is built."""
+    if name in HEADLINE:
+        return HEADLINE[name]
+    if name.startswith("truncated"):
+        return TRUNCATED_FILE
+    if name in ("protocol0_text.pickle", "os_system_protocol0.pickle"):
+        return text_file(data)
+    if name in ("gzip_of_garbage.pickle.gz",):
+        return text_file(b"hello, world")
+    return DAMAGED
+
+
+HEADLINE = {
+    "empty.pickle": EMPTY,
+    "one_byte.pickle": TRUNCATED_FILE,
+    "zip_magic.pickle": ZIP,
+    "protocol1.pickle": protocol(1),
+    "protocol6.pickle": protocol(6),
+    "proto_again_6.pickle": protocol(6),
+    "no_stop.pickle": TRUNCATED_FILE,
+    "binunicode8_2pow60.pickle": TOO_LARGE,
+    "binunicode_4gib.pickle": TOO_LARGE,
+    "binunicode_more_than_file.pickle": TRUNCATED_FILE,
+    "binbytes8_2pow60.pickle": TOO_LARGE,
+    "long4_2pow31m1.pickle": TOO_LARGE,
+    "long4_2pow27.pickle": TRUNCATED_FILE,
+    "deep_marks_limited.pickle": TOO_LARGE,
+    "none_flood.pickle": TOO_LARGE,
+    "list_items_limited.pickle": TOO_LARGE,
+    "string_limited.pickle": TOO_LARGE,
+    "long_binput_far.pickle": TOO_LARGE,
+    "long_binput_over_limit.pickle": TOO_LARGE,
+    "memo_flood.pickle.zst": TOO_LARGE,
+    "os_system_protocol2.pickle": code("posix.system" if os.name == "posix" else "nt.system"),
+    "os_system_protocol4.pickle": code("posix.system" if os.name == "posix" else "nt.system"),
+    "inst.pickle": code("os.system"),
+    "global_inside_snapshot.pickle": code("collections.OrderedDict"),
+    "reduce.pickle": code(),
+    "build.pickle": code(),
+    "obj.pickle": code(),
+    "newobj.pickle": code(),
+    "binpersid.pickle": code(),
+    "ext1.pickle": code(),
+    "next_buffer.pickle": NOT_SNAPSHOT + ": a pickle with out-of-band buffers, which a snapshot never has",
+    "a_list.pickle": SOMETHING_ELSE + " (its object is list)",
+    "an_int.pickle": SOMETHING_ELSE + " (its object is int)",
+    "a_string.pickle": SOMETHING_ELSE + " (its object is str)",
+    "dict_without_device_traces.pickle": NOT_SNAPSHOT + ": a pickle of a dict without 'segments' and 'device_traces'",
+    "dict_without_segments.pickle": NOT_SNAPSHOT + ": a pickle of a dict without 'segments' and 'device_traces'",
+    "segment_list.pickle":
+        NOT_SNAPSHOT + ": a list of segments without the trace (torch.cuda.memory_snapshot(), not _snapshot())",
+    "device_traces_of_ints.pickle": SOMETHING_ELSE,
+    "device_traces_dict.pickle": SOMETHING_ELSE,
+    "segments_dict.pickle": SOMETHING_ELSE,
+    "trace_of_strings.pickle": SOMETHING_ELSE,
+    "corrupt.pickle.gz": compressed("the gzip data does not decode"),
+    "corrupt.pickle.zst": compressed("the zstd data does not decode"),
+    "gzip_trailer_cut_1.pickle.gz": TRUNCATED_FILE,
+    "gzip_trailer_cut_8.pickle.gz": TRUNCATED_FILE,
+    "gzip_crc_flipped.pickle.gz":
+        compressed("its gzip CRC32 does not match the data (changed or damaged after it was written)"),
+    "gzip_stored_byte_flipped.pickle.gz":
+        compressed("its gzip CRC32 does not match the data (changed or damaged after it was written)"),
+    "gzip_length_flipped.pickle.gz": compressed("its gzip trailer gives another length than the data has"),
+    "zstd_checksum_flipped.pickle.zst":
+        compressed("its zstd checksum does not match the data (changed or damaged after it was written)"),
+    "none_lists_unknown_key.pickle.zst": TRUNCATED_FILE,
+}
+
+
 def case(name, data, offset, *reasons, limits=None):
     with open(os.path.join(HERE, name), "wb") as f:
         f.write(data)
-    entry = {"file": name, "offset": offset, "reasons": list(reasons)}
+    entry = {"file": name, "offset": offset, "headline": headline_of(name, data), "reasons": list(reasons)}
     if limits:
         entry["limits"] = limits
     CASES.append(entry)
@@ -67,8 +175,8 @@ def segment(**fields):
 def framing_and_headers():
     case("empty.pickle", b"", 0, "empty input")
     case("one_byte.pickle", b"\x80", 0, "too short")
-    case("zip_magic.pickle", b"PK\x03\x04" + b"\x00" * 60, 0, "not a pickle snapshot", "first byte 0x50")
-    case("protocol0_text.pickle", pickle.dumps({"segments": []}, protocol=0), 0, "not a pickle snapshot")
+    case("zip_magic.pickle", b"PK\x03\x04" + b"\x00" * 60, 0, "first byte 0x50", "expected a pickle's PROTO")
+    case("protocol0_text.pickle", pickle.dumps({"segments": []}, protocol=0), 0, "first byte 0x28")
     case("protocol1.pickle", b"\x80\x01}q\x00.", 0, "unsupported pickle protocol 1")
     case("protocol6.pickle", b"\x80\x06}\x94.", 0, "unsupported pickle protocol 6")
     case("proto_again_6.pickle", P4 + b"}\x80\x06.", 3, "unsupported pickle protocol 6")
@@ -163,8 +271,7 @@ class Evil:
 
 
 def code_payloads():
-    case("os_system_protocol0.pickle", b"cos\nsystem\n(S'echo pwned'\ntR.", 0, "not a pickle snapshot",
-         "first byte 0x63")
+    case("os_system_protocol0.pickle", b"cos\nsystem\n(S'echo pwned'\ntR.", 0, "first byte 0x63")
     data = pickle.dumps(Evil(), protocol=2)
     case("os_system_protocol2.pickle", data, first_op(data, "GLOBAL"), "refusing opcode GLOBAL", "never does")
     data = pickle.dumps(Evil(), protocol=4)
@@ -262,7 +369,7 @@ def compression():
     zst = subprocess.run(["zstd", "-q", "-c", "-3", "--no-check"], input=good, capture_output=True, check=True).stdout
     case("truncated.pickle.zst", zst[: len(zst) // 2], None, "zstd: compressed data ends early",
          "decompressed stream")
-    case("gzip_of_garbage.pickle.gz", gzip.compress(b"hello, world", mtime=0), 0, "not a pickle snapshot",
+    case("gzip_of_garbage.pickle.gz", gzip.compress(b"hello, world", mtime=0), 0, "first byte 0x68",
          "decompressed stream")
 
 

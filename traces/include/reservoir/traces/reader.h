@@ -3,8 +3,9 @@
 // The reader never executes anything: GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ,
 // NEWOBJ*, persistent ids, extension codes and out-of-band buffers are rejected. It builds
 // the typed model directly while parsing (no tree of Python-like objects), in bounded
-// memory and without recursion, and every error names the file, the byte offset in the
-// pickle stream and what was expected.
+// memory and without recursion, and every error says what is wrong in plain words first (its
+// class's headline, read_problem.h), then names the file, the byte offset in the pickle stream
+// and what was expected.
 #pragma once
 
 #include <atomic>
