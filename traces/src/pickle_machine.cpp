@@ -485,7 +485,10 @@ Status PickleMachine::checkHeader() {
 }
 
 std::uint64_t PickleMachine::memoryInUse() const {
-  return buf_.capacity() + (stack_.capacity() + memo_.capacity()) * sizeof(Value) +
+  // The memo and the trace-entry lists count what they hold, not what they reserve: their
+  // reservations come from the input's size (eventCapacityHint) and cost address space, not
+  // memory, until they are filled.
+  return buf_.capacity() + (stack_.capacity() + memo_.size()) * sizeof(Value) +
          marks_.capacity() * sizeof(std::size_t) + pool_.memoryBytes() + assembler_.memoryBytes();
 }
 

@@ -136,14 +136,15 @@ class ContainerPool {
     return it == forward_.end() ? v : it->second;
   }
   [[nodiscard]] std::size_t live() const { return live_; }
-  // Bytes held by the pool: every slot and what its vectors reserve (walks the slots, so it is
-  // called now and then, not per opcode).
+  // Bytes held by the pool: every slot and what its vectors reserve, except a trace-entry list's
+  // reservation from the input's size, counted as it fills (walks the slots, so it is called now
+  // and then, not per opcode).
   [[nodiscard]] std::uint64_t memoryBytes() const {
     std::uint64_t n = slots_.capacity() * sizeof(Container) + free_.capacity() * sizeof(std::uint32_t) +
                       forward_.size() * (sizeof(std::uint64_t) + sizeof(Value) + 2 * sizeof(void*));
     for (const Container& c : slots_)
       n += c.memo_slots.capacity() * sizeof(std::uint32_t) + c.items.capacity() * sizeof(Value) +
-           c.events.capacity() * sizeof(TraceEvent) + c.staged.capacity() * sizeof(std::uint32_t);
+           c.events.size() * sizeof(TraceEvent) + c.staged.capacity() * sizeof(std::uint32_t);
     return n;
   }
 
