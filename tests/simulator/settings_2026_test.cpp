@@ -58,7 +58,9 @@ TEST(Settings2026, LargeSegmentSizeGivesFortyMiBOfRoundingSlack) {
     auto r = alloc.malloc(165 * MiB, 0, 2);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r.addr == big.addr, same) << conf;
-    if (same) EXPECT_EQ(r.block_size, 200 * MiB);
+    if (same) {
+      EXPECT_EQ(r.block_size, 200 * MiB);
+    }
   }
 }
 

@@ -11,7 +11,8 @@
 namespace reservoir::replay {
 
 Expected<EditedRunChoice> chooseEditedRunAsWhatIf(const PreparedTrace& p, const WhatIfOptions& w) {
-  EditedRunChoice c{chooseEditedRun(p, w)};  // the one rule whatif, sweep, gate and export use
+  EditedRunChoice c;
+  static_cast<EditedRun&>(c) = chooseEditedRun(p, w);  // the one rule whatif, sweep, gate and export use
   c.given_capacity = w.capacity;
   c.overhead = w.overhead;
   c.address_model = w.address_model;
