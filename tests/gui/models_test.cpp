@@ -186,10 +186,11 @@ TEST_F(ModelsTest, FactsSayWhatTheReplayReproduced) {
   ASSERT_FALSE(text.isEmpty());
   const auto& c = doc_->model()->model->prepared.conformance;
   EXPECT_FALSE(text.contains(QStringLiteral("mismatches")));
-  if (c.exact())
+  if (c.exact()) {
     EXPECT_EQ(text, QStringLiteral("every event, the final layout and statistics"));
-  else if (!c.stats_mismatches.empty())
+  } else if (!c.stats_mismatches.empty()) {
     EXPECT_TRUE(text.contains(QString::fromStdString(c.stats_mismatches[0].what))) << text.toStdString();
+  }
 }
 
 // The search takes the points' syntax: frame:FILE:NAME (or a whole after:/before: point) finds

@@ -102,18 +102,24 @@ TEST(Session, PublishesStagesInOrderOnItsThread) {
 TEST(Session, ABadFileFailsWithTheReadersMessage) {
   std::string message;
   SessionCallbacks cb;
-  cb.failed = [&](std::string m) { message = std::move(m); };
+  std::string headline;
+  cb.failed = [&](const Status& why) {
+    message = why.message();
+    headline = why.headline();
+  };
   TraceSession session((test::testDataDir() / "no-such-file.pickle").string(), cb);
   session.start();
   session.wait();
   EXPECT_EQ(message.rfind("cannot read the file: No such file or directory (file ", 0), 0u) << message;
   EXPECT_NE(message.find("no-such-file.pickle"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind(headline, 0), 0u) << "the message starts with its headline: " << headline;
+  EXPECT_FALSE(headline.empty());
 }
 
 TEST(Session, CancelStopsTheRead) {
   std::string message;
   SessionCallbacks cb;
-  cb.failed = [&](std::string m) { message = std::move(m); };
+  cb.failed = [&](const Status& why) { message = why.message(); };
   cb.loaded = [](std::shared_ptr<const LoadStage>) {};
   {
     TraceSession session(tinyTrace(), cb);

@@ -227,7 +227,9 @@ TEST_F(WidgetsTest, TheLegendNeverCoversThePlotOrThePeakLabel) {
     ASSERT_FALSE(l.legend.isEmpty());
     EXPECT_FALSE(l.legend.intersects(tl->plotArea()));
     EXPECT_TRUE(tl->rect().contains(l.legend)) << "the legend is cut off";
-    if (peak_in_view) ASSERT_FALSE(l.peak_label.isEmpty());
+    if (peak_in_view) {
+      ASSERT_FALSE(l.peak_label.isEmpty());
+    }
     EXPECT_FALSE(l.legend.intersects(l.peak_label));
     EXPECT_TRUE(l.peak_label.isEmpty() || tl->rect().contains(l.peak_label)) << "the peak label is cut off";
     EXPECT_GT(tl->plotArea().height(), tl->height() / 3) << "the legend leaves too little room for the plot";
@@ -451,6 +453,13 @@ TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
       << w.statusText().toStdString();
   EXPECT_TRUE(w.tabs()->tabToolTip(1).startsWith(QStringLiteral("not a PyTorch memory snapshot")))
       << w.tabs()->tabToolTip(1).toStdString();
+  // The dialog leads with the file and the plain words, not with "could not read".
+  const TraceDocument* failed = w.documents()[1];
+  EXPECT_EQ(failed->errorHeadline().toStdString().rfind("not a PyTorch memory snapshot", 0), 0u)
+      << failed->errorHeadline().toStdString();
+  EXPECT_TRUE(w.failureSummary(failed).startsWith(QStringLiteral("bad.pickle: not a PyTorch memory snapshot")))
+      << w.failureSummary(failed).toStdString();
+  EXPECT_FALSE(w.failureSummary(failed).contains(QStringLiteral("(file "))) << "the detail is under it, not in it";
   w.closeTab(1);
   EXPECT_EQ(w.documents().size(), 1u);
   EXPECT_EQ(w.tabs()->count(), 1);

@@ -61,11 +61,11 @@ void TraceDocument::start() {
         },
         Qt::QueuedConnection);
   };
-  cb.failed = [self](std::string message) {
+  cb.failed = [self](const Status& why) {
     QMetaObject::invokeMethod(
         self,
-        [self, m = QString::fromStdString(message)] {
-          if (self) self->onFailed(m);
+        [self, m = QString::fromStdString(why.message()), h = QString::fromStdString(why.headline())] {
+          if (self) self->onFailed(m, h);
         },
         Qt::QueuedConnection);
   };
@@ -89,9 +89,10 @@ void TraceDocument::onModelled(std::shared_ptr<const ModelPlot> plot) {
     if (variants_[static_cast<std::size_t>(i)].running && !variants_[static_cast<std::size_t>(i)].report) runVariant(i);
 }
 
-void TraceDocument::onFailed(const QString& message) {
+void TraceDocument::onFailed(const QString& message, const QString& headline) {
   // A failure after the first stage (the model) leaves the recorded views usable.
   error_ = message;
+  error_headline_ = headline;
   emit failedToLoad(message);
 }
 

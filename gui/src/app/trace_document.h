@@ -43,6 +43,9 @@ class TraceDocument : public QObject {
   [[nodiscard]] bool isModelled() const { return model_ != nullptr; }
   [[nodiscard]] bool failed() const { return !error_.isEmpty(); }
   [[nodiscard]] const QString& error() const { return error_; }
+  // The error in plain words ("the file ends early: was the dump interrupted?"), empty when the
+  // reader gave none; error() begins with it and adds the file, the byte and the detail.
+  [[nodiscard]] const QString& errorHeadline() const { return error_headline_; }
   // Where loading stands, derived from what was published: the progress label, the status
   // bar and the plot's header all name it with stageWord(), so they never disagree.
   enum class Stage : std::uint8_t { kReading, kModelling, kReady, kFailed };
@@ -77,7 +80,7 @@ class TraceDocument : public QObject {
  private:
   void onLoaded(std::shared_ptr<const RecordedPlot> plot);
   void onModelled(std::shared_ptr<const ModelPlot> plot);
-  void onFailed(const QString& message);
+  void onFailed(const QString& message, const QString& headline);
   void runVariant(int index);
   int indexOf(int id) const;
 
@@ -86,6 +89,7 @@ class TraceDocument : public QObject {
   std::shared_ptr<const RecordedPlot> recorded_;
   std::shared_ptr<const ModelPlot> model_;
   QString error_;
+  QString error_headline_;
   std::uint32_t cursor_ = 0;
   std::vector<Variant> variants_;
   int selected_variant_ = -1;

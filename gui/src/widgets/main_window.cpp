@@ -227,10 +227,14 @@ void MainWindow::onFailed(TraceDocument* doc, const QString& message) {
     qWarning("%s", qPrintable(message));
     return;
   }
-  QMessageBox box(QMessageBox::Critical, tr("Cannot open the trace"),
-                  tr("Reservoir could not read %1.").arg(doc->path()), QMessageBox::Ok, this);
+  QMessageBox box(QMessageBox::Critical, tr("Cannot open the trace"), failureSummary(doc), QMessageBox::Ok, this);
   box.setInformativeText(message);
   box.exec();
+}
+
+QString MainWindow::failureSummary(const TraceDocument* doc) const {
+  if (doc->errorHeadline().isEmpty()) return tr("Reservoir could not read %1.").arg(doc->path());
+  return tr("%1: %2").arg(QFileInfo(doc->path()).fileName(), doc->errorHeadline());
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -48,6 +48,9 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
   [[nodiscard]] QDockWidget* factsDock() const { return facts_dock_; }
   [[nodiscard]] QString statusText() const;
+  // The first line of the bad-file dialog: the file and the reader's plain words
+  // ("bad.pickle: not a PyTorch memory snapshot: ..."); the whole message comes under it.
+  [[nodiscard]] QString failureSummary(const TraceDocument* doc) const;
   // The loading progress in the status bar (hidden when nothing loads) and its label.
   [[nodiscard]] QProgressBar* progressBar() const { return progress_; }
   // Closes a tab: a trace (its document goes) or the comparison.

@@ -107,20 +107,20 @@ class Throttle {
 }  // namespace
 
 void TraceSession::run() {
-  auto fail = [this](std::string message) {
-    if (callbacks_.failed) callbacks_.failed(std::move(message));
+  auto fail = [this](const Status& why) {
+    if (callbacks_.failed) callbacks_.failed(why);
   };
   Throttle reading(callbacks_.progress, SessionStage::kReading);
   auto loaded = loadTraceFile(path_, device_, &cancel_, [&](std::uint64_t d, std::uint64_t t) { reading(d, t); });
-  if (!loaded) return fail(loaded.message());
+  if (!loaded) return fail(loaded.status());
   std::shared_ptr<const LoadStage> shared = std::move(*loaded);
   releaseFreedMemory();
   if (callbacks_.loaded) callbacks_.loaded(shared);
-  if (cancel_.load()) return fail("cancelled");
+  if (cancel_.load()) return fail(Status::error("cancelled"));
   Throttle modelling(callbacks_.progress, SessionStage::kModelling);
   auto model = buildModelStage(*shared, kDefaultCheckpointEvery, &cancel_,
                                [&](std::size_t d, std::size_t t) { modelling(d, t); });
-  if (!model) return fail(shared->path() + ": " + model.message());
+  if (!model) return fail(model.status().prefixed(shared->path() + ": "));
   releaseFreedMemory();
   if (callbacks_.modelled) callbacks_.modelled(std::shared_ptr<const ModelStage>(std::move(*model)));
   if (callbacks_.progress) callbacks_.progress(SessionStage::kDone, 1, 1);

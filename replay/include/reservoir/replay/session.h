@@ -128,7 +128,9 @@ struct SessionCallbacks {
   std::function<void(SessionStage, std::uint64_t done, std::uint64_t total)> progress;  // throttled
   std::function<void(std::shared_ptr<const LoadStage>)> loaded;
   std::function<void(std::shared_ptr<const ModelStage>)> modelled;
-  std::function<void(std::string)> failed;  // the reader's message, or "cancelled"
+  // Why the trace could not be loaded: the reader's Status (headline() in plain words first,
+  // message() in full), or "cancelled".
+  std::function<void(const Status&)> failed;
 };
 
 // Loads one trace on its own thread. Callbacks run on that thread.
