@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -148,6 +150,18 @@ void runEngine(FuzzedDataProvider& in, const std::shared_ptr<const Snapshot>& sn
   }
   w.edits = someEdits(in, snap.devices[0].events.size());
   (void)reservoir::replay::runWhatIfOn(*prepared, w);
+  if (const char* dump = std::getenv("WHATIF_FUZZER_DUMP")) {  // replaying a finding: what the engine got
+    std::fprintf(stderr, "fraction(env) %s capacity %s overhead %llu fraction %s settings '%s' edits %zu\n",
+                 env.fraction ? std::to_string(*env.fraction).c_str() : "-",
+                 w.capacity ? std::to_string(*w.capacity).c_str() : "-", static_cast<unsigned long long>(w.overhead),
+                 w.fraction ? std::to_string(*w.fraction).c_str() : "-", set, w.edits.size());
+    for (const auto& e : w.edits) std::fprintf(stderr, "  edit %s\n", e.text.c_str());
+    if (auto bytes = reservoir::traces::writeSnapshotBytes(snap); bytes.ok())
+      if (std::FILE* f = std::fopen(dump, "wb")) {
+        std::fwrite(bytes->data(), 1, bytes->size(), f);
+        std::fclose(f);
+      }
+  }
   if (in.ConsumeBool()) {
     reservoir::replay::SweepOptions o;
     static_cast<reservoir::replay::EditedRunOptions&>(o) = w;
