@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "allocator_impl.h"
 
@@ -72,8 +73,11 @@ void seedOccupied(CachingAllocator::Impl& m, BlockRef b, const SeedBlock& sb, st
 
 // Blocks of [from, to): the occupied seed blocks in it, free gaps between them. Appends to
 // `chain` with a kind per block (0 free, 1 occupied) and returns the next seed block.
-std::size_t carve(CachingAllocator::Impl& m, const SeedSegment& s, std::uint32_t pool, Addr from, Addr to,
-                  std::size_t k, std::vector<BlockRef>& chain, std::vector<int>& kinds) {
+// Carves the mapped range [from, to) into the blocks that lie in it (from block k on) and the
+// free gaps between them; nullopt when a block does not lie wholly inside the range (it would
+// overlap the unmapped pages around it: a damaged trace, not a state torch can be in).
+std::optional<std::size_t> carve(CachingAllocator::Impl& m, const SeedSegment& s, std::uint32_t pool, Addr from,
+                                 Addr to, std::size_t k, std::vector<BlockRef>& chain, std::vector<int>& kinds) {
   auto add = [&](Addr addr, ByteCount size, int kind) {
     chain.push_back(m.newBlock(s.stream, size, pool, addr));
     kinds.push_back(kind);
@@ -81,6 +85,7 @@ std::size_t carve(CachingAllocator::Impl& m, const SeedSegment& s, std::uint32_t
   Addr cursor = from;
   for (; k < s.blocks.size() && s.blocks[k].addr < to; ++k) {
     const SeedBlock& sb = s.blocks[k];
+    if (sb.addr < cursor || sb.size > to - sb.addr) return std::nullopt;
     if (sb.addr > cursor) add(cursor, sb.addr - cursor, 0);
     add(sb.addr, sb.size, 1);
     cursor = sb.addr + sb.size;
@@ -170,7 +175,12 @@ Status CachingAllocator::seedExpandable(const SeedSegment& s, std::vector<BlockH
       chain.push_back(m.newBlock(s.stream, addr - cursor, pool, cursor));
       kinds.push_back(2);
     }
-    k = carve(m, s, pool, addr, addr + size, k, chain, kinds);
+    const auto next = carve(m, s, pool, addr, addr + size, k, chain, kinds);
+    if (!next)
+      return Status::error(fmt::format(
+          "seed: a block of expandable segment {:#x} crosses the edge of the mapped range {:#x} (+{} bytes)", seg.base,
+          addr, size));
+    k = *next;
     for (ByteCount p = (addr - seg.base) / seg.page; p < (addr + size - seg.base) / seg.page; ++p)
       m.segments_es[index].mapped[p] = true;
     mapped_total += size;

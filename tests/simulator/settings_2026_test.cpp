@@ -294,5 +294,28 @@ TEST(Settings2026, ExpandableReservationsStayWithinAnAddressSpace) {
   EXPECT_LE(big.stats().reserved_bytes[kAggregate].current, static_cast<std::int64_t>(40 * MiB));
 }
 
+// A seeded expandable segment's blocks lie each inside one mapped range: a block that runs into
+// the unmapped pages after its range (a damaged trace) is refused, not carved into a chain whose
+// blocks overlap (the what-if fuzzer's heap overflow in the page map, fuzz/findings history).
+TEST(SeedExpandable, ABlockCrossingItsMappedRangeIsRefused) {
+  test::TestDevice device;
+  device.total = 100 * MiB;
+  test::RecordingSink sink;
+  CachingAllocator alloc(*parseAllocConf("expandable_segments:True"), &device, &sink);
+  const Addr B = 0x7e0000000000ull - 0x100000000ull;
+  SeedSegment seg;
+  seg.addr = B;
+  seg.size = 60 * MiB;
+  seg.is_expandable = true;
+  seg.mapped = {{B, 20 * MiB}, {B + 40 * MiB, 20 * MiB}};
+  seg.blocks = {SeedBlock{B + 10 * MiB, 20 * MiB, 20 * MiB, false, 1}};  // [B+10, B+30): past the first range
+  auto handles = alloc.seed(std::vector<SeedSegment>{seg});
+  ASSERT_FALSE(handles.ok());
+  EXPECT_NE(handles.message().find("crosses the edge of the mapped range"), std::string::npos) << handles.message();
+  seg.blocks = {SeedBlock{B + 10 * MiB, 10 * MiB, 10 * MiB, false, 1}};  // [B+10, B+20): inside
+  CachingAllocator ok_alloc(*parseAllocConf("expandable_segments:True"), &device, &sink);
+  EXPECT_TRUE(ok_alloc.seed(std::vector<SeedSegment>{seg}).ok());
+}
+
 }  // namespace
 }  // namespace reservoir::sim
