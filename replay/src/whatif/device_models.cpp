@@ -1,6 +1,7 @@
 #include "whatif/device_models.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace reservoir::replay::detail {
 namespace {
@@ -25,19 +26,29 @@ WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, st
   floor_ = lowest;
 }
 
-bool WhatIfDevice::overlaps(Addr addr, ByteCount size) const {
+std::optional<Addr> WhatIfDevice::overlapStart(Addr addr, ByteCount size) const {
   auto it = live_.upper_bound(addr);
-  if (it != live_.end() && it->first < addr + size) return true;
-  if (it == live_.begin()) return false;
-  --it;
-  return it->first + it->second > addr;
+  if (it != live_.begin()) {
+    const auto below = std::prev(it);
+    if (below->first + below->second > addr) return below->first;
+  }
+  if (it != live_.end() && it->first < addr + size) return it->first;
+  return std::nullopt;
 }
 
 Addr WhatIfDevice::driverPlacement(ByteCount size, ByteCount align) {
-  // Below everything handed out so far, like the driver's top-down VA placement.
+  // Below everything handed out so far, like the driver's top-down VA placement: the highest
+  // aligned place under the floor that overlaps nothing. Each step goes below the range in the
+  // way at once (stepping a page at a time took minutes past a range of terabytes).
   const ByteCount rounded = (size + align - 1) / align * align;
-  Addr a = (floor_ - rounded) / align * align;
-  while (overlaps(a, rounded)) a -= align;
+  Addr a = floor_ >= rounded ? (floor_ - rounded) / align * align : 0;
+  while (const auto in_the_way = overlapStart(a, rounded)) {
+    if (*in_the_way < rounded) {  // no room below it: a damaged trace's layout, placed at 0
+      a = 0;
+      break;
+    }
+    a = (*in_the_way - rounded) / align * align;
+  }
   floor_ = a;
   return a;
 }

@@ -39,7 +39,9 @@ class WhatIfDevice final : public sim::DeviceModel {
   void syncOrder(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& order) override;
 
  private:
-  [[nodiscard]] bool overlaps(Addr addr, ByteCount size) const;
+  [[nodiscard]] bool overlaps(Addr addr, ByteCount size) const { return overlapStart(addr, size).has_value(); }
+  // The lowest start of a live range that [addr, addr + size) overlaps.
+  [[nodiscard]] std::optional<Addr> overlapStart(Addr addr, ByteCount size) const;
   Addr driverPlacement(ByteCount size, ByteCount align);
   [[nodiscard]] std::uint32_t completionOf(std::uint64_t tag) const;
 
