@@ -59,6 +59,15 @@ class SnapshotPickler {
     p_.boundary();
     p_.str(v);
   }
+  // A private pool's id as torch writes it: the tuple (first, second).
+  void keyPool(std::string_view k, const PoolId& pool) {
+    key(k);
+    p_.boundary();
+    p_.integer(pool.first);
+    p_.boundary();
+    p_.integer(pool.second);
+    p_.tuple2();
+  }
   void frame(FrameId id);
   void frames(StackId id);
   void event(const TraceEvent& e);
@@ -143,14 +152,7 @@ void SnapshotPickler::event(const TraceEvent& e) {
     key("forward_frames");
     frames(e.forward_stack);
   }
-  if (e.has_pool) {
-    key("pool_id");
-    p_.boundary();
-    p_.integer(e.pool.first);
-    p_.boundary();
-    p_.integer(e.pool.second);
-    p_.tuple2();
-  }
+  if (e.has_pool) keyPool("pool_id", e.pool);
   const auto optional = [](bool present) -> std::size_t { return present ? 1 : 0; };
   p_.endDictBatch(5 + optional(e.compile_context.valid()) + optional(e.user_metadata.valid()) + optional(e.has_frames) +
                   optional(e.has_forward_frames) + optional(e.has_pool));
@@ -199,12 +201,7 @@ void SnapshotPickler::segment(const SegmentInfo& s) {
   keyUInt("requested_size", s.requested_size);
   keyUInt("stream", s.stream);
   keyStr("segment_type", s.is_large ? "large" : "small");
-  key("segment_pool_id");
-  p_.boundary();
-  p_.integer(s.pool.first);
-  p_.boundary();
-  p_.integer(s.pool.second);
-  p_.tuple2();
+  keyPool("segment_pool_id", s.pool);
   key("is_expandable");
   p_.boundary();
   p_.boolean(s.is_expandable);
