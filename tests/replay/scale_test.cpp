@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <initializer_list>
 
 #include "cli_runner.h"
 #include "reservoir/replay/scale.h"
@@ -138,6 +139,12 @@ Loaded load(const std::string& tag) {
   return Loaded{std::make_shared<const traces::Snapshot>(std::move(*snap)), *params, tag};
 }
 
+std::vector<Loaded> loadAll(std::initializer_list<std::string> tags) {
+  std::vector<Loaded> loaded;
+  for (const auto& tag : tags) loaded.push_back(load(tag));
+  return loaded;
+}
+
 std::vector<Input> inputsOf(const std::vector<Loaded>& loaded) {
   std::vector<Input> in;
   for (const auto& l : loaded) in.push_back({l.snapshot, l.snapshot->busiestDevice(), {}, l.params, l.name});
@@ -169,9 +176,7 @@ Prediction predict(const std::vector<Loaded>& from, const Params& target, const 
 
 TEST(ScaleShared, TwoWorldSizesPredictTheOthersToTheByte) {
   RESERVOIR_REQUIRE_SHARED_TRACES();
-  std::vector<Loaded> from;
-  from.push_back(load("w2-s4096"));
-  from.push_back(load("w4-s4096"));
+  std::vector<Loaded> from = loadAll({"w2-s4096", "w4-s4096"});
   for (const char* tag : {"w8-s4096", "w32-s4096"}) {
     const Loaded target = load(tag);
     const Prediction p = predict(from, {{"world", target.params.at("world")}});
@@ -186,9 +191,7 @@ TEST(ScaleShared, TwoWorldSizesPredictTheOthersToTheByte) {
 
 TEST(ScaleShared, SequenceLengthsAreAffineInTokens) {
   RESERVOIR_REQUIRE_SHARED_TRACES();
-  std::vector<Loaded> from;
-  from.push_back(load("w4-s2048"));
-  from.push_back(load("w4-s4096"));
+  std::vector<Loaded> from = loadAll({"w4-s2048", "w4-s4096"});
   const Prediction p = predict(from, {{"seq", 8192}});
   EXPECT_GT(p.model.laws.at("affine(tokens)"), 0u);
   const RunResult m = measured(load("w4-s8192"));
@@ -208,9 +211,7 @@ TEST(ScaleShared, InputsOfDifferentLengthsAlign) {
   RESERVOIR_REQUIRE_SHARED_TRACES();
   // Batch 1 issues 6 requests fewer than batch 2: the streams still align, and the peaks of
   // w4-s8192 (batch 2, the same tokens as w4-s16384) come out exact.
-  std::vector<Loaded> from;
-  from.push_back(load("w4-s4096"));
-  from.push_back(load("w4-s16384"));
+  std::vector<Loaded> from = loadAll({"w4-s4096", "w4-s16384"});
   const Prediction p = predict(from, {{"seq", 8192}, {"batch", 2}});
   ASSERT_EQ(p.model.unmatched_per_input.size(), 2u);
   const auto other = 1 - p.model.template_input;
@@ -224,9 +225,7 @@ TEST(ScaleShared, InputsOfDifferentLengthsAlign) {
 TEST(ScaleShared, AnotherProgramIsNamedInTheNotes) {
   RESERVOIR_REQUIRE_SHARED_TRACES();
   // World size 1 skips FSDP2's all-gather: its requests do not all align with world 2's.
-  std::vector<Loaded> from;
-  from.push_back(load("w1-s4096"));
-  from.push_back(load("w2-s4096"));
+  std::vector<Loaded> from = loadAll({"w1-s4096", "w2-s4096"});
   ScaleModel model;
   auto trace = scaleTrace(inputsOf(from), {{"world", 4}}, &model);
   ASSERT_TRUE(trace.ok()) << trace.message();
@@ -256,9 +255,7 @@ TEST(ScaleShared, AnotherProgramIsNamedInTheNotes) {
 
 TEST(ScaleShared, SnapshotIsWrittenReadBackAndRevalidates) {
   RESERVOIR_REQUIRE_SHARED_TRACES();
-  std::vector<Loaded> from;
-  from.push_back(load("w2-s4096"));
-  from.push_back(load("w4-s4096"));
+  std::vector<Loaded> from = loadAll({"w2-s4096", "w4-s4096"});
   const Prediction p = predict(from, {{"world", 16}});
   auto bytes = traces::writeSnapshotBytes(*p.trace.snapshot);
   ASSERT_TRUE(bytes.ok()) << bytes.message();
@@ -290,9 +287,7 @@ TEST(ScaleShared, SnapshotIsWrittenReadBackAndRevalidates) {
 
 TEST(ScaleShared, EditsApplyToThePredictedTrace) {
   RESERVOIR_REQUIRE_SHARED_TRACES();
-  std::vector<Loaded> from;
-  from.push_back(load("w2-s4096"));
-  from.push_back(load("w4-s4096"));
+  std::vector<Loaded> from = loadAll({"w2-s4096", "w4-s4096"});
   WhatIfOptions none;
   const Prediction base = predict(from, {{"world", 64}}, none);
   WhatIfOptions small;

@@ -227,6 +227,17 @@ TEST(Settings2026, GraphCaptureRecordStreamReuseFreesJoinedBlocksDuringTheCaptur
   }
 }
 
+// The start of a ring-buffer window at base B: a 60 MiB expandable segment of 20 MiB pages
+// with [B, B+20) and [B+40, B+60) mapped; the blocks are the test's.
+SeedSegment ringWindowSegment(Addr B) {
+  SeedSegment seg;
+  seg.addr = B;
+  seg.size = 60 * MiB;
+  seg.is_expandable = true;
+  seg.mapped = {{B, 20 * MiB}, {B + 40 * MiB, 20 * MiB}};
+  return seg;
+}
+
 TEST(SeedExpandable, AMidRunReservationGrowsIntoItsUnmappedPages) {
   // A ring-buffer window that starts with an expandable segment mapped: base B, 20 MiB pages
   // [B, B+20) and [B+40, B+60) mapped, the rest of the 6-page reservation (100 MiB device:
@@ -237,11 +248,7 @@ TEST(SeedExpandable, AMidRunReservationGrowsIntoItsUnmappedPages) {
   CachingAllocator alloc(*parseAllocConf("expandable_segments:True"), &device, &sink);
   alloc.setCheckLevel(CheckLevel::kExpensive);
   const Addr B = 0x7e0000000000ull - 0x100000000ull;
-  SeedSegment seg;
-  seg.addr = B;
-  seg.size = 60 * MiB;
-  seg.is_expandable = true;
-  seg.mapped = {{B, 20 * MiB}, {B + 40 * MiB, 20 * MiB}};
+  SeedSegment seg = ringWindowSegment(B);
   seg.blocks = {SeedBlock{B, 10 * MiB, 10 * MiB, false, 1}, SeedBlock{B + 40 * MiB, 20 * MiB, 20 * MiB, false, 2}};
   auto handles = alloc.seed(std::vector<SeedSegment>{seg});
   ASSERT_TRUE(handles.ok()) << handles.message();
@@ -303,11 +310,7 @@ TEST(SeedExpandable, ABlockCrossingItsMappedRangeIsRefused) {
   test::RecordingSink sink;
   CachingAllocator alloc(*parseAllocConf("expandable_segments:True"), &device, &sink);
   const Addr B = 0x7e0000000000ull - 0x100000000ull;
-  SeedSegment seg;
-  seg.addr = B;
-  seg.size = 60 * MiB;
-  seg.is_expandable = true;
-  seg.mapped = {{B, 20 * MiB}, {B + 40 * MiB, 20 * MiB}};
+  SeedSegment seg = ringWindowSegment(B);
   seg.blocks = {SeedBlock{B + 10 * MiB, 20 * MiB, 20 * MiB, false, 1}};  // [B+10, B+30): past the first range
   auto handles = alloc.seed(std::vector<SeedSegment>{seg});
   ASSERT_FALSE(handles.ok());
