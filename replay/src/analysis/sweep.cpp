@@ -487,15 +487,19 @@ std::optional<std::int64_t> maxOf(const std::optional<std::int64_t>& a, const st
   return std::max(*a, *b);
 }
 
-// One candidate on one more trace (`on_trace`), or that trace's baseline when the trace did not
-// make it; `first`: the first trace.
-void worsen(SweepCandidate& into, const SweepCandidate* on_trace, const SweepReport& trace, bool first) {
-  SweepCandidate base;  // what the trace does without the candidate
+// What a trace does without any candidate: its baseline, as a candidate that changes nothing.
+SweepCandidate baselineCandidate(const SweepReport& trace) {
+  SweepCandidate base;
   base.peak_reserved = trace.baseline_peak_reserved;
   base.peak_allocated = trace.baseline_peak_allocated;
   base.reserved_at_point = trace.baseline_reserved_at_point;
   base.objective_value = trace.baseline_objective;
-  const SweepCandidate& c = on_trace ? *on_trace : base;
+  return base;
+}
+
+// One candidate on one more trace: `c` is that trace's run of it, or the trace's baseline when
+// the trace did not make it (`made` false); `first`: the first trace.
+void worsen(SweepCandidate& into, const SweepCandidate& c, bool made, bool first) {
   if (first) {
     const auto edits = std::move(into.edits);
     into = c;
@@ -508,7 +512,7 @@ void worsen(SweepCandidate& into, const SweepCandidate* on_trace, const SweepRep
   into.reserved_at_point = maxOf(into.reserved_at_point, c.reserved_at_point);
   into.peak_in = maxOf(into.peak_in, c.peak_in);
   into.objective_value = std::max(into.objective_value, c.objective_value);
-  if (!on_trace) return;
+  if (!made) return;
   if (into.description.empty()) {  // the first trace did not make it
     into.description = c.description;
     into.settings = c.settings;
@@ -531,17 +535,21 @@ SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace) {
   std::vector<std::vector<std::string>> keys;  // each candidate's flags, in the order first made
   std::set<std::vector<std::string>> known;
   std::vector<std::map<std::vector<std::string>, const SweepCandidate*>> by_key(per_trace.size());
-  for (std::size_t t = 0; t < per_trace.size(); ++t)
+  std::vector<SweepCandidate> baselines;
+  for (std::size_t t = 0; t < per_trace.size(); ++t) {
+    baselines.push_back(baselineCandidate(per_trace[t]));
     for (const auto& c : per_trace[t].candidates) {
       by_key[t].emplace(c.edits, &c);
       if (known.insert(c.edits).second) keys.push_back(c.edits);
     }
+  }
   for (const auto& key : keys) {
     SweepCandidate c;
     c.edits = key;
     for (std::size_t t = 0; t < per_trace.size(); ++t) {
       const auto it = by_key[t].find(key);
-      worsen(c, it == by_key[t].end() ? nullptr : it->second, per_trace[t], t == 0);
+      const bool made = it != by_key[t].end();
+      worsen(c, made ? *it->second : baselines[t], made, t == 0);
     }
     c.saving = rep.baseline_objective - c.objective_value;
     c.within_cap = !rep.max_calls || c.empty_cache_calls <= *rep.max_calls;  // the report's cap, the tightest
