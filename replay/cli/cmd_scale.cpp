@@ -61,11 +61,8 @@ Expected<Opened> openInputs(const ScaleArgs& a, std::ostream& err) {
     auto opened = openTrace(split->second, a.device, a.env, err);
     if (!opened) return opened.status();
     o.traces.push_back(std::move(*opened));
-  }
-  for (std::size_t i = 0; i < o.traces.size(); ++i) {
-    auto split = splitFrom(a.from[i]);
-    auto params = split->first ? Expected<scale::Params>(*split->first) : scale::paramsFromCaptureJson(split->second);
-    o.inputs.push_back({o.traces[i].trace.snapshot, o.traces[i].device, o.traces[i].env, *params, split->second});
+    const OpenTrace& t = o.traces.back();
+    o.inputs.push_back({t.trace.snapshot, t.device, t.env, std::move(*params), split->second});
   }
   return o;
 }
