@@ -30,11 +30,8 @@ double mapThrough(const std::vector<std::pair<double, double>>& knots, double x,
 
 // "ProfilerStep#12" -> "ProfilerStep#"; other names unchanged.
 std::string folded(std::string_view name) {
-  const auto hash = name.rfind('#');
-  if (hash == std::string_view::npos || hash + 1 >= name.size()) return std::string(name);
-  for (std::size_t i = hash + 1; i < name.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::string(name);
-  return std::string(name.substr(0, hash + 1));
+  const auto hash = occurrenceSuffix(name);
+  return std::string(hash == std::string_view::npos ? name : name.substr(0, hash + 1));
 }
 
 }  // namespace

@@ -55,13 +55,7 @@ std::string lower(std::string_view s) {
 }
 
 // "ProfilerStep#12" -> "ProfilerStep".
-std::string withoutOccurrence(const std::string& name) {
-  const auto hash = name.rfind('#');
-  if (hash == std::string::npos || hash + 1 >= name.size()) return name;
-  for (std::size_t i = hash + 1; i < name.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return name;
-  return name.substr(0, hash);
-}
+std::string withoutOccurrence(const std::string& name) { return name.substr(0, occurrenceSuffix(name)); }
 
 bool isStepName(const std::string& name) {
   const std::string n = lower(name);

@@ -89,13 +89,18 @@ bool StackMatcher::matches(StackId stack) {
   return any;
 }
 
+std::size_t occurrenceSuffix(std::string_view name) {
+  const auto hash = name.rfind('#');
+  return hash != std::string_view::npos && allDigits(name.substr(hash + 1)) ? hash : std::string_view::npos;
+}
+
 Expected<Point> parsePoint(std::string_view text) {
   Point p;
   p.text = std::string(text);
   auto body_of = [&](std::string_view prefix) { return text.substr(prefix.size()); };
   auto split_occurrence = [&](std::string_view body) -> Expected<std::string_view> {
-    const auto hash = body.rfind('#');
-    if (hash == std::string_view::npos || !allDigits(body.substr(hash + 1))) return body;  // '#' inside a name
+    const auto hash = occurrenceSuffix(body);
+    if (hash == std::string_view::npos) return body;  // no run number ('#' inside a name stays in it)
     auto k = toInt(body.substr(hash + 1));
     if (!k || *k < 1) return Status::error(fmt::format("point '{}': '#k' needs a run number k >= 1", text));
     p.occurrence = static_cast<int>(*k);

@@ -53,6 +53,11 @@ struct Point {
 
 Expected<Point> parsePoint(std::string_view text);
 
+// Where a name's run number starts: the '#' of a "#digits" suffix ("train_step#2",
+// "ProfilerStep#12"), or npos when there is none (a '#' inside a name is part of it). Points
+// (#k), the step count's annotation families and the annotation alignment all read it this way.
+std::size_t occurrenceSuffix(std::string_view name);
+
 // Several edits can fall into the same gap between two events: first what is placed after
 // the run that ends there, then what is placed before the run that starts there.
 enum class Phase : std::uint8_t { kAfter = 0, kBefore = 1 };
