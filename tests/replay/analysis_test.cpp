@@ -156,7 +156,9 @@ TEST(Sweep, OnATwoStepTraceTheTopAnswersRunAtMostOncePerStep) {
   for (std::size_t i = 0; i < 5; ++i) {
     const auto& c = rep->candidates[i];
     EXPECT_TRUE(c.within_cap) << c.description;
-    if (!c.settings) EXPECT_LE(*c.calls_per_step, 1.0) << c.description;
+    if (!c.settings) {
+      EXPECT_LE(*c.calls_per_step, 1.0) << c.description;
+    }
   }
   bool over_cap_saves_more = false;  // the cap matters: something over it would save more
   for (const auto& c : rep->candidates)
@@ -187,7 +189,8 @@ TEST(Sweep, CallsPriceCapAndParetoFront) {
     } else {
       EXPECT_GE(c.price_seconds, static_cast<double>(c.empty_cache_calls) * o.price.sync_seconds) << c.description;
       ASSERT_TRUE(c.calls_per_step.has_value());
-      EXPECT_DOUBLE_EQ(*c.calls_per_step, static_cast<double>(c.empty_cache_calls) / rep->steps->count);
+      EXPECT_DOUBLE_EQ(*c.calls_per_step,
+                       static_cast<double>(c.empty_cache_calls) / static_cast<double>(rep->steps->count));
     }
     saw_over_cap = saw_over_cap || !c.within_cap;
   }
@@ -199,11 +202,13 @@ TEST(Sweep, CallsPriceCapAndParetoFront) {
   for (std::size_t i : rep->pareto) {
     const auto& f = rep->candidates[i];
     EXPECT_TRUE(f.pareto);
-    for (const auto& c : rep->candidates)
-      if (!c.oom && &c != &f)
+    for (const auto& c : rep->candidates) {
+      if (!c.oom && &c != &f) {
         EXPECT_FALSE(c.saving >= f.saving && c.price_seconds <= f.price_seconds &&
                      (c.saving > f.saving || c.price_seconds < f.price_seconds))
             << f.description << " is dominated by " << c.description;
+      }
+    }
   }
   for (std::size_t k = 1; k < rep->pareto.size(); ++k)
     EXPECT_LE(rep->candidates[rep->pareto[k - 1]].price_seconds, rep->candidates[rep->pareto[k]].price_seconds);

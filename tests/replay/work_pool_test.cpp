@@ -175,7 +175,9 @@ TEST(SweepOverTraces, EachCandidateIsScoredOnItsWorstTrace) {
     const auto& x = both.candidates[i - 1];
     const auto& y = both.candidates[i];
     EXPECT_FALSE(replay::sweepRanksBefore(y, x)) << i;
-    if (x.oom == y.oom && x.within_cap == y.within_cap) EXPECT_GE(x.saving, y.saving) << i;
+    if (x.oom == y.oom && x.within_cap == y.within_cap) {
+      EXPECT_GE(x.saving, y.saving) << i;
+    }
   }
 }
 
