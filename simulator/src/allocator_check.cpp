@@ -70,6 +70,12 @@ std::string CachingAllocator::Impl::validate() const {
           return fmt::format("free blocks at {:#x} and {:#x} were not merged", b.ptr, nb.ptr);
       }
     }
+    if (b.expandable != kNil) {
+      const ExpandableSegment& es = segments_es[b.expandable];
+      if (b.ptr < es.base || b.size > es.base + es.size() - b.ptr)
+        return fmt::format("block at {:#x} (+{}) lies outside its expandable segment {:#x} (+{})", b.ptr, b.size,
+                           es.base, es.size());
+    }
     if (b.size % kMinBlockSize != 0)
       return fmt::format("block at {:#x} has size {} (not a multiple of 512)", b.ptr, b.size);
     if (b.mapped) rc.reserved += static_cast<std::int64_t>(b.size);

@@ -173,6 +173,7 @@ struct CachingAllocator::Impl {
 
   // --- release paths (allocator_release.cpp)
   void garbageCollectCachedBlocks();
+  [[nodiscard]] bool releasableSegment(BlockRef b) const;
   bool releaseAvailableCachedBlocks(const AllocParams& p);
   bool releaseCachedBlocks(PoolId pool);
   void releaseBlocks(std::uint32_t pool);

@@ -48,13 +48,23 @@ void CachingAllocator::Impl::garbageCollectCachedBlocks() {
   }
 }
 
+// A block that can go back to the driver whole: a segment of its own, not part of an expandable
+// one. torch does not ask whether an oversize block is split, because under a max_split_size set
+// from the start none is (oversize blocks are never split). A what-if can still get one: a window's
+// seed recorded without the setting, or expandable_segments turned on over cached plain segments
+// (it splits any block). Releasing such a fragment would free a pointer the driver never handed
+// out, so the model treats it like an expandable block: not releasable here.
+bool CachingAllocator::Impl::releasableSegment(BlockRef b) const {
+  return arena[b].expandable == kNil && !arena[b].isSplit();
+}
+
 bool CachingAllocator::Impl::releaseAvailableCachedBlocks(const AllocParams& p) {
   if (!config.maxSplitSet()) return false;
   BlockPool& pool = pools[p.pool];
   const auto& blocks = pool.blocks;
   const ByteCount key_size = std::max(p.size, config.max_split_size);
   auto it = blocks.lowerBound(SizeKey{p.stream, key_size, 0, kNil});
-  if (it != blocks.end() && blocks.at(it).stream == p.stream && arena[blocks.at(it).ref].expandable == kNil) {
+  if (it != blocks.end() && blocks.at(it).stream == p.stream && releasableSegment(blocks.at(it).ref)) {
     releaseBlock(blocks.at(it).ref);
     return true;
   }
@@ -69,7 +79,7 @@ bool CachingAllocator::Impl::releaseAvailableCachedBlocks(const AllocParams& p) 
     const bool is_first = cur == blocks.begin();
     if (!is_first) blocks.prev(it);
     const BlockRef b = blocks.at(cur).ref;
-    if (arena[b].expandable == kNil) {
+    if (releasableSegment(b)) {
       released += arena[b].size;
       doomed.push_back(b);
     }
@@ -125,8 +135,8 @@ void CachingAllocator::Impl::releaseBlocks(std::uint32_t pool) {
 
 void CachingAllocator::Impl::releaseBlock(BlockRef b) {
   Block& blk = arena[b];
-  if (blk.expandable != kNil) {
-    fail("release_block of an expandable block");
+  if (blk.expandable != kNil || blk.isSplit()) {
+    fail(blk.isSplit() ? "release_block of a split block" : "release_block of an expandable block");
     return;
   }
   stats.num_device_free++;

@@ -11,8 +11,15 @@ namespace reservoir::sim {
 namespace {
 
 Status checkSeed(const SeedSegment& s) {
+  // torch rounds every block, and so every segment, to 512 bytes: other sizes are damage.
+  if (s.size % kMinBlockSize != 0)
+    return Status::error(
+        fmt::format("seed segment at {:#x} has {} bytes, not a multiple of {}", s.addr, s.size, kMinBlockSize));
   Addr cursor = s.addr;
   for (const SeedBlock& b : s.blocks) {
+    if (b.size % kMinBlockSize != 0)
+      return Status::error(
+          fmt::format("seed block at {:#x} has {} bytes, not a multiple of {}", b.addr, b.size, kMinBlockSize));
     if (b.addr < cursor || b.size == 0 || b.addr + b.size > s.addr + s.size)
       return Status::error(fmt::format("seed block at {:#x} ({} bytes) does not fit segment {:#x} ({} bytes)", b.addr,
                                        b.size, s.addr, s.size));

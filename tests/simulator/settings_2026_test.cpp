@@ -320,5 +320,54 @@ TEST(SeedExpandable, ABlockCrossingItsMappedRangeIsRefused) {
   EXPECT_TRUE(ok_alloc.seed(std::vector<SeedSegment>{seg}).ok());
 }
 
+// A what-if can hand the model an oversize free block that is part of a split segment: a window's
+// seed recorded without max_split_size, replayed with it (the what-if fuzzer's SEGV, where torch's
+// release_available_cached_blocks released such a fragment as if it were a segment and the chain
+// of its neighbour pointed at a reused block). The fragment is not a segment: it stays cached,
+// the malloc fails cleanly, and the whole segment goes back once its other block is freed.
+TEST(SeedWindow, AnOversizeFragmentOfASplitSegmentIsNotReleasedAsASegment) {
+  test::TestDevice device;
+  device.total = 1024 * MiB;
+  device.capacity = 100 * MiB;  // a new 150 MiB segment does not fit
+  test::RecordingSink sink;
+  CachingAllocator alloc(*parseAllocConf("max_split_size_mb:64"), &device, &sink);
+  alloc.setCheckLevel(CheckLevel::kExpensive);
+  const Addr A = 0x7f0000000000ull;
+  SeedSegment seg;
+  seg.addr = A;
+  seg.size = 200 * MiB;
+  seg.blocks = {SeedBlock{A, 2 * MiB, 2 * MiB, false, 1}};  // [A+2, A+200) is a free 198 MiB fragment
+  auto handles = alloc.seed(std::vector<SeedSegment>{seg});
+  ASSERT_TRUE(handles.ok()) << handles.message();
+  EXPECT_FALSE(alloc.malloc(150 * MiB, 0, 2).ok());
+  EXPECT_EQ(sink.count(Action::kSegmentFree), 0u);
+  EXPECT_EQ(alloc.invariantFailure(), "");
+  EXPECT_EQ(alloc.stats().reserved_bytes[kAggregate].current, static_cast<std::int64_t>(200 * MiB));
+  alloc.free((*handles)[0]);
+  alloc.emptyCache();
+  ASSERT_EQ(sink.count(Action::kSegmentFree), 1u);
+  EXPECT_EQ(sink.events.back().addr, A);
+  EXPECT_EQ(sink.events.back().size, 200 * MiB);
+  EXPECT_EQ(alloc.invariantFailure(), "");
+}
+
+// Every block and segment torch makes is a multiple of 512 bytes; a seed that is not is damage,
+// refused with a message (the fuzzer's segment of 6,176,309,227 bytes).
+TEST(SeedWindow, SizesOffTheFiveHundredTwelveByteGrainAreRefused) {
+  test::TestDevice device;
+  CachingAllocator alloc(AllocatorConfig{}, &device);
+  SeedSegment seg;
+  seg.addr = 0x7f0000000000ull;
+  seg.size = 20 * MiB + 1;
+  auto handles = alloc.seed(std::vector<SeedSegment>{seg});
+  ASSERT_FALSE(handles.ok());
+  EXPECT_NE(handles.message().find("not a multiple of 512"), std::string::npos) << handles.message();
+  seg.size = 20 * MiB;
+  seg.blocks = {SeedBlock{seg.addr, 1000, 1000, false, 1}};
+  handles = alloc.seed(std::vector<SeedSegment>{seg});
+  ASSERT_FALSE(handles.ok());
+  EXPECT_NE(handles.message().find("not a multiple of 512"), std::string::npos) << handles.message();
+}
+
 }  // namespace
 }  // namespace reservoir::sim
