@@ -7,9 +7,8 @@
 // the recorded settings), and the rest pick what-if edits, a capacity and a fraction. The
 // mutated snapshot goes through the writer and the reader (so the reader's validation applies,
 // as for a file), then through prepareTrace, runWhatIf and a small runSweep. Errors are fine;
-// a crash, a sanitizer report, a hang or an out-of-memory is a finding.
-#include <fuzzer/FuzzedDataProvider.h>
-
+// a crash, a sanitizer report, a hang or an out-of-memory is a finding. The recipe is read with
+// RecipeBytes (recipe_bytes.h), so the same file also builds into the corpus replay the tests run.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "recipe_bytes.h"
 #include "reservoir/replay/backend.h"
 #include "reservoir/replay/sweep.h"
 #include "reservoir/replay/whatif.h"
@@ -26,6 +26,7 @@
 
 namespace {
 
+using reservoir::fuzz::RecipeBytes;
 using reservoir::replay::Edit;
 using reservoir::traces::Action;
 using reservoir::traces::Snapshot;
@@ -39,7 +40,7 @@ constexpr const char* kSettings[] = {"",
                                      "expandable_segments:True,max_split_size_mb:128",
                                      "roundup_power2_divisions:[256:1,512:2,>:8]"};
 
-std::uint64_t interestingSize(FuzzedDataProvider& in) {
+std::uint64_t interestingSize(RecipeBytes& in) {
   static constexpr std::uint64_t kSizes[] = {0,
                                              1,
                                              511,
@@ -58,17 +59,17 @@ std::uint64_t interestingSize(FuzzedDataProvider& in) {
   return in.ConsumeIntegralInRange<std::uint64_t>(0, 1ull << 34);
 }
 
-Action anyAction(FuzzedDataProvider& in) {
+Action anyAction(RecipeBytes& in) {
   return static_cast<Action>(in.ConsumeIntegralInRange<int>(0, static_cast<int>(reservoir::traces::kActionCount) - 1));
 }
 
-void mutateEvent(FuzzedDataProvider& in, std::vector<TraceEvent>& events) {
+void mutateEvent(RecipeBytes& in, std::vector<TraceEvent>& events) {
   if (events.empty()) return;
   const std::size_t i = in.ConsumeIntegralInRange<std::size_t>(0, events.size() - 1);
   TraceEvent& e = events[i];
   switch (in.ConsumeIntegralInRange<int>(0, 8)) {
     case 0: e.size = interestingSize(in); break;
-    case 1: e.addr += in.ConsumeIntegralInRange<std::int64_t>(-(4 << 20), 4 << 20); break;
+    case 1: e.addr += static_cast<std::uint64_t>(in.ConsumeIntegralInRange<std::int64_t>(-(4 << 20), 4 << 20)); break;
     case 2: e.stream = in.ConsumeBool() ? 0 : in.ConsumeIntegral<std::uint16_t>(); break;
     case 3: e.action = anyAction(in); break;
     case 4: e.time_us = in.ConsumeIntegral<std::int32_t>(); break;
@@ -79,7 +80,7 @@ void mutateEvent(FuzzedDataProvider& in, std::vector<TraceEvent>& events) {
   }
 }
 
-void mutateSnapshot(FuzzedDataProvider& in, Snapshot& snap) {
+void mutateSnapshot(RecipeBytes& in, Snapshot& snap) {
   const int mutations = in.ConsumeIntegralInRange<int>(0, 6);
   for (int m = 0; m < mutations && in.remaining_bytes() > 0; ++m) {
     switch (in.ConsumeIntegralInRange<int>(0, 7)) {
@@ -114,7 +115,7 @@ void mutateSnapshot(FuzzedDataProvider& in, Snapshot& snap) {
   }
 }
 
-std::vector<Edit> someEdits(FuzzedDataProvider& in, std::size_t events) {
+std::vector<Edit> someEdits(RecipeBytes& in, std::size_t events) {
   std::vector<Edit> edits;
   const int n = in.ConsumeIntegralInRange<int>(0, 3);
   for (int k = 0; k < n; ++k) {
@@ -132,7 +133,7 @@ std::vector<Edit> someEdits(FuzzedDataProvider& in, std::size_t events) {
   return edits;
 }
 
-void runEngine(FuzzedDataProvider& in, const std::shared_ptr<const Snapshot>& snapshot) {
+void runEngine(RecipeBytes& in, const std::shared_ptr<const Snapshot>& snapshot) {
   const Snapshot& snap = *snapshot;
   reservoir::replay::ReplayEnvironment env;
   if (in.ConsumeBool()) env.fraction = in.ConsumeProbability<double>();
@@ -174,7 +175,7 @@ void runEngine(FuzzedDataProvider& in, const std::shared_ptr<const Snapshot>& sn
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  FuzzedDataProvider in(data, size);
+  RecipeBytes in(data, size);
   reservoir::replay::SynthOptions synth;
   synth.events = in.ConsumeIntegralInRange<std::size_t>(1, 200);
   synth.seed = in.ConsumeIntegral<std::uint16_t>();

@@ -15,10 +15,13 @@ if [ "${RESERVOIR_SKIP_ASAN:-0}" != 1 ]; then
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DRESERVOIR_SANITIZE=ON -DRESERVOIR_BUILD_TESTS=ON \
     -DRESERVOIR_BUILD_GUI=OFF -DRESERVOIR_BUILD_BENCHMARKS=OFF -DRESERVOIR_BUILD_CUDA_REPLAY=OFF \
     -DRESERVOIR_BUILD_TORCH_REPLAY=OFF
-  cmake --build "$root/build-asan" --target traces_tests replay_tests
+  cmake --build "$root/build-asan" --target traces_tests replay_tests snapshot_reader_corpus_replay \
+    whatif_corpus_replay
   cd "$root/build-asan"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   # The reader suites (bad inputs, hostile inputs, round trips, real traces) and the CLI's.
   ./tests/traces/traces_tests --gtest_brief=1
   ./tests/replay/replay_tests --gtest_brief=1 --gtest_filter='Cli*'
+  # The fuzzers' committed corpora (every past finding is in them), replayed once each.
+  ctest --output-on-failure -R '^fuzz[.]corpus[.]'
 fi
