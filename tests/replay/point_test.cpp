@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "reservoir/replay/point.h"
+#include "reservoir/replay/report_text.h"
 #include "reservoir/traces/reader.h"
 #include "test_paths.h"
 
@@ -29,6 +30,17 @@ TEST(Point, ParsesEveryForm) {
   EXPECT_FALSE(parsePoint("before:x#0").ok());
   EXPECT_FALSE(parsePoint("annotation:foo:middle").ok());
   EXPECT_FALSE(parsePoint("event:-3").ok());
+}
+
+// Reports describe a point's run number only when it is one ("#digits"), as parsePoint reads it:
+// a '#' inside a name is part of the name.
+TEST(Point, DescriptionsReadTheRunNumberAsParsePointDoes) {
+  EXPECT_EQ(describePoint("after:train.py:step#2"), "after train.py:step (run 2)");
+  EXPECT_EQ(describePoint("before:train.py:step"), "before train.py:step");
+  EXPECT_EQ(describePoint("after:gen.py:<lambda>#main"), "after gen.py:<lambda>#main");
+  EXPECT_EQ(describePoint("annotation:phase#a:end#3"), "at the end of phase#a (run 3)");
+  EXPECT_EQ(describePoint("annotation:phase#a:start"), "at the start of phase#a");
+  EXPECT_EQ(describePoint("event:12"), "after event 12");
 }
 
 TEST(Point, FileMatchesAtAPathBoundary) {

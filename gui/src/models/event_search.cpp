@@ -113,7 +113,7 @@ class FrameFilter {
   static std::optional<replay::FrameSpec> pointSpec(std::string_view t) {
     for (std::string_view prefix : {"after:", "before:"})
       if (t.starts_with(prefix)) t.remove_prefix(prefix.size());
-    if (const auto hash = t.rfind('#'); hash != std::string_view::npos) t = t.substr(0, hash);
+    if (const auto hash = replay::occurrenceSuffix(t); hash != std::string_view::npos) t = t.substr(0, hash);
     if (t.find(':') == std::string_view::npos) return std::nullopt;
     auto spec = replay::parseFrameSpec(t);
     if (!spec) return std::nullopt;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "reservoir/replay/conformance.h"
+#include "reservoir/replay/point.h"
 #include "reservoir/simulator/sizes.h"
 
 namespace reservoir::replay {
@@ -128,7 +129,7 @@ void outcomeClauses(std::vector<std::string>& parts, const WhatIfReport& rep) {
 
 std::string describePoint(const std::string& t) {
   std::string body = t, run;
-  if (const auto hash = body.rfind('#');
+  if (const auto hash = occurrenceSuffix(body);  // "#digits" only: a '#' inside a name stays in it
       hash != std::string::npos && !t.starts_with("time:") && !t.starts_with("event:")) {
     run = fmt::format(" (run {})", body.substr(hash + 1));
     body = body.substr(0, hash);
