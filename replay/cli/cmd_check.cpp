@@ -173,7 +173,7 @@ int printChecks(const CheckArgs& a, const std::vector<std::string>& paths, const
 
 int runCheck(CheckArgs a, std::ostream& out, std::ostream& err) {
   auto paths = expandTraceList(a.traces);
-  if (!paths) return fail(err, paths.message());
+  if (!paths) return fail(err, paths.status());
   WorkPool& pool = workPool();
   // Progress only when this process checks one trace alone; items among others print none.
   std::ostream& progress_err = paths->size() == 1 && pool.processes() == 1 ? err : nullStream();

@@ -1,15 +1,14 @@
 // reservoir export TRACE --out FILE.pickle: the modelled run as a snapshot memory_viz opens.
 #include <fmt/format.h>
 
-#include <unistd.h>
-
+#include <array>
 #include <csignal>
-#include <cstring>
 
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
 #include "reservoir/replay/export.h"
+#include "reservoir/traces/writer.h"
 
 namespace reservoir::cli {
 namespace {
@@ -22,44 +21,33 @@ struct ExportArgs {
   EditOptions edits;
 };
 
-// While an export runs, SIGINT/SIGTERM remove the temporary files (X.tmp) the writer may have
-// open, then end the process as the signal would have.
+// While an export runs, a signal that ends the process (SIGINT, SIGTERM, SIGHUP, ...) first
+// removes the temporary files (X.tmp) the writer has open, then ends it as the signal would have.
 class TempFilesOnSignal {
  public:
-  TempFilesOnSignal(const std::string& out, const std::string& csv) {
-    keep(0, out);
-    keep(1, csv);
-    old_int_ = std::signal(SIGINT, onSignal);
-    old_term_ = std::signal(SIGTERM, onSignal);
+  TempFilesOnSignal() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i) old_[i] = std::signal(kSignals[i], onSignal);
   }
   ~TempFilesOnSignal() {
-    std::signal(SIGINT, old_int_);
-    std::signal(SIGTERM, old_term_);
-    paths_[0][0] = paths_[1][0] = '\0';
+    for (std::size_t i = 0; i < kSignals.size(); ++i) std::signal(kSignals[i], old_[i]);
   }
   TempFilesOnSignal(const TempFilesOnSignal&) = delete;
   TempFilesOnSignal& operator=(const TempFilesOnSignal&) = delete;
 
  private:
-  static void keep(int i, const std::string& path) {
-    const std::string tmp = path.empty() ? "" : path + ".tmp";
-    paths_[i][0] = '\0';
-    if (tmp.size() < sizeof(paths_[i])) std::memcpy(paths_[i], tmp.c_str(), tmp.size() + 1);
-  }
+  static constexpr std::array<int, 9> kSignals{SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1,
+                                               SIGUSR2, SIGALRM, SIGXFSZ, SIGPIPE};
   static void onSignal(int sig) {  // async-signal-safe: unlink, signal, raise
-    for (const char* p : paths_)
-      if (p[0]) ::unlink(p);
+    traces::removeTemporaryFilesNow();
     std::signal(sig, SIG_DFL);
     std::raise(sig);
   }
-  static inline char paths_[2][4096] = {};
-  void (*old_int_)(int) = nullptr;
-  void (*old_term_)(int) = nullptr;
+  std::array<void (*)(int), kSignals.size()> old_{};
 };
 
 int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   if (a.out.empty() && a.csv.empty()) return usage(err, "give --out FILE.pickle and/or --csv FILE.csv");
-  TempFilesOnSignal cleanup(a.out, a.csv);
+  const TempFilesOnSignal cleanup;
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return usage(err, w.message());
   auto opened = openTrace(a.trace, a.device, a.env, err);

@@ -68,7 +68,7 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
     return kUsage;
   }
   auto paths = expandTraceList(a.traces);
-  if (!paths) return fail(err, paths.message());
+  if (!paths) return fail(err, paths.status());
   WorkPool& pool = workPool();
   std::ostream& progress_err = paths->size() == 1 && pool.processes() == 1 ? err : nullStream();
   const auto results = pool.run(

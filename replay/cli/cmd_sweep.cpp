@@ -122,7 +122,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   auto o = sweepOptions(a, *jobs);
   if (!o) return fail(err, o.status());
   auto paths = expandTraceList(a.traces);
-  if (!paths) return fail(err, paths.message());
+  if (!paths) return fail(err, paths.status());
   const std::size_t slices = slicesPerTrace(paths->size(), pool.processes());
   std::vector<std::uint64_t> costs;
   for (std::uint64_t size : fileSizes(*paths)) costs.insert(costs.end(), slices, size / slices + 1);

@@ -56,7 +56,7 @@ int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.status());
   auto paths = expandTraceList(a.traces);
-  if (!paths) return fail(err, paths.message());
+  if (!paths) return fail(err, paths.status());
   WorkPool& pool = workPool();
   const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::ostream& progress_err = paths->size() == 1 && pool.processes() == 1 ? err : nullStream();

@@ -172,6 +172,8 @@ Expected<std::vector<std::string>> expandTraceList(const std::vector<std::string
     if (!more) return more.status();
     out.insert(out.end(), more->begin(), more->end());
   }
+  // An empty list is no trace at all, as if none were given: a gate given one must not pass.
+  if (out.empty()) return Status::usage("no traces to read: the lists given name none");
   return out;
 }
 

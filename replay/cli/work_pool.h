@@ -69,7 +69,8 @@ std::vector<std::size_t> itemsOf(const std::vector<int>& assignment, const std::
 // The traces named on a command line: a path, "@list.txt" (one path a line; blank lines and
 // lines starting with # are skipped; relative paths are relative to the list's folder), or a
 // glob ("runs/*.pickle", sorted). A path that does not exist stays in the list (its item
-// reports it); a glob that matches nothing is an error naming it, as is an unreadable list.
+// reports it); a glob that matches nothing is an error naming it, as is an unreadable list, and
+// lists that name no trace at all are a usage error.
 Expected<std::vector<std::string>> expandTraceList(const std::vector<std::string>& args);
 // Each file's size in bytes (0 when it cannot be read): what an item costs.
 std::vector<std::uint64_t> fileSizes(const std::vector<std::string>& paths);

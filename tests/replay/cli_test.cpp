@@ -3,8 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -156,6 +158,24 @@ TEST(CliHostile, WhatEscapesACommandIsOneLineAndAnExitCode) {
   EXPECT_EQ(guarded([] {}).first, kOk);
 }
 
+// A trace list that names nothing (an empty file, blank or comment lines) is no trace at all: a
+// usage error for every command that takes lists, not a crash (check) or a silent pass (gate).
+TEST(CliHostile, AnEmptyTraceListIsAUsageError) {
+  const auto list = std::filesystem::temp_directory_path() / "reservoir-empty-list.txt";
+  std::ofstream(list) << "# nothing here\n\n   \n";
+  const std::string at = "@" + list.string();
+  for (const auto& args : std::vector<std::vector<std::string>>{{"check", at},
+                                                                {"whatif", at},
+                                                                {"sweep", at},
+                                                                {"gate", at, "--max-peak-reserved", "1GiB"},
+                                                                {"check", "@/dev/null"}}) {
+    auto r = run(args);
+    EXPECT_EQ(r.code, kUsage) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("no traces to read"), std::string::npos) << args[0] << ": " << r.err;
+  }
+  std::filesystem::remove(list);
+}
+
 TEST(CliHostile, SweepJobsAreCheckedAndClamped) {
   const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
   auto zero = run({"sweep", trace, "--jobs", "0"});
@@ -181,6 +201,38 @@ TEST(CliHostile, ExportReportsWriteErrorsAndReplacesNoDevice) {
   EXPECT_EQ(to_null.code, kOk) << to_null.err;
   EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
   EXPECT_FALSE(std::filesystem::exists("/dev/null.tmp"));
+}
+
+// A hang-up (a closed terminal) or any other signal that ends the process during an export
+// removes the X.tmp being written, as SIGINT and SIGTERM do; the old X stays.
+TEST(CliHostile, AnExportEndedBySignalLeavesNoTemp) {
+  const auto dir = std::filesystem::temp_directory_path() / ("reservoir-sig-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string trace = (dir / "s.pickle").string();
+  ASSERT_EQ(run({"synth", "--events", "1000000", trace}).code, kOk);
+  for (int sig : {SIGHUP, SIGALRM, SIGUSR1}) {
+    const auto out = dir / "e.pickle";
+    const auto tmp = dir / "e.pickle.tmp";
+    std::ofstream(out) << "old";
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) _exit(run({"export", trace, "--out", out.string()}).code);
+    bool seen = false;
+    for (int i = 0; i < 60000 && !seen; ++i) {  // up to 30 s
+      seen = std::filesystem::exists(tmp);
+      if (!seen && ::waitpid(child, nullptr, WNOHANG) == child) break;
+      if (!seen) ::usleep(500);
+    }
+    ASSERT_TRUE(seen) << "the export ended before its temporary was seen";
+    ::kill(child, sig);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "signal " << sig << ", status " << status;
+    EXPECT_FALSE(std::filesystem::exists(tmp)) << "signal " << sig;
+    std::ifstream in(out);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "old") << "signal " << sig;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CliHostile, OutOfRangeValuesAreBadInput) {

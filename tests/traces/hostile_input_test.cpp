@@ -221,6 +221,42 @@ TEST_F(OutputFiles, ADeviceIsWrittenInPlaceAndItsErrorsReported) {
   EXPECT_TRUE(S_ISCHR(st_null.st_mode));
 }
 
+// A link to a regular file (say /dev/stdout while the shell redirects it to a file) is written
+// through: the link stays a link and what it points at gets the bytes.
+TEST_F(OutputFiles, ALinkToAFileIsWrittenThroughNotReplaced) {
+  const fs::path target = dir_ / "target.csv";
+  std::ofstream(target) << "old";
+  const fs::path link = dir_ / "link.csv";
+  fs::create_symlink(target, link);
+  ASSERT_TRUE(writeOutputFile(link.string(), "new").ok());
+  EXPECT_TRUE(fs::is_symlink(link));
+  std::ifstream in(target);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "new");
+  EXPECT_FALSE(fs::exists(dir_ / "link.csv.tmp"));
+}
+
+// An X.tmp that is already there (a killed run's, or a link planted to a victim file) is neither
+// followed nor overwritten nor removed: the write is refused and says why.
+TEST_F(OutputFiles, AnExistingTempIsNeitherFollowedNorOverwritten) {
+  const fs::path victim = dir_ / "victim.txt";
+  std::ofstream(victim) << "precious";
+  const fs::path out = dir_ / "a.pickle";
+  std::ofstream(out) << "old";
+  fs::create_symlink(victim, dir_ / "a.pickle.tmp");
+  Status st = writeSnapshotFile(eventsAt({1}), out.string());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("a.pickle.tmp already exists"), std::string::npos) << st.message();
+  EXPECT_TRUE(fs::is_symlink(dir_ / "a.pickle.tmp"));
+  auto text = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(text(victim), "precious");
+  EXPECT_EQ(text(out), "old");
+  removeTemporaryFilesNow();  // lists only temporaries this process created: none now
+  EXPECT_TRUE(fs::is_symlink(dir_ / "a.pickle.tmp"));
+}
+
 TEST_F(OutputFiles, ADirectoryIsRefused) {
   Status st = writeOutputFile(dir_.string(), "x");
   ASSERT_FALSE(st.ok());

@@ -3,11 +3,15 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
-
-#include <sys/stat.h>
+#include <mutex>
 
 namespace reservoir::traces::detail {
 namespace {
@@ -128,12 +132,66 @@ Expected<std::unique_ptr<ByteSink>> fileSink(const std::string& path) {
 
 namespace {
 
+// The temporary files being written now, for removeTemporaryFilesNow() in a signal handler: a
+// fixed table of paths with a flag each (no allocation, no lock on the signal's side).
+constexpr int kTempSlots = 8;
+char g_temp_paths[kTempSlots][4096];
+volatile std::sig_atomic_t g_temp_live[kTempSlots];
+std::mutex g_temp_mutex;
+
+// Lists a temporary file this process created for as long as it lives.
+class TempListing {
+ public:
+  explicit TempListing(const std::string& path) {
+    const std::lock_guard<std::mutex> lock(g_temp_mutex);
+    for (int i = 0; i < kTempSlots && path.size() < sizeof(g_temp_paths[i]); ++i)
+      if (!g_temp_live[i]) {
+        std::memcpy(g_temp_paths[i], path.c_str(), path.size() + 1);
+        g_temp_live[i] = 1;
+        slot_ = i;
+        return;
+      }
+  }
+  ~TempListing() {
+    if (slot_ >= 0) g_temp_live[slot_] = 0;
+  }
+  TempListing(const TempListing&) = delete;
+  TempListing& operator=(const TempListing&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
+// A new file at `path`, never an existing one: a file or symbolic link already there (a
+// temporary left by a killed run, or planted) is neither followed nor overwritten.
+Expected<std::unique_ptr<ByteSink>> newFileSink(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0 && errno == EEXIST)
+    return Status::error(path + " already exists (left by an interrupted run?): remove it, then write again");
+  if (fd < 0) return Status::error(path + ": cannot create: " + std::strerror(errno));
+  std::FILE* f = ::fdopen(fd, "wb");
+  if (!f) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(path.c_str());
+    return Status::error(path + ": cannot open: " + std::strerror(err));
+  }
+  return std::unique_ptr<ByteSink>(std::make_unique<FileSink>(f, path));
+}
+
 // How `path` is written: replaced through a temporary file, or written in place.
 enum class OutputTarget : std::uint8_t { kReplace, kInPlace };
 
 Expected<OutputTarget> outputTarget(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return OutputTarget::kReplace;  // absent: created (open says why not)
+  if (::lstat(path.c_str(), &st) != 0) return OutputTarget::kReplace;  // absent: created (open says why not)
+  // A symbolic link is written through, in place: renaming over it would replace the link (say
+  // /dev/stdout) with a regular file and leave what it points at unwritten.
+  if (S_ISLNK(st.st_mode)) {
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      return Status::error(path + ": is a directory, expected a file to write");
+    return OutputTarget::kInPlace;
+  }
   if (S_ISDIR(st.st_mode)) return Status::error(path + ": is a directory, expected a file to write");
   return S_ISREG(st.st_mode) ? OutputTarget::kReplace : OutputTarget::kInPlace;
 }
@@ -156,8 +214,9 @@ Status writeFileVia(const std::string& path, const std::function<Status(ByteSink
     return namingPath(path, std::move(st));
   }
   const std::string tmp = path + ".tmp";
-  auto sink = fileSink(tmp);
-  if (!sink) return sink.status();
+  auto sink = newFileSink(tmp);
+  if (!sink) return namingPath(path, sink.status());
+  const TempListing listed(tmp);
   Status st = fill(sink->get());
   sink->reset();
   if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0)
@@ -165,6 +224,19 @@ Status writeFileVia(const std::string& path, const std::function<Status(ByteSink
   if (!st.ok()) std::remove(tmp.c_str());
   return namingPath(path, std::move(st));
 }
+
+}  // namespace reservoir::traces::detail
+
+namespace reservoir::traces {
+
+void removeTemporaryFilesNow() noexcept {
+  for (int i = 0; i < detail::kTempSlots; ++i)
+    if (detail::g_temp_live[i]) ::unlink(detail::g_temp_paths[i]);
+}
+
+}  // namespace reservoir::traces
+
+namespace reservoir::traces::detail {
 
 std::unique_ptr<ByteSink> compressingSink(ByteSink* inner, Compression compression, int level) {
   switch (compression) {

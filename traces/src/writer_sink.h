@@ -39,10 +39,11 @@ class VectorSink final : public ByteSink {
 Expected<std::unique_ptr<ByteSink>> fileSink(const std::string& path);
 
 // Writes `path` with what `fill` puts into the sink it is given (and finishes). A regular file
-// (or a new one) is written as `path`.tmp and renamed into place, so a failed or interrupted
-// write leaves the old file (and no .tmp) behind; a device, pipe or socket is written in place,
+// (or a new one) is written as `path`.tmp (created new: an existing .tmp is an error, neither
+// followed nor overwritten) and renamed into place, so a failed or interrupted write leaves the
+// old file (and no .tmp) behind; a device, pipe, socket or symbolic link is written in place,
 // never replaced; a directory is refused. Every write and the close are checked; errors name
-// the path.
+// the path. While it is written, the .tmp is listed for removeTemporaryFilesNow().
 Status writeFileVia(const std::string& path, const std::function<Status(ByteSink*)>& fill);
 
 // A sink that compresses into `inner` (which must outlive it), or nullptr for kNone.

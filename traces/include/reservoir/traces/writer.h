@@ -31,9 +31,16 @@ struct WriteOptions {
 Status writeSnapshotFile(const Snapshot& snapshot, const std::string& path, const WriteOptions& options = {});
 
 // Writes `bytes` to `path` as writeSnapshotFile writes a file: a regular file through a
-// temporary renamed into place (removed on failure), a device or pipe in place (never replaced),
-// every write and the close checked. For the CLI's other outputs (CSV).
+// temporary (X.tmp, a new file: an existing one is an error, never followed or overwritten)
+// renamed into place (removed on failure); a device, pipe or symbolic link in place (never
+// replaced); every write and the close checked. For the CLI's other outputs (CSV).
 Status writeOutputFile(const std::string& path, std::string_view bytes);
+
+// Removes the temporary files (X.tmp) that writeSnapshotFile and writeOutputFile have open right
+// now, and nothing else (a temporary is only ever a file this process created). Async-signal-safe:
+// a front end's handler for SIGINT, SIGTERM, SIGHUP, ... calls it, so that an interrupted write
+// leaves no X.tmp behind.
+void removeTemporaryFilesNow() noexcept;
 
 // The bytes writeSnapshotFile would write.
 Expected<std::vector<std::uint8_t>> writeSnapshotBytes(const Snapshot& snapshot, const WriteOptions& options = {});
