@@ -3,6 +3,7 @@
 
 #include <array>
 #include <csignal>
+#include <filesystem>
 
 #include "commands.h"
 #include "common.h"
@@ -45,8 +46,25 @@ class TempFilesOnSignal {
   std::array<void (*)(int), kSignals.size()> old_{};
 };
 
+// Both outputs are checked against the trace and each other: writing one over the trace being read
+// (or both into one file) would lose what was asked for without a word. Devices (/dev/null) may
+// take both.
+std::string sameFileProblem(const ExportArgs& a) {
+  auto same = [](const std::string& x, const std::string& y) {
+    std::error_code ec;
+    if (x.empty() || y.empty()) return false;
+    if (!std::filesystem::exists(x, ec)) return x == y;
+    return std::filesystem::is_regular_file(x, ec) && std::filesystem::equivalent(x, y, ec);
+  };
+  for (const auto& [flag, path] : {std::pair{"--out", a.out}, std::pair{"--csv", a.csv}})
+    if (same(path, a.trace)) return fmt::format("{} {} is the trace being read: write to another file", flag, path);
+  if (same(a.out, a.csv)) return fmt::format("--out and --csv name the same file ({}): give two files", a.out);
+  return {};
+}
+
 int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   if (a.out.empty() && a.csv.empty()) return usage(err, "give --out FILE.pickle and/or --csv FILE.csv");
+  if (const std::string problem = sameFileProblem(a); !problem.empty()) return usage(err, problem);
   const TempFilesOnSignal cleanup;
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return usage(err, w.message());

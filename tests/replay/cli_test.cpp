@@ -235,6 +235,30 @@ TEST(CliHostile, AnExportEndedBySignalLeavesNoTemp) {
   std::filesystem::remove_all(dir);
 }
 
+// An export whose output is the trace it reads (or both outputs one file) is refused before
+// anything is written: `export X --csv X` overwrote the snapshot.
+TEST(CliHostile, AnExportNeverWritesOverItsInput) {
+  const auto dir = std::filesystem::temp_directory_path() / ("reservoir-same-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto trace = dir / "t.pickle";
+  std::filesystem::copy_file(sample("resume-tiny/resume-main.rank0.pickle"), trace);
+  const auto size = std::filesystem::file_size(trace);
+  std::filesystem::create_symlink(trace, dir / "alias.pickle");
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"export", trace.string(), "--csv", trace.string()},
+           {"export", trace.string(), "--out", (dir / "alias.pickle").string()},
+           {"export", trace.string(), "--out", (dir / "o").string(), "--csv", (dir / "o").string()}}) {
+    auto r = run(args);
+    EXPECT_EQ(r.code, kUsage) << r.err;
+    EXPECT_TRUE(r.err.find("is the trace being read") != std::string::npos ||
+                r.err.find("name the same file") != std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(std::filesystem::file_size(trace), size);
+  EXPECT_FALSE(std::filesystem::exists(dir / "o"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliHostile, OutOfRangeValuesAreBadInput) {
   auto r = run({"info", (test::testDataDir() / "bad" / "event_size_2pow63.pickle").string()});
   EXPECT_EQ(r.code, kInputError);
@@ -396,6 +420,10 @@ TEST(CliHostile, SynthRefusesWorkloadsThatMakeNoEntries) {
   auto budget = run({"synth", out.string(), "--events", "100", "--budget", "0"});
   EXPECT_EQ(budget.code, kUsage) << budget.err;
   expectOneLine(budget, "no trace entry in 1000000 requests");
+  // 2^64 - 1 entries grew past 8 GB before it was stopped; the cap keeps a trace under 2 GB.
+  auto huge = run({"synth", out.string(), "--events", "18446744073709551615"});
+  EXPECT_EQ(huge.code, kUsage) << huge.err;
+  expectOneLine(huge, "entries is too large: at most 25000000");
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_EQ(run({"synth", out.string(), "--events", "100", "--empty-cache-every", "2"}).code, kOk);
   std::filesystem::remove(out);

@@ -131,6 +131,11 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
   // Each empty_cache takes a request's place: every request would be one (found by fuzzing).
   if (o.empty_cache_every == 1)
     return Status::usage("empty_cache every 1 request leaves none for allocations (give 0 for never, or 2 or more)");
+  if (o.events > kMaxSynthEvents)
+    return Status::usage(
+        fmt::format("a synthetic trace of {} entries is too large: at most {} (about 75 bytes of "
+                    "memory each)",
+                    o.events, kMaxSynthEvents));
   auto config = sim::parseAllocConf(o.settings);
   if (!config) return Status::error("synthetic trace settings: " + config.message());
   SynthTrace out;

@@ -226,8 +226,12 @@ std::string describeBackendEvent(const BackendEvent& e);
 
 // --- synthetic traces
 
+// A synthetic trace holds about 75 bytes of memory per entry while it is made and written: the
+// most entries one may ask for keeps that under 2 GB.
+inline constexpr std::size_t kMaxSynthEvents = 25'000'000;
+
 struct SynthOptions {
-  std::size_t events = 1'000'000;  // at least this many trace entries
+  std::size_t events = 1'000'000;  // at least this many trace entries (at most kMaxSynthEvents)
   std::uint64_t seed = 1;
   std::string settings;                           // PYTORCH_CUDA_ALLOC_CONF the trace is recorded with
   sim::ByteCount budget = 32ull << 30;            // live bytes stay under this
