@@ -270,7 +270,8 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
   const Keys& k = *keys_;
   TraceEvent ev;
   ev.stack = StackId(0);
-  bool has_addr = false, has_size = false;
+  AddrKey addr_key = AddrKey::kNone;
+  bool has_size = false;
   std::uint32_t unknown_key_count = 0;
   for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
     const Value& key = items[i];
@@ -284,7 +285,7 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
       case F::kAddr:
         if (!v.isInt()) return false;
         ev.addr = v.asUInt();
-        has_addr = true;
+        addr_key = key.strId() == k.device_free ? AddrKey::kDeviceFree : AddrKey::kAddr;
         break;
       case F::kSize:
         if (!v.isInt()) return false;
@@ -330,17 +331,21 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
     for (std::size_t i = 0; i + 1 < items.size(); i += 2)
       if (k.fieldOf(items[i].strId()) == F::kUnknown) noteUnknownKey(Anomaly::unknown_event_key, items[i].strId());
   }
-  noteMissingFields(ev, has_addr, has_size);
+  noteMissingFields(ev, addr_key, has_size);
   list.events.push_back(ev);
   return true;
 }
 
-// A missing size or address is taken as 0; an oom without 'device_free' (its address field)
-// is its own anomaly, since no capacity is taken from it (replay's edited run).
-void SnapshotAssembler::noteMissingFields(const TraceEvent& ev, bool has_addr, bool has_size) {
+// A missing size or address is taken as 0. An oom's address field is 'device_free' (torch writes
+// no 'addr' there): without it, even with an 'addr', the free memory is unknown (0) and that is
+// its own anomaly, since no capacity is taken from it (replay's edited run).
+void SnapshotAssembler::noteMissingFields(TraceEvent& ev, AddrKey addr_key, bool has_size) {
   const bool oom = ev.action == Action::kOom;
-  if (oom && !has_addr) snap_.anomalies.add(Anomaly::oom_without_device_free);
-  if (!has_size || (!has_addr && ev.action != Action::kSnapshot && !oom))
+  if (oom && addr_key != AddrKey::kDeviceFree) {
+    ev.addr = 0;
+    snap_.anomalies.add(Anomaly::oom_without_device_free);
+  }
+  if (!has_size || (addr_key == AddrKey::kNone && ev.action != Action::kSnapshot && !oom))
     snap_.anomalies.add(Anomaly::event_missing_field, actionName(ev.action));
 }
 
@@ -357,7 +362,8 @@ Status fieldType(std::string_view what, std::string_view field, std::string_view
 Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container& dict) {
   const Keys& k = *keys_;
   TraceEvent ev;
-  bool has_addr = false, has_size = false;
+  AddrKey addr_key = AddrKey::kNone;
+  bool has_size = false;
   const auto& items = dict.items;
   for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
     const Value& key = items[i];
@@ -376,7 +382,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
       if (ev.action == Action::kUnknown) snap_.anomalies.add(Anomaly::unknown_action, text(v.strId()));
     } else if (id == k.addr || id == k.device_free) {
       st = intField(&ev.addr);
-      has_addr = true;
+      addr_key = id == k.device_free ? AddrKey::kDeviceFree : AddrKey::kAddr;
     } else if (id == k.size) {
       st = intField(&ev.size);
       has_size = true;
@@ -407,7 +413,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
     if (!st.ok()) return st;
   }
   if (!ev.stack.valid()) ev.stack = StackId(0);
-  noteMissingFields(ev, has_addr, has_size);
+  noteMissingFields(ev, addr_key, has_size);
   list.events.push_back(ev);
   return Conversion{true, Value::consumed(), false};
 }

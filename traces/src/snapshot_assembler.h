@@ -68,7 +68,9 @@ class SnapshotAssembler {
   Status assembleSegments(const Value& value);
   Status assembleAnnotations(const Value& value);
   void noteUnknownKey(Anomaly anomaly, StringId key);
-  void noteMissingFields(const TraceEvent& ev, bool has_addr, bool has_size);
+  // Which key gave a trace entry its address field.
+  enum class AddrKey : std::uint8_t { kNone, kAddr, kDeviceFree };
+  void noteMissingFields(TraceEvent& ev, AddrKey addr_key, bool has_size);
   // A (int, int) pool id tuple (segment_pool_id, pool_id); false if `v` is not one.
   bool readPoolId(const Value& v, PoolId* out);
   // A stack value, or a list of converted frames interned as one; false if neither.

@@ -3,6 +3,8 @@
 
 Each file reads as a snapshot; what it exercises is what the commands say about it:
   oom_without_device_free.pickle  an oom entry with no 'device_free' (no capacity is derived from it)
+  oom_with_addr.pickle            the same oom with an 'addr' of 9.62 GiB instead (torch writes no 'addr'
+                                  for an oom: still no capacity)
   reversed_time.pickle            time_us going backwards (an anomaly; info's time span is "unknown")
   free_never_allocated.pickle     a free of an address the trace never allocated (check blames event 4)
   double_free.pickle              the same block freed twice (check blames event 4)
@@ -33,6 +35,8 @@ def main():
                   ("free_completed", A, 512), ("segment_free", A, 2 * MIB))
     oom.insert(2, {"action": "oom", "size": 170 * MIB, "stream": 0, "time_us": 2500})
     write("oom_without_device_free.pickle", oom)
+    oom[2] = dict(oom[2], addr=10332667904 - 2 * MIB)
+    write("oom_with_addr.pickle", oom)
     rev = entries(("segment_alloc", A, 2 * MIB), ("alloc", A, 512), ("free_requested", A, 512),
                   ("free_completed", A, 512))
     rev[0]["time_us"] = 5_000_000  # 3.581 s after the last entry
