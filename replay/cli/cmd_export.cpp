@@ -70,6 +70,9 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   if (!w) return usage(err, w.message());
   auto opened = openTrace(a.trace, a.device, a.env, err);
   if (!opened) return fail(err, opened.message());
+  // No history: no modelled run to write. Said, and nothing written (a file of 0 events and 0
+  // segments claimed as the export lost the snapshot's segments).
+  if (opened->nothing_to_replay) return fail(err, *opened->nothing_to_replay + "; nothing written");
   const replay::Trace& trace = opened->trace;
   const std::size_t dev = opened->device;
   auto prepared = replay::prepareTrace(trace.snapshot, dev, replay::editedRunEnvironment(opened->env, *w));

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <regex>
@@ -70,7 +72,7 @@ TEST(NoHistory, TheLibrarySaysThereIsNothingToReplay) {
   EXPECT_FALSE(nothingToReplay(*full).has_value());
 }
 
-TEST(NoHistory, InfoWorksAndCheckAndWhatIfExitZero) {
+TEST(NoHistory, InfoWorksCheckAndWhatIfExitZeroAndExportWritesNothing) {
   for (const char* name : {"state-only.pickle", "no-traces.pickle"}) {
     const std::string path = (test::testDataDir() / "no-history" / name).string();
     auto info = test::runReservoir({"info", path, "--json"});
@@ -86,6 +88,15 @@ TEST(NoHistory, InfoWorksAndCheckAndWhatIfExitZero) {
     auto whatif = test::runReservoir({"whatif", path, "--set", "expandable_segments:True"});
     EXPECT_EQ(whatif.code, cli::kOk) << name << ": " << whatif.err;
     EXPECT_NE(whatif.out.find("nothing to replay"), std::string::npos) << whatif.out;
+    // export has no modelled run to write: it says so and writes nothing (it wrote a file of 0
+    // events and 0 segments, claimed as the export).
+    const auto out = std::filesystem::temp_directory_path() / ("no-history-" + std::to_string(::getpid()) + ".pickle");
+    auto exported = test::runReservoir({"export", path, "--out", out.string()});
+    EXPECT_EQ(exported.code, cli::kInputError) << name;
+    EXPECT_NE(exported.err.find("nothing to replay"), std::string::npos) << exported.err;
+    EXPECT_NE(exported.err.find("nothing written"), std::string::npos) << exported.err;
+    EXPECT_EQ(exported.out.find("wrote"), std::string::npos) << exported.out;
+    EXPECT_FALSE(std::filesystem::exists(out));
   }
 }
 

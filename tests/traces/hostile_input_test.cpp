@@ -181,6 +181,25 @@ TEST(HostileInput, TimesGoingBackwardsAreAnAnomaly) {
   EXPECT_EQ(fine->anomalies.count(Anomaly::time_goes_backwards), 0u);
 }
 
+// A segment of a device that 'device_traces' does not list is shown under no device: counted as
+// a data-loss anomaly, with the segment named, not left out without a word.
+TEST(HostileInput, ASegmentOfNoListedDeviceIsAnAnomaly) {
+  Snapshot s = eventsAt({1, 2});
+  for (std::int64_t device : {0, 5}) {
+    SegmentInfo seg;
+    seg.device = device;
+    seg.address = 1ull << 30;
+    seg.total_size = 2 << 20;
+    seg.stack = s.devices[0].events[0].stack;
+    s.segments.push_back(seg);
+  }
+  auto snap = readSnapshotBytes(*writeSnapshotBytes(s), "t.pickle");
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  EXPECT_EQ(snap->anomalies.count(Anomaly::segment_of_no_device), 1u);
+  ASSERT_FALSE(snap->anomalies.examples(Anomaly::segment_of_no_device).empty());
+  EXPECT_EQ(snap->anomalies.examples(Anomaly::segment_of_no_device).front(), "segments[1] (device 5)");
+}
+
 class OutputFiles : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -30,6 +30,7 @@ Expected<Snapshot> readFrom(std::unique_ptr<detail::RawSource> raw, const std::s
   if (Status st = source->finish(); !st.ok()) return placed(st, name, compressed, stored);
   if (Status st = detail::validateSnapshot(*snap); !st.ok())
     return formatReadError(st, ReadPlace{name, std::nullopt, false, std::nullopt});
+  detail::noteSegmentsOfNoDevice(*snap);
   snap->compression = compression;
   snap->file_bytes = stored;
   if (options.progress) options.progress(stored, stored);

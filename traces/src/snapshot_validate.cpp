@@ -43,6 +43,9 @@ Status checkSegments(const Snapshot& snap) {
                                                                  {"requested_size", s.requested_size}};
     for (const auto& [name, v] : fields)
       if (v >= kMaxByteValue) return outOfRange(fmt::format("segments[{}]", i), name, v);
+    if (s.device < 0 || static_cast<std::uint64_t>(s.device) >= kMaxDevices)
+      return Status::error(fmt::format("segments[{}]: 'device' is {}, not a CUDA device number (0 to {})", i, s.device,
+                                       kMaxDevices - 1));
     const std::span<const BlockInfo> blocks = snap.blocksOf(s);
     for (std::size_t b = 0; b < blocks.size(); ++b) {
       const std::pair<std::string_view, std::uint64_t> block_fields[] = {
@@ -55,6 +58,14 @@ Status checkSegments(const Snapshot& snap) {
 }
 
 }  // namespace
+
+void noteSegmentsOfNoDevice(Snapshot& snapshot) {
+  if (snapshot.devices.empty()) return;  // no history: the segments are all there is
+  for (std::size_t i = 0; i < snapshot.segments.size(); ++i)
+    if (!snapshot.findDevice(snapshot.segments[i].device))
+      snapshot.anomalies.add(Anomaly::segment_of_no_device,
+                             fmt::format("segments[{}] (device {})", i, snapshot.segments[i].device));
+}
 
 Status validateSnapshot(const Snapshot& snapshot) {
   if (snapshot.devices.size() > kMaxDevices)

@@ -16,4 +16,8 @@ inline constexpr std::uint64_t kMaxByteValue = 1ull << 62;
 // segments[i] and their blocks).
 Status validateSnapshot(const Snapshot& snapshot);
 
+// Counts the segments whose device has no entry in 'device_traces' (when it lists any): no
+// device's view shows them, so they are a data-loss anomaly, not silently left out.
+void noteSegmentsOfNoDevice(Snapshot& snapshot);
+
 }  // namespace reservoir::traces::detail

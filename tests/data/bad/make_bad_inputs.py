@@ -414,6 +414,8 @@ def out_of_range_values():
          ["segments[0]['blocks'][0]: 'size' is 9223372036854775808"]),
         ("devices_1025.pickle", snapshot([[] for _ in range(1025)]),
          ["'device_traces' lists 1025 devices, more than the 1024"]),
+        ("segment_device_negative.pickle", snapshot(segments=[segment(device=-1)]),
+         ["segments[0]: 'device' is -1, not a CUDA device number (0 to 1023)"]),
     ]:
         case(name, pickle.dumps(obj, protocol=4), None, *reasons)
 
