@@ -101,7 +101,7 @@ int runSettingsReport(const CheckArgs& a, const replay::Trace& trace, std::size_
 // One trace's check; `progress` gets the progress lines, `err` the messages.
 int checkOne(const CheckArgs& a, std::ostream& out, std::ostream& err, std::ostream& progress_err) {
   auto opened = openTrace(a.trace, a.device, a.env, progress_err);
-  if (!opened) return fail(err, opened.message());
+  if (!opened) return fail(err, opened.status());
   if (opened->nothing_to_replay) {
     if (a.json)
       out << nlohmann::json{{"trace", a.trace}, {"nothing_to_replay", *opened->nothing_to_replay}}.dump(2) << "\n";

@@ -69,7 +69,7 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return usage(err, w.message());
   auto opened = openTrace(a.trace, a.device, a.env, err);
-  if (!opened) return fail(err, opened.message());
+  if (!opened) return fail(err, opened.status());
   // No history: no modelled run to write. Said, and nothing written (a file of 0 events and 0
   // segments claimed as the export lost the snapshot's segments).
   if (opened->nothing_to_replay) return fail(err, *opened->nothing_to_replay + "; nothing written");
@@ -80,7 +80,7 @@ int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   auto edits = replay::resolveEdits(*prepared, w->edits);
   if (!edits) return fail(err, edits.status());
   auto counts = replay::writeEditedRun(*prepared, *edits, *w, a.out, a.csv);
-  if (!counts) return fail(err, counts.message());
+  if (!counts) return fail(err, counts.status());
   if (!a.out.empty())
     out << fmt::format("wrote {} ({} events, {} segments): open it in https://pytorch.org/memory_viz\n", a.out,
                        counts->events, counts->segments);

@@ -31,7 +31,7 @@ int judgeAndPrint(const GateArgs& a, const replay::GateConditions& conditions, c
   std::vector<replay::GateInput> inputs;
   for (std::size_t i = 0; i < reports.size(); ++i) inputs.push_back({names[i], &reports[i]});
   auto v = replay::judgeGate(inputs, conditions);
-  if (!v) return fail(err, v.message());
+  if (!v) return fail(err, v.status());
   if (a.json) {
     auto j = replay::gateJson(*v, names, reports, conditions.max_peak_reserved);
     addMpiObject(j);
@@ -49,7 +49,7 @@ int judgeAndPrint(const GateArgs& a, const replay::GateConditions& conditions, c
 std::string gateItem(const GateArgs& a, const replay::WhatIfOptions& w, const std::string& path,
                      std::ostream& progress_err) {
   auto opened = openTrace(path, a.device, a.env, progress_err);
-  if (!opened) return itemError(opened.message());
+  if (!opened) return itemError(opened.status());
   auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
   if (!rep) return itemError(rep.status(), path + ": ");
   return replay::gateFactsJson(*rep).dump();

@@ -60,12 +60,12 @@ void printDevice(std::ostream& out, const traces::Snapshot& snap, const replay::
 
 int runInfo(const InfoArgs& a, std::ostream& out, std::ostream& err) {
   auto trace = loadTrace(a.trace, err, !a.env.no_capture_json);
-  if (!trace) return fail(err, trace.message());
+  if (!trace) return fail(err, trace.status());
   const traces::Snapshot& snap = trace->snap();
   auto env = makeEnvironment(a.env, *trace);
-  if (!env) return fail(err, env.message());
+  if (!env) return fail(err, env.status());
   auto devices = replay::summaryDevices(snap, a.device);
-  if (!devices) return fail(err, devices.message());
+  if (!devices) return fail(err, devices.status());
   std::vector<replay::DeviceSummary> sums;
   for (std::size_t d : *devices) sums.push_back(replay::summarizeDevice(snap, d, *env));
   const auto total = replay::finalState(snap, std::nullopt);

@@ -410,13 +410,13 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<std::unique_ptr<replay::ReplayBackend>> impls;
   for (const auto& name : backendNames(a.backends)) {
     auto b = replay::makeBackend(name);
-    if (!b) return fail(err, b.message());
+    if (!b) return fail(err, b.status());
     impls.push_back(std::move(*b));
   }
   EnvOptions env_opts;
   env_opts.no_capture_json = a.no_capture_json;
   auto opened = openTrace(a.trace, a.device, env_opts, err);
-  if (!opened) return fail(err, opened.message());
+  if (!opened) return fail(err, opened.status());
   replay::ReplayEnvironment& env = opened->env;
   env = replay::editedRunEnvironment(env, *w);
   auto prepared = [&] {
@@ -444,7 +444,7 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
     };
   auto report = replay::runBackendReplay(p, *edits, *run, impls, o);
   progress.reset();
-  if (!report) return fail(err, report.message());
+  if (!report) return fail(err, report.status());
   if (a.json)
     printJson(out, a.trace, p, *run, *report);
   else
@@ -475,7 +475,7 @@ int runSynth(const SynthArgs& a, std::ostream& out, std::ostream& err) {
   traces::WriteOptions wo;
   if (a.out.ends_with(".zst")) wo.compression = traces::Compression::kZstd;
   if (a.out.ends_with(".gz")) wo.compression = traces::Compression::kGzip;
-  if (Status st = traces::writeSnapshotFile(trace->snapshot, a.out, wo); !st.ok()) return fail(err, st.message());
+  if (Status st = traces::writeSnapshotFile(trace->snapshot, a.out, wo); !st.ok()) return fail(err, st);
   // What a capture writes beside its snapshot: the final memory_stats, for `check` and `replay`.
   std::string json_path = a.out;
   for (const char* ext : {".zst", ".gz", ".pickle", ".pkl"})

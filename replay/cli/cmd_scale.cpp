@@ -307,7 +307,7 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.status());
   auto targets = targetsOf(a);
-  if (!targets) return fail(err, targets.message());
+  if (!targets) return fail(err, targets.status());
   if (targets->size() > 1 && !a.out_path.empty())
     return fail(err, fmt::format("--out writes one trace, but --to gives {} targets", targets->size()));
   if (targets->size() > 1 && !a.measured.empty())
@@ -315,9 +315,9 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
   if (targets->size() > 1) return runGrid(a, *w, *targets, out, err);
   if (!workPool().root()) return kOk;  // one target: the first process answers alone
   auto opened = openInputs(a, err);
-  if (!opened) return fail(err, opened.message());
+  if (!opened) return fail(err, opened.status());
   auto scaler = scale::Scaler::create(opened->inputs);
-  if (!scaler) return fail(err, scaler.message());
+  if (!scaler) return fail(err, scaler.status());
   const bool edits = hasEdits(*w);
   auto result = runTarget(*scaler, targets->front(), *w);
   if (!result) return fail(err, fmt::format("--to {}: {}", scale::paramsText(targets->front()), result.message()));

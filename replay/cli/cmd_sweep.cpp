@@ -50,7 +50,7 @@ Expected<unsigned> threadCount(std::optional<unsigned> jobs, std::ostream& err) 
 std::string sweepItem(const SweepArgs& a, replay::SweepOptions o, const std::string& path, std::size_t slice,
                       std::size_t slices, std::ostream& progress_err) {
   auto opened = openTrace(path, a.device, a.env, progress_err);
-  if (!opened) return itemError(opened.message());
+  if (!opened) return itemError(opened.status());
   auto prepared =
       replay::prepareTrace(opened->trace.snapshot, opened->device, replay::editedRunEnvironment(opened->env, o));
   if (!prepared) return itemError(prepared.status(), path + ": ");

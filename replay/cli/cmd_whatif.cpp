@@ -28,7 +28,7 @@ struct WhatIfArgs {
 std::string whatIfItem(const WhatIfArgs& a, const replay::WhatIfOptions& w, const std::string& path,
                        std::ostream& progress_err) {
   auto opened = openTrace(path, a.device, a.env, progress_err);
-  if (!opened) return itemError(opened.message());
+  if (!opened) return itemError(opened.status());
   if (opened->nothing_to_replay) return nlohmann::json{{"nothing_to_replay", *opened->nothing_to_replay}}.dump();
   auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
   if (!rep) return itemError(rep.status(), path + ": ");

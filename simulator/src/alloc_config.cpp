@@ -52,11 +52,11 @@ class Tokens {
     char* end = nullptr;
     errno = 0;
     const unsigned long long v = std::strtoull(p, &end, 10);
-    // torch throws std::invalid_argument / std::out_of_range ("stoull"); the same failure in words.
+    // torch throws std::invalid_argument / std::out_of_range (from stoull); the same failure in words.
     if (end == p)
-      fail(fmt::format("'{}' is not a whole number (torch fails here too: stoull)", t));
+      fail(fmt::format("'{}' is not a whole number (torch refuses it too)", t));
     else if (errno == ERANGE)
-      fail(fmt::format("'{}' is too large for a number of bytes or MiB (torch fails here too: stoull)", t));
+      fail(fmt::format("'{}' is too large: more than 2^64 - 1 (torch refuses it too)", t));
     return v;
   }
   double toDouble(std::size_t i) {
@@ -64,7 +64,7 @@ class Tokens {
     if (!error.ok()) return 0;
     char* end = nullptr;
     const double v = std::strtod(t.c_str(), &end);
-    if (end == t.c_str()) fail(fmt::format("'{}' is not a number (torch fails here too: stod)", t));
+    if (end == t.c_str()) fail(fmt::format("'{}' is not a number (torch refuses it too)", t));
     return v;
   }
   bool toBool(std::size_t i) {

@@ -297,9 +297,15 @@ TEST(CliHostile, EveryBadFileSaysWhatIsWrongInPlainWordsFirst) {
 TEST(CliHostile, SettingsNumbersInPlainWords) {
   auto r = run({"check", sample("resume-tiny/resume-main.rank0.pickle"), "--settings",
                 "max_split_size_mb:99999999999999999999999"});
-  EXPECT_NE(r.code, kOk);
-  EXPECT_NE(r.err.find("'99999999999999999999999' is too large for a number of bytes or MiB"), std::string::npos)
-      << r.err;
+  EXPECT_EQ(r.code, kUsage) << r.err;
+  EXPECT_NE(r.err.find("'99999999999999999999999' is too large: more than 2^64 - 1"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("stoull"), std::string::npos) << r.err;
+  // Not a size: the same words for a key that counts divisions.
+  auto div = run({"whatif", sample("resume-tiny/resume-main.rank0.pickle"), "--set",
+                  "roundup_power2_divisions:99999999999999999999999"});
+  EXPECT_EQ(div.code, kUsage) << div.err;
+  EXPECT_NE(div.err.find("is too large: more than 2^64 - 1"), std::string::npos) << div.err;
+  EXPECT_EQ(div.err.find("bytes or MiB"), std::string::npos) << div.err;
 }
 
 std::string careless(const std::string& name) { return (test::testDataDir() / "careless" / name).string(); }
@@ -345,6 +351,14 @@ TEST(CliHostile, PointsAndSelectorsThatMatchNothingAreUsageErrors) {
   auto events = run({"whatif", trace, "--cleanup", "event:99999999"});
   EXPECT_EQ(events.code, kUsage) << events.err;
   expectOneLine(events, "the trace has 1001 events");
+  // The sweep's objective point too (it was an input error, exit 3).
+  auto objective = run({"sweep", trace, "--minimize", "reserved:before:nope", "--max-candidates", "2"});
+  EXPECT_EQ(objective.code, kUsage) << objective.err;
+  expectOneLine(objective, "the point to minimize at: point 'before:nope' matches no event's stack");
+  // A capacity with no room says the overhead it compared (none given: 0), not an empty value.
+  auto zero = run({"whatif", trace, "--capacity", "0"});
+  EXPECT_EQ(zero.code, kUsage) << zero.err;
+  expectOneLine(zero, "--overhead 0 is not below --capacity 0");
   // A selector that matches allocations still works.
   EXPECT_EQ(run({"whatif", trace, "--release", "state_dict_loader.py:load@event:500"}).code, kOk);
 }

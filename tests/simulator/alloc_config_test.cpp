@@ -38,7 +38,7 @@ TEST(AllocConf, TorchErrorTexts) {
     const char* error;
   } cases[] = {
       {"max_split_size_mb:19", "max_split_size_mb too small, must be >= 20"},
-      {"max_split_size_mb:abc", "stoull"},
+      {"max_split_size_mb:abc", "'abc' is not a whole number (torch refuses it too)"},
       {"garbage_collection_threshold:1.0", "set it in (0.0, 1.0)"},
       {"garbage_collection_threshold:0", "set it in (0.0, 1.0)"},
       {"roundup_power2_divisions:3", "divisions has to be power of 2"},

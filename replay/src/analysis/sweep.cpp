@@ -227,7 +227,7 @@ Status setUpObjective(const PreparedTrace& p, const SweepObjective& obj, std::ve
                       RunSettings& base) {
   if (obj.kind == SweepObjective::Kind::kReservedAt) {
     auto gaps = resolvePoint(*obj.point, *p.snapshot, p.device_index);
-    if (!gaps) return Status::error("the point to minimize at: " + gaps.message());
+    if (!gaps) return gaps.status().prefixed("the point to minimize at: ");  // a usage error stays one
     Edit probe;
     probe.kind = Edit::Kind::kProbe;
     probe.text = obj.point->text;

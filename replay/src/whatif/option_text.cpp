@@ -43,7 +43,7 @@ Expected<EditedRunOptions> parseEditedRunOptions(const EditedRunText& t, std::st
     return Status::usage(
         fmt::format("{}overhead {} is not below {}capacity {}: the edited run would have no memory "
                     "for PyTorch's cache",
-                    prefix, t.overhead, prefix, t.capacity));
+                    prefix, t.overhead.empty() ? std::string("0") : t.overhead, prefix, t.capacity));
   if (Status st = checkFraction(prefix, t.fraction); !st.ok()) return st;
   o.fraction = t.fraction;
   return o;
