@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 namespace reservoir::traces::detail {
 namespace {
@@ -214,9 +216,16 @@ Status writeFileVia(const std::string& path, const std::function<Status(ByteSink
     return namingPath(path, std::move(st));
   }
   const std::string tmp = path + ".tmp";
+  // Signals wait while the temporary is created and listed: one that came in between would end
+  // the process with the file made but not yet listed for removal.
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &before);
   auto sink = newFileSink(tmp);
+  std::optional<TempListing> listed;
+  if (sink) listed.emplace(tmp);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (!sink) return namingPath(path, sink.status());
-  const TempListing listed(tmp);
   Status st = fill(sink->get());
   sink->reset();
   if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0)
