@@ -10,6 +10,7 @@
 
 #include "calls.h"
 #include "cli.h"
+#include "reservoir/replay/option_text.h"
 
 namespace py = pybind11;
 using reservoir::python::LoadedTrace;
@@ -100,6 +101,9 @@ void registerTraceError(py::module_& m) {
 PYBIND11_MODULE(_core, m) {
   namespace rp = reservoir::python;
   m.doc() = "Reservoir's replay library (the compiled part of the reservoir package; use its Python API)";
+  // RESERVOIR_MAX_MEMORY raises the reader's memory cap, as for the CLI and the GUI.
+  if (reservoir::Status st = reservoir::replay::applyMemoryCapFromEnvironment(); !st.ok())
+    throw py::value_error(st.message());
   registerTraceError(m);
   bindTexts(m);
   bindTrace(m);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "reservoir/replay/option_text.h"
 
 namespace reservoir::cli {
 namespace {
@@ -123,7 +124,10 @@ bool spreadsWork(int argc, const char* const* argv) {
 }
 
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  return runGuarded(err, [&] { return parseAndRun(argc, argv, out, err); });
+  return runGuarded(err, [&] {
+    if (Status st = replay::applyMemoryCapFromEnvironment(); !st.ok()) return fail(err, st);
+    return parseAndRun(argc, argv, out, err);
+  });
 }
 
 }  // namespace reservoir::cli

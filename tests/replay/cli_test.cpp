@@ -363,6 +363,26 @@ TEST(CliHostile, PointsAndSelectorsThatMatchNothingAreUsageErrors) {
   EXPECT_EQ(run({"whatif", trace, "--release", "state_dict_loader.py:load@event:500"}).code, kOk);
 }
 
+// RESERVOIR_MAX_MEMORY sets the reader's cap for the process; a value that is not a size is a
+// usage error naming the variable, before any command runs.
+TEST(CliHostile, TheMemoryCapComesFromTheEnvironment) {
+  const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
+  ::setenv("RESERVOIR_MAX_MEMORY", "lots", 1);
+  auto bad = run({"info", trace});
+  EXPECT_EQ(bad.code, kUsage) << bad.err;
+  expectOneLine(bad, "RESERVOIR_MAX_MEMORY='lots' is not a size");
+  ::setenv("RESERVOIR_MAX_MEMORY", "1MiB", 1);  // below what the sample needs (the 512 MiB floor aside)
+  auto small = run({"info", trace});
+  EXPECT_EQ(traces::defaultReadMemoryCap(), 1u << 20);
+  EXPECT_EQ(small.code, kInputError) << small.err;
+  EXPECT_NE(small.err.find("over its cap of 1 MiB"), std::string::npos) << small.err;
+  ::setenv("RESERVOIR_MAX_MEMORY", "8GiB", 1);
+  EXPECT_EQ(run({"info", trace}).code, kOk);
+  EXPECT_EQ(traces::defaultReadMemoryCap(), 8ull << 30);
+  ::unsetenv("RESERVOIR_MAX_MEMORY");
+  traces::setDefaultReadMemoryCap(traces::kDefaultReadMemoryCap);
+}
+
 TEST(CliHostile, AnOomWithoutDeviceFreeGivesNoCapacity) {
   // An 'addr' is not a device_free: torch writes none for an oom, so it gives no capacity either.
   for (const char* file : {"oom_without_device_free.pickle", "oom_with_addr.pickle"}) {

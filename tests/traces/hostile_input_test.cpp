@@ -103,6 +103,27 @@ std::vector<std::uint8_t> withUnknownKey(const std::string& value) {
   return {text.begin(), text.end()};
 }
 
+// A memo flood padded under the per-byte budget (None, MEMOIZE, POP, None, POP: 16 bytes of memo
+// for 5 bytes of pickle) from a small compressed file reached 4.2 GB; the cap stops any read at a
+// fixed size, whatever the pickle's length. Here with a 64 MiB cap on a 40 MB flood.
+TEST(HostileInput, APaddedMemoFloodStopsAtTheMemoryCap) {
+  std::vector<std::uint8_t> bytes{0x80, 0x04};
+  for (int i = 0; i < 8'000'000; ++i) bytes.insert(bytes.end(), {'N', 0x94, '0', 'N', '0'});
+  bytes.push_back('.');
+  ReadOptions options;
+  EXPECT_EQ(options.limits.memory_cap_bytes, defaultReadMemoryCap());
+  options.limits.memory_cap_bytes = 64ull << 20;
+  auto snap = readSnapshotBytes(bytes, "flood.pickle", options);
+  ASSERT_FALSE(snap.ok());
+  EXPECT_NE(snap.message().find("over its cap of 64 MiB"), std::string::npos) << snap.message();
+  EXPECT_NE(snap.message().find("RESERVOIR_MAX_MEMORY"), std::string::npos) << snap.message();
+  // The cap front ends set is the default of every read after it.
+  setDefaultReadMemoryCap(32ull << 20);
+  EXPECT_EQ(ReadLimits{}.memory_cap_bytes, 32ull << 20);
+  setDefaultReadMemoryCap(kDefaultReadMemoryCap);
+  EXPECT_EQ(ReadLimits{}.memory_cap_bytes, kDefaultReadMemoryCap);
+}
+
 TEST(HostileInput, ListsOfScalarsUnderUnknownKeysAreNotMaterialised) {
   // 16 lists of 2^20 None: 256 MiB as stored values, 16 MiB of pickle. The stack holds one
   // list's items before APPENDS (16-32 MiB): the budget leaves room for that, not for more.

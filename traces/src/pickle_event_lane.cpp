@@ -61,7 +61,7 @@ void skipFrames(Cursor& c) {
   } else {
     return true;  // not memoized
   }
-  if (memo_.size() >= options_.limits.max_memo_entries) return false;
+  if (memo_.size() >= options_.limits.max_memo_entries || memo_.size() == memo_.capacity()) return false;
   memo_.push_back(v);
   return true;
 }

@@ -181,6 +181,7 @@ Status PickleMachine::memoPut(std::uint64_t index) {
   if (index >= options_.limits.max_memo_entries)
     return fail(ReadProblem::kTooLarge,
                 fmt::format("memo index {} over the limit of {}", index, options_.limits.max_memo_entries));
+  if (index >= memo_.size() && !memoMayGrow()) return memoGrowthRefused();
   if (index == memo_.size()) {
     memo_.push_back(Value{VTag::kUnset, 0, 0});
   } else if (index > memo_.size()) {
@@ -499,8 +500,9 @@ Status PickleMachine::checkMemory() {
   const ReadLimits& limits = options_.limits;
   const std::uint64_t budget = limits.memory_floor_bytes + limits.memory_per_pickle_byte * read;
   const std::uint64_t used = memoryInUse();
-  if (used <= budget) return {};
   constexpr double kMiB = 1 << 20;
+  if (limits.memory_cap_bytes != 0 && used > limits.memory_cap_bytes) return overCap(used, read);
+  if (used <= budget) return {};
   return fail(
       ReadProblem::kTooLarge,
       fmt::format(
@@ -509,6 +511,26 @@ Status PickleMachine::checkMemory() {
           "pickle byte)",
           static_cast<double>(used) / kMiB, static_cast<double>(read) / kMiB, static_cast<double>(budget) / kMiB,
           limits.memory_floor_bytes >> 20, limits.memory_per_pickle_byte));
+}
+
+Status PickleMachine::overCap(std::uint64_t used, std::uint64_t read) {
+  constexpr double kMiB = 1 << 20;
+  return fail(ReadProblem::kTooLarge,
+              fmt::format("the reader needs {:.0f} MiB for the {:.0f} MiB of pickle read so far, over its cap of "
+                          "{:.0f} MiB: a hostile file, or a real trace larger than the cap allows (set "
+                          "RESERVOIR_MAX_MEMORY, e.g. to 8GiB, to read it)",
+                          static_cast<double>(used) / kMiB, static_cast<double>(read) / kMiB,
+                          static_cast<double>(options_.limits.memory_cap_bytes) / kMiB));
+}
+
+bool PickleMachine::memoMayGrow() const {
+  const std::uint64_t cap = options_.limits.memory_cap_bytes;
+  if (cap == 0 || memo_.size() < memo_.capacity()) return true;
+  return memoryInUse() + memo_.size() * sizeof(Value) <= cap;  // the copy, while the old table lives
+}
+
+Status PickleMachine::memoGrowthRefused() {
+  return overCap(memoryInUse() + memo_.size() * sizeof(Value), base_ + pos_);
 }
 
 // Keeps kRefillWindow bytes buffered ahead; checks cancellation and reports progress at
@@ -654,7 +676,7 @@ bool PickleMachine::fastStep(std::uint8_t op, StringId frames_key) {
       if (!stack_.empty() && p[1] < memo_.size()) break;  // overwrites go the general way
       [[fallthrough]];
     case kMemoize:
-      if (!stack_.empty() && (op == kMemoize || p[1] == memo_.size())) {
+      if (!stack_.empty() && (op == kMemoize || p[1] == memo_.size()) && memo_.size() < memo_.capacity()) {
         const Value& top = stack_.back();
         if (top.tag == VTag::kContainer) {
           Container* c = pool_.get(top);

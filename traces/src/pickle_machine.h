@@ -47,6 +47,12 @@ class PickleMachine {
   // The reader's memory against ReadLimits' budget (checked after each MiB of pickle).
   [[nodiscard]] std::uint64_t memoryInUse() const;
   Status checkMemory();
+  // The cap's refusal: `used` bytes needed with `read` bytes of pickle read.
+  Status overCap(std::uint64_t used, std::uint64_t read);
+  // Whether the memo may take one more entry: when it must grow, its old and new tables are both
+  // in memory for a moment, and that moment must fit under the cap too.
+  [[nodiscard]] bool memoMayGrow() const;
+  Status memoGrowthRefused();
 
   // --- opcodes
   Status step(std::uint8_t op);

@@ -1,5 +1,7 @@
 #include "reservoir/traces/reader.h"
 
+#include <atomic>
+
 #include "byte_source.h"
 #include "pickle_machine.h"
 #include "reservoir/traces/read_problem.h"
@@ -38,6 +40,13 @@ Expected<Snapshot> readFrom(std::unique_ptr<detail::RawSource> raw, const std::s
 }
 
 }  // namespace
+
+namespace {
+std::atomic<std::uint64_t> g_read_memory_cap{kDefaultReadMemoryCap};
+}  // namespace
+
+std::uint64_t defaultReadMemoryCap() { return g_read_memory_cap.load(std::memory_order_relaxed); }
+void setDefaultReadMemoryCap(std::uint64_t bytes) { g_read_memory_cap.store(bytes, std::memory_order_relaxed); }
 
 Expected<Snapshot> readSnapshotFile(const std::string& path, const ReadOptions& options) {
   auto raw = detail::openFileSource(path);

@@ -10,6 +10,7 @@
 #include "app/options.h"
 #include "app/screenshot.h"
 #include "app/trace_document.h"
+#include "reservoir/replay/option_text.h"
 #include "widgets/main_window.h"
 #include "widgets/trace_widget.h"
 #include "widgets/whatif_panel.h"
@@ -25,6 +26,11 @@ int runApp(int argc, char** argv) {
   if (!options) {
     std::fprintf(stderr, "%s\n", qPrintable(error));
     return error.startsWith(QLatin1String("Usage")) ? 0 : 2;
+  }
+  // RESERVOIR_MAX_MEMORY raises the reader's memory cap, as for the CLI and Python.
+  if (Status st = replay::applyMemoryCapFromEnvironment(); !st.ok()) {
+    std::fprintf(stderr, "reservoir-gui: %s\n", st.message().c_str());
+    return 2;
   }
   MainWindow window;
   const bool batch = !options->screenshot.isEmpty() || !options->export_plot.isEmpty();

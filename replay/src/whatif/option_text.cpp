@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "reservoir/simulator/sizes.h"
+#include "reservoir/traces/reader.h"
 
 namespace reservoir::replay {
 namespace {
@@ -121,6 +124,16 @@ Expected<std::vector<std::size_t>> summaryDevices(const traces::Snapshot& snap,
   for (std::size_t i = 0; i < snap.devices.size(); ++i)
     if (!snap.devices[i].events.empty() || i == busiest) devices.push_back(i);
   return devices;
+}
+
+Status applyMemoryCapFromEnvironment() {
+  const char* text = std::getenv("RESERVOIR_MAX_MEMORY");
+  if (!text || !*text) return {};
+  const auto bytes = sim::parseSize(text);
+  if (!bytes)
+    return Status::usage(fmt::format("RESERVOIR_MAX_MEMORY='{}' is not a size (e.g. 8GiB, or 0 for no cap)", text));
+  traces::setDefaultReadMemoryCap(*bytes);
+  return {};
 }
 
 }  // namespace reservoir::replay

@@ -57,4 +57,9 @@ Expected<GateConditions> gateConditions(const std::string& max_peak_reserved, co
 Expected<std::vector<std::size_t>> summaryDevices(const traces::Snapshot& snap,
                                                   std::optional<std::int64_t> cuda_device);
 
+// RESERVOIR_MAX_MEMORY (a size, e.g. "8GiB"; "0" for none) as the reader's memory cap for this
+// process (traces::setDefaultReadMemoryCap); unset leaves the default. A value that is not a size
+// is a usage error naming the variable. Every front end (CLI, Python, GUI) calls it once at start.
+Status applyMemoryCapFromEnvironment();
+
 }  // namespace reservoir::replay

@@ -19,6 +19,15 @@
 
 namespace reservoir::traces {
 
+// The most memory one read may use, whatever the file says (see ReadLimits::memory_cap_bytes):
+// 1 GiB of what the reader counts (what its tables hold), so that the process stays under 2 GB
+// while a table doubles (old and new copy) and while the trace is replayed. A real trace of more
+// than several million entries needs a higher cap: front ends set it from RESERVOIR_MAX_MEMORY
+// (replay::applyMemoryCapFromEnvironment). 0: no cap.
+inline constexpr std::uint64_t kDefaultReadMemoryCap = 1ull << 30;
+std::uint64_t defaultReadMemoryCap();
+void setDefaultReadMemoryCap(std::uint64_t bytes);
+
 struct ReadLimits {
   std::uint64_t max_stack_values = 1u << 24;    // values on the pickle VM stack
   std::uint64_t max_marks = 1u << 20;           // open MARKs (nesting)
@@ -31,6 +40,9 @@ struct ReadLimits {
   // far (decompressed): a real snapshot needs about 1-2 bytes per pickle byte.
   std::uint64_t memory_floor_bytes = 512ull << 20;
   std::uint64_t memory_per_pickle_byte = 4;
+  // And never more than this, however large the pickle: a small compressed file can decompress to
+  // gigabytes of pickle that only fill the memo (a memo flood), which the budget above would allow.
+  std::uint64_t memory_cap_bytes = defaultReadMemoryCap();
 };
 
 struct ReadOptions {
