@@ -33,19 +33,6 @@ struct SweepArgs {
   EnvOptions env;
 };
 
-// --jobs N: at least 1, at most the cores there are (more threads only add memory and
-// switching); 0 means every core.
-Expected<unsigned> threadCount(std::optional<unsigned> jobs, std::ostream& err) {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  if (!jobs) return cores;
-  if (*jobs == 0) return Status::error("--jobs 0: give at least 1 thread (or leave --jobs out for every core)");
-  if (*jobs > cores) {
-    err << fmt::format("reservoir: note: --jobs {} is more than the {} core(s) here; using {}\n", *jobs, cores, cores);
-    return cores;
-  }
-  return *jobs;
-}
-
 // One item: slice `slice` of `slices` of trace `path`'s sweep, as sweepJson with every candidate.
 std::string sweepItem(const SweepArgs& a, replay::SweepOptions o, const std::string& path, std::size_t slice,
                       std::size_t slices, std::ostream& progress_err) {

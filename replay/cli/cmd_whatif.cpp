@@ -18,7 +18,7 @@ struct WhatIfArgs {
   std::vector<std::string> traces;
   std::optional<std::int64_t> device;
   bool json = false;
-  unsigned jobs = 0;
+  std::optional<unsigned> jobs;  // default: every core
   EnvOptions env;
   EditOptions edits;
 };
@@ -58,10 +58,11 @@ int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   auto paths = expandTraceList(a.traces);
   if (!paths) return fail(err, paths.status());
   WorkPool& pool = workPool();
-  const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const auto jobs = threadCount(a.jobs, err);
+  if (!jobs) return usage(err, jobs.message());
   std::ostream& progress_err = paths->size() == 1 && pool.processes() == 1 ? err : nullStream();
   const auto results = pool.run(
-      fileSizes(*paths), [&](std::size_t i) { return whatIfItem(a, *w, (*paths)[i], progress_err); }, jobs, err);
+      fileSizes(*paths), [&](std::size_t i) { return whatIfItem(a, *w, (*paths)[i], progress_err); }, *jobs, err);
   if (!pool.root()) return kOk;
   printMpiSummary(err);
   // The traces that were read, in order; the others are reported with their path.

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "reservoir/replay/conformance.h"
 #include "reservoir/replay/option_text.h"
 #include "reservoir/simulator/sizes.h"
@@ -79,6 +82,17 @@ Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_
 std::string sizeText(std::int64_t bytes) {
   if (bytes < 0) return fmt::format("-{} ({} bytes)", sim::formatSize(static_cast<std::uint64_t>(-bytes)), bytes);
   return fmt::format("{} ({} bytes)", sim::formatSize(static_cast<std::uint64_t>(bytes)), bytes);
+}
+
+Expected<unsigned> threadCount(std::optional<unsigned> jobs, std::ostream& err) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (!jobs) return cores;
+  if (*jobs == 0) return Status::error("--jobs 0: give at least 1 thread (or leave --jobs out for every core)");
+  if (*jobs > cores) {
+    err << fmt::format("reservoir: note: --jobs {} is more than the {} core(s) here; using {}\n", *jobs, cores, cores);
+    return cores;
+  }
+  return *jobs;
 }
 
 }  // namespace reservoir::cli

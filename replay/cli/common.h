@@ -62,6 +62,10 @@ class Progress {
   int last_ = -1;
 };
 
+// --jobs N: at least 1, at most the cores there are (more threads only add memory and
+// switching; a note says so); left out, every core. 0 is an error.
+Expected<unsigned> threadCount(std::optional<unsigned> jobs, std::ostream& err);
+
 std::string sizeText(std::int64_t bytes);  // "25.34 GiB (27216838656 bytes)"
 
 }  // namespace reservoir::cli

@@ -492,7 +492,7 @@ TEST(BackendReplay, TheEditedRunIsChosenAsWhatIfChoosesIt) {
   auto c = chooseEditedRunAsWhatIf(l->prepared, w);
   ASSERT_TRUE(c.ok()) << c.message();
   EXPECT_EQ(c->usable, std::optional<sim::ByteCount>(19ull << 30));
-  EXPECT_EQ(c->capacity_source, chooseEditedRun(l->prepared, w).capacity_source);  // the one rule
+  EXPECT_EQ(c->capacity_source, chooseEditedRun(l->prepared, w)->capacity_source);  // the one rule
   EXPECT_EQ(c->fraction, 0.5);
   EXPECT_TRUE(c->config.expandable_segments);
   w.capacity.reset();

@@ -178,9 +178,11 @@ TEST(CliHostile, AnEmptyTraceListIsAUsageError) {
 
 TEST(CliHostile, SweepJobsAreCheckedAndClamped) {
   const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
-  auto zero = run({"sweep", trace, "--jobs", "0"});
-  EXPECT_EQ(zero.code, kUsage);
-  EXPECT_NE(zero.err.find("--jobs 0: give at least 1 thread"), std::string::npos) << zero.err;
+  for (const char* cmd : {"sweep", "whatif"}) {  // whatif took 0 as "every core" without a word
+    auto zero = run({cmd, trace, "--jobs", "0"});
+    EXPECT_EQ(zero.code, kUsage) << cmd;
+    EXPECT_NE(zero.err.find("--jobs 0: give at least 1 thread"), std::string::npos) << cmd << ": " << zero.err;
+  }
   auto many = run({"sweep", trace, "--jobs", "10000", "--max-candidates", "2", "--no-settings", "--json"});
   ASSERT_EQ(many.code, kOk) << many.err;
   EXPECT_NE(many.err.find("--jobs 10000 is more than the"), std::string::npos) << many.err;
@@ -359,6 +361,14 @@ TEST(CliHostile, PointsAndSelectorsThatMatchNothingAreUsageErrors) {
   auto zero = run({"whatif", trace, "--capacity", "0"});
   EXPECT_EQ(zero.code, kUsage) << zero.err;
   expectOneLine(zero, "--overhead 0 is not below --capacity 0");
+  // Without --capacity the capacity the run would use (here the device's total) is the bound.
+  for (const char* cmd : {"whatif", "sweep", "export"}) {
+    std::vector<std::string> args = {cmd, trace, "--overhead", "18446744073709551615"};
+    if (std::string(cmd) == "export") args.insert(args.end(), {"--csv", "/dev/null"});
+    auto huge = run(args);
+    EXPECT_EQ(huge.code, kUsage) << cmd << ": " << huge.err;
+    expectOneLine(huge, "is not below the capacity (150109880320 bytes, the device's total memory)");
+  }
   // A selector that matches allocations still works.
   EXPECT_EQ(run({"whatif", trace, "--release", "state_dict_loader.py:load@event:500"}).code, kOk);
 }

@@ -16,7 +16,9 @@ Status exportWhatIfSnapshot(const ModelPlot& model, const QStringList& edits, co
   if (!resolved) return resolved.status();
   // The edited run's device as every entry point chooses it (capacity from the recorded
   // ooms, the recorded fraction, the given settings).
-  const replay::RunSettings rs = replay::chooseEditedRun(prepared, *options).edited();
+  const auto chosen = replay::chooseEditedRun(prepared, *options);
+  if (!chosen) return chosen.status();
+  const replay::RunSettings rs = chosen->edited();
   auto snap = replay::exportRun(prepared, *resolved, rs);
   if (!snap) return snap.status();
   return traces::writeSnapshotFile(*snap, path.toStdString());

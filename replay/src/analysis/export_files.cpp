@@ -7,7 +7,9 @@ namespace reservoir::replay {
 Expected<ExportCounts> writeEditedRun(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits,
                                       const WhatIfOptions& options, const std::string& out, const std::string& csv) {
   ExportCounts counts;
-  RunSettings s = chooseEditedRun(prepared, options).edited();
+  const auto chosen = chooseEditedRun(prepared, options);
+  if (!chosen) return chosen.status();
+  RunSettings s = chosen->edited();
   s.address_model = options.address_model;
   if (!out.empty()) {
     auto snap = exportRun(prepared, edits, s);

@@ -383,7 +383,9 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   rep.objective_spec = o.objective;
   rep.objective = o.objective.description();
   // Every candidate runs on the edited run's device (the same one `whatif` would choose).
-  const EditedRun device = chooseEditedRun(p, o);
+  const auto chosen = chooseEditedRun(p, o);
+  if (!chosen) return chosen.status();
+  const EditedRun& device = *chosen;
   RunSettings base = device.edited();
   std::vector<ResolvedEdit> observe;
   if (Status s = setUpObjective(p, o.objective, observe, base); !s.ok()) return s;

@@ -12,7 +12,9 @@ namespace reservoir::replay {
 
 Expected<EditedRunChoice> chooseEditedRunAsWhatIf(const PreparedTrace& p, const WhatIfOptions& w) {
   EditedRunChoice c;
-  static_cast<EditedRun&>(c) = chooseEditedRun(p, w);  // the one rule whatif, sweep, gate and export use
+  auto chosen = chooseEditedRun(p, w);  // the one rule whatif, sweep, gate and export use
+  if (!chosen) return chosen.status();
+  static_cast<EditedRun&>(c) = std::move(*chosen);
   c.given_capacity = w.capacity;
   c.overhead = w.overhead;
   c.address_model = w.address_model;

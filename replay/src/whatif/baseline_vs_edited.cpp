@@ -107,7 +107,9 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   rep.edits = options.edits;
   rep.conformance = p.conformance;
   rep.recorded_peak_reserved = p.recorded_peak_reserved;
-  rep.edited_run = chooseEditedRun(p, options);
+  auto chosen = chooseEditedRun(p, options);
+  if (!chosen) return chosen.status();
+  rep.edited_run = std::move(*chosen);
   rep.capacity = rep.edited_run.capacity;
   rep.capacity_source = rep.edited_run.capacity_source;
 

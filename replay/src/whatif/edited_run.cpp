@@ -1,6 +1,8 @@
 // The edited run's device: capacity (minus overhead), fraction and settings, decided once.
 #include "reservoir/replay/edited_run.h"
 
+#include <fmt/format.h>
+
 #include "reservoir/replay/whatif.h"
 
 namespace reservoir::replay {
@@ -16,7 +18,7 @@ ReplayEnvironment editedRunEnvironment(const ReplayEnvironment& env, const Edite
   return out;
 }
 
-EditedRun chooseEditedRun(const PreparedTrace& p, const EditedRunOptions& o) {
+Expected<EditedRun> chooseEditedRun(const PreparedTrace& p, const EditedRunOptions& o) {
   EditedRun r;
   if (o.capacity) {
     r.capacity = o.capacity;
@@ -36,6 +38,15 @@ EditedRun chooseEditedRun(const PreparedTrace& p, const EditedRunOptions& o) {
     r.capacity_source = "unlimited (no oom recorded; give a capacity to predict out-of-memory)";
   }
   if (r.capacity) r.usable = minus(*r.capacity, o.overhead);
+  if (r.capacity && o.overhead >= *r.capacity) {
+    std::string source = r.capacity_source;
+    if (const auto minus_at = source.find(" minus the overhead"); minus_at != std::string::npos)
+      source.resize(minus_at);
+    return Status::usage(
+        fmt::format("the overhead ({} bytes) is not below the capacity ({} bytes, {}): the edited run "
+                    "would have no memory for PyTorch's cache",
+                    o.overhead, *r.capacity, source));
+  }
 
   r.recorded_config = p.recorded_config;
   r.recorded_fraction = p.fraction;

@@ -49,7 +49,9 @@ struct EditedRun {
   [[nodiscard]] RunSettings baseline() const;
 };
 
-// Decides the edited run for `prepared` (prepared in editedRunEnvironment(env, options)).
-EditedRun chooseEditedRun(const PreparedTrace& prepared, const EditedRunOptions& options);
+// Decides the edited run for `prepared` (prepared in editedRunEnvironment(env, options)). An
+// overhead that leaves no memory under the capacity chosen (given, derived from oom events, or
+// the device's total) is a usage error: every request would fail, which answers nothing.
+Expected<EditedRun> chooseEditedRun(const PreparedTrace& prepared, const EditedRunOptions& options);
 
 }  // namespace reservoir::replay
