@@ -1,5 +1,7 @@
 #include "writer_sink.h"
 
+#include "temp_files.h"
+
 #include <zlib.h>
 #include <zstd.h>
 
@@ -12,7 +14,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <optional>
 
 namespace reservoir::traces::detail {
@@ -134,36 +135,6 @@ Expected<std::unique_ptr<ByteSink>> fileSink(const std::string& path) {
 
 namespace {
 
-// The temporary files being written now, for removeTemporaryFilesNow() in a signal handler: a
-// fixed table of paths with a flag each (no allocation, no lock on the signal's side).
-constexpr int kTempSlots = 8;
-char g_temp_paths[kTempSlots][4096];
-volatile std::sig_atomic_t g_temp_live[kTempSlots];
-std::mutex g_temp_mutex;
-
-// Lists a temporary file this process created for as long as it lives.
-class TempListing {
- public:
-  explicit TempListing(const std::string& path) {
-    const std::lock_guard<std::mutex> lock(g_temp_mutex);
-    for (int i = 0; i < kTempSlots && path.size() < sizeof(g_temp_paths[i]); ++i)
-      if (!g_temp_live[i]) {
-        std::memcpy(g_temp_paths[i], path.c_str(), path.size() + 1);
-        g_temp_live[i] = 1;
-        slot_ = i;
-        return;
-      }
-  }
-  ~TempListing() {
-    if (slot_ >= 0) g_temp_live[slot_] = 0;
-  }
-  TempListing(const TempListing&) = delete;
-  TempListing& operator=(const TempListing&) = delete;
-
- private:
-  int slot_ = -1;
-};
-
 // A new file at `path`, never an existing one: a file or symbolic link already there (a
 // temporary left by a killed run, or planted) is neither followed nor overwritten.
 Expected<std::unique_ptr<ByteSink>> newFileSink(const std::string& path) {
@@ -233,19 +204,6 @@ Status writeFileVia(const std::string& path, const std::function<Status(ByteSink
   if (!st.ok()) std::remove(tmp.c_str());
   return namingPath(path, std::move(st));
 }
-
-}  // namespace reservoir::traces::detail
-
-namespace reservoir::traces {
-
-void removeTemporaryFilesNow() noexcept {
-  for (int i = 0; i < detail::kTempSlots; ++i)
-    if (detail::g_temp_live[i]) ::unlink(detail::g_temp_paths[i]);
-}
-
-}  // namespace reservoir::traces
-
-namespace reservoir::traces::detail {
 
 std::unique_ptr<ByteSink> compressingSink(ByteSink* inner, Compression compression, int level) {
   switch (compression) {
