@@ -181,7 +181,7 @@ Status PickleMachine::memoPut(std::uint64_t index) {
   if (index >= options_.limits.max_memo_entries)
     return fail(ReadProblem::kTooLarge,
                 fmt::format("memo index {} over the limit of {}", index, options_.limits.max_memo_entries));
-  if (index >= memo_.size() && !memoMayGrow()) return memoGrowthRefused();
+  if (index >= memo_.size() && !memoMayGrow(index + 1)) return memoGrowthRefused();
   if (index == memo_.size()) {
     memo_.push_back(Value{VTag::kUnset, 0, 0});
   } else if (index > memo_.size()) {
@@ -523,9 +523,9 @@ Status PickleMachine::overCap(std::uint64_t used, std::uint64_t read) {
                           static_cast<double>(options_.limits.memory_cap_bytes) / kMiB));
 }
 
-bool PickleMachine::memoMayGrow() const {
+bool PickleMachine::memoMayGrow(std::uint64_t new_size) const {
   const std::uint64_t cap = options_.limits.memory_cap_bytes;
-  if (cap == 0 || memo_.size() < memo_.capacity()) return true;
+  if (cap == 0 || new_size <= memo_.capacity()) return true;
   return memoryInUse() + memo_.size() * sizeof(Value) <= cap;  // the copy, while the old table lives
 }
 

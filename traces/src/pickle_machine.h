@@ -51,7 +51,7 @@ class PickleMachine {
   Status overCap(std::uint64_t used, std::uint64_t read);
   // Whether the memo may take one more entry: when it must grow, its old and new tables are both
   // in memory for a moment, and that moment must fit under the cap too.
-  [[nodiscard]] bool memoMayGrow() const;
+  [[nodiscard]] bool memoMayGrow(std::uint64_t new_size) const;
   Status memoGrowthRefused();
 
   // --- opcodes
