@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
+#include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/export.h"
 #include "reservoir/traces/writer.h"
 
@@ -46,18 +47,26 @@ class TempFilesOnSignal {
   std::array<void (*)(int), kSignals.size()> old_{};
 };
 
-// Both outputs are checked against the trace and each other: writing one over the trace being read
-// (or both into one file) would lose what was asked for without a word. Devices (/dev/null) may
-// take both.
+// Both outputs are checked against the trace, its capture JSON and each other: writing one over
+// an input (or both into one file) would lose it without a word. The paths are compared as the
+// files they name (links followed, "./" and ".." resolved), whether they exist yet or not; devices
+// (/dev/null) may take both.
 std::string sameFileProblem(const ExportArgs& a) {
   auto same = [](const std::string& x, const std::string& y) {
-    std::error_code ec;
     if (x.empty() || y.empty()) return false;
-    if (!std::filesystem::exists(x, ec)) return x == y;
-    return std::filesystem::is_regular_file(x, ec) && std::filesystem::equivalent(x, y, ec);
+    std::error_code ec;
+    const auto cx = std::filesystem::weakly_canonical(x, ec);
+    if (ec) return x == y;
+    const auto cy = std::filesystem::weakly_canonical(y, ec);
+    if (ec || cx != cy) return false;
+    return !std::filesystem::exists(cx, ec) || std::filesystem::is_regular_file(cx, ec);
   };
-  for (const auto& [flag, path] : {std::pair{"--out", a.out}, std::pair{"--csv", a.csv}})
+  const std::string json = replay::captureJsonPath(a.trace);
+  for (const auto& [flag, path] : {std::pair{"--out", a.out}, std::pair{"--csv", a.csv}}) {
     if (same(path, a.trace)) return fmt::format("{} {} is the trace being read: write to another file", flag, path);
+    if (same(path, json))
+      return fmt::format("{} {} is the trace's capture JSON (read beside it): write to another file", flag, path);
+  }
   if (same(a.out, a.csv)) return fmt::format("--out and --csv name the same file ({}): give two files", a.out);
   return {};
 }

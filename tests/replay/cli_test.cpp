@@ -249,11 +249,14 @@ TEST(CliHostile, AnExportNeverWritesOverItsInput) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"export", trace.string(), "--csv", trace.string()},
            {"export", trace.string(), "--out", (dir / "alias.pickle").string()},
-           {"export", trace.string(), "--out", (dir / "o").string(), "--csv", (dir / "o").string()}}) {
+           {"export", trace.string(), "--out", (dir / "o").string(), "--csv", (dir / "o").string()},
+           {"export", trace.string(), "--out", (dir / "o").string(), "--csv", (dir / "." / "o").string()},
+           {"export", trace.string(), "--csv", (dir / "t.json").string()}}) {
     auto r = run(args);
     EXPECT_EQ(r.code, kUsage) << r.err;
     EXPECT_TRUE(r.err.find("is the trace being read") != std::string::npos ||
-                r.err.find("name the same file") != std::string::npos)
+                r.err.find("name the same file") != std::string::npos ||
+                r.err.find("is the trace's capture JSON") != std::string::npos)
         << r.err;
   }
   EXPECT_EQ(std::filesystem::file_size(trace), size);

@@ -124,6 +124,54 @@ TEST(HostileInput, APaddedMemoFloodStopsAtTheMemoryCap) {
   EXPECT_EQ(ReadLimits{}.memory_cap_bytes, kDefaultReadMemoryCap);
 }
 
+// One list memoized in 200,000 slots, then each slot stored again (LONG_BINPUT): each overwrite
+// scanned the list's slot record, 10 s for this 1.2 MB file. Now the overwrites are linear.
+// MARK, None, POP_MARK over and over keeps no memory but can decompress to any length (8 GB from
+// an 812 KB .zst took 24 s): the read stops at twice the memory cap. Here a 40 MB pickle, 16 MiB cap.
+TEST(HostileInput, AnEndlessPickleThatKeepsNothingStopsAtTwiceTheCap) {
+  std::vector<std::uint8_t> bytes{0x80, 0x04};
+  for (int i = 0; i < 13'000'000; ++i) bytes.insert(bytes.end(), {'(', 'N', '1'});
+  bytes.push_back('.');
+  ReadOptions options;
+  options.limits.memory_cap_bytes = 16ull << 20;
+  auto snap = readSnapshotBytes(bytes, "endless.pickle", options);
+  ASSERT_FALSE(snap.ok());
+  EXPECT_NE(snap.message().find("runs on past"), std::string::npos) << snap.message();
+  EXPECT_NE(snap.message().find("twice the reader's memory cap of 16 MiB"), std::string::npos) << snap.message();
+}
+
+TEST(HostileInput, OverwritingManyMemoSlotsOfOneListIsLinear) {
+  auto text = [](std::string_view s) {
+    std::vector<std::uint8_t> b{0x8c, static_cast<std::uint8_t>(s.size())};
+    b.insert(b.end(), s.begin(), s.end());
+    return b;
+  };
+  std::vector<std::uint8_t> bytes{0x80, 0x04, '}', '('};
+  for (const char* piece : {"segments", "device_traces"}) {
+    const auto t = text(piece);
+    bytes.insert(bytes.end(), t.begin(), t.end());
+    bytes.push_back(']');
+  }
+  bytes.push_back(']');
+  bytes.push_back('a');  // device_traces = [[]]
+  const auto junk = text("junk");
+  bytes.insert(bytes.end(), junk.begin(), junk.end());
+  bytes.push_back(']');
+  constexpr std::uint32_t kSlots = 200'000;
+  bytes.insert(bytes.end(), kSlots, 0x94);  // MEMOIZE: the list in slots 0..N-1
+  for (std::uint32_t i = 0; i < kSlots; ++i) {
+    bytes.push_back('r');  // LONG_BINPUT i: the same list again
+    for (int k = 0; k < 4; ++k) bytes.push_back(static_cast<std::uint8_t>(i >> (8 * k)));
+  }
+  bytes.push_back('u');
+  bytes.push_back('.');
+  const auto t0 = std::chrono::steady_clock::now();
+  auto snap = readSnapshotBytes(bytes, "quad.pickle");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  EXPECT_LT(seconds, 5.0);  // about 0.03 s; quadratic, it took 10 s (and minutes under ASan)
+}
+
 TEST(HostileInput, ListsOfScalarsUnderUnknownKeysAreNotMaterialised) {
   // 16 lists of 2^20 None: 256 MiB as stored values, 16 MiB of pickle. The stack holds one
   // list's items before APPENDS (16-32 MiB): the budget leaves room for that, not for more.

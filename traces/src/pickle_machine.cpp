@@ -189,16 +189,19 @@ Status PickleMachine::memoPut(std::uint64_t index) {
       return fail(ReadProblem::kTooLarge,
                   fmt::format("memo index {} far beyond the memo's {} entries", index, memo_.size()));
     memo_.resize(index + 1, Value{VTag::kUnset, 0, 0});
-  } else {
-    if (Container* old = pool_.get(memo_[index])) {
-      auto& slots = old->memo_slots;
-      slots.erase(std::remove(slots.begin(), slots.end(), static_cast<std::uint32_t>(index)), slots.end());
-    }
   }
+  // An overwritten slot stays in its old container's list (removing it there cost a scan of the
+  // list each time: quadratic for one container stored in many slots and overwritten);
+  // replaceMemoSlots skips slots that no longer refer to the container.
   const Value& top = stack_.back();
   memo_[index] = top;
   if (Container* c = pool_.get(top)) c->memo_slots.push_back(static_cast<std::uint32_t>(index));
   return {};
+}
+
+void PickleMachine::replaceMemoSlots(const Container& c, const Value& replacement) {
+  for (std::uint32_t slot : c.memo_slots)
+    if (pool_.get(memo_[slot]) == &c) memo_[slot] = replacement;
 }
 
 Status PickleMachine::memoGet(std::uint64_t index) {
@@ -223,7 +226,7 @@ Status PickleMachine::memoGet(std::uint64_t index) {
 Status PickleMachine::applyConversion(const Value& original, const Conversion& conv, Value* stored) {
   Container* c = pool_.get(original);
   if (c) {
-    for (std::uint32_t slot : c->memo_slots) memo_[slot] = conv.replacement;
+    replaceMemoSlots(*c, conv.replacement);
     pool_.release(original.handle(), conv.replacement);
   }
   *stored = conv.replacement;
@@ -502,6 +505,16 @@ Status PickleMachine::checkMemory() {
   const std::uint64_t used = memoryInUse();
   constexpr double kMiB = 1 << 20;
   if (limits.memory_cap_bytes != 0 && used > limits.memory_cap_bytes) return overCap(used, read);
+  // Nor may the pickle run on past twice the cap while the reader keeps nearly nothing of it (a
+  // real snapshot needs about 1.2 bytes per pickle byte, so it meets the cap long before): a
+  // small compressed file of MARK, None, POP_MARK repeated decompressed to 8 GB, 24 s of reading.
+  if (limits.memory_cap_bytes != 0 && read / 2 > limits.memory_cap_bytes)
+    return fail(ReadProblem::kTooLarge,
+                fmt::format("the pickle runs on past {:.0f} MiB (twice the reader's memory cap of {:.0f} MiB) while "
+                            "the reader keeps only {:.0f} MiB of it: a hostile file, or a real trace larger than the "
+                            "cap allows (set RESERVOIR_MAX_MEMORY, e.g. to 8GiB, to read it)",
+                            static_cast<double>(read) / kMiB, static_cast<double>(limits.memory_cap_bytes) / kMiB,
+                            static_cast<double>(used) / kMiB));
   if (used <= budget) return {};
   return fail(
       ReadProblem::kTooLarge,
@@ -727,7 +740,7 @@ bool PickleMachine::fastAppends() {
       stack_.erase(stack_.begin() + static_cast<std::ptrdiff_t>(from), stack_.begin() + static_cast<std::ptrdiff_t>(i));
       return false;
     }
-    for (std::uint32_t slot : d->memo_slots) memo_[slot] = Value::consumed();
+    replaceMemoSlots(*d, Value::consumed());
     pool_.release(item.handle(), Value::consumed());
   }
   stack_.resize(from);
@@ -777,7 +790,7 @@ bool PickleMachine::directEvent(std::size_t from, Container& dict) {
     return false;
   const Value self = stack_[from - 1];
   lane_list_ = stack_[list_mark - 1];
-  for (std::uint32_t slot : dict.memo_slots) memo_[slot] = Value::consumed();
+  replaceMemoSlots(dict, Value::consumed());
   pool_.release(self.handle(), Value::consumed());
   stack_.resize(from - 1);
   marks_.pop_back();

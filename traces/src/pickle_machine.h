@@ -62,6 +62,8 @@ class PickleMachine {
   Status pushInt(std::uint8_t op, std::size_t width);
   Status pushBinFloat();
   Status memoPut(std::uint64_t index);
+  // The memo entries that still refer to `c` take `replacement` (it was converted or released).
+  void replaceMemoSlots(const Container& c, const Value& replacement);
   Status memoGet(std::uint64_t index);
   Status makeContainer(CKind kind, std::size_t from);
   Status setItems(std::size_t from);

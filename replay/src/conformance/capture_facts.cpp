@@ -30,13 +30,18 @@ Expected<CaptureFacts> readCaptureFacts(const std::string& path) {
   return f;
 }
 
-std::optional<CaptureFacts> findCaptureFacts(const std::string& trace_path) {
+std::string captureJsonPath(const std::string& trace_path) {
   std::filesystem::path p(trace_path);
   for (int i = 0; i < 2 && p.has_extension(); ++i) {
     const auto ext = p.extension().string();
     if (ext == ".gz" || ext == ".zst" || ext == ".pickle" || ext == ".pkl") p.replace_extension();
   }
   p += ".json";
+  return p.string();
+}
+
+std::optional<CaptureFacts> findCaptureFacts(const std::string& trace_path) {
+  const std::filesystem::path p = captureJsonPath(trace_path);
   std::error_code ec;
   if (!std::filesystem::exists(p, ec)) return std::nullopt;
   auto f = readCaptureFacts(p.string());

@@ -27,5 +27,7 @@ struct CaptureFacts {
 Expected<CaptureFacts> readCaptureFacts(const std::string& path);
 // X.json beside X.pickle (or X.pickle.gz / .zst), if it exists and reads.
 std::optional<CaptureFacts> findCaptureFacts(const std::string& trace_path);
+// Where a trace's capture JSON is: X.json for X.pickle, X.pickle.zst, X.pkl.gz, ...
+std::string captureJsonPath(const std::string& trace_path);
 
 }  // namespace reservoir::replay
