@@ -92,5 +92,25 @@ TEST(Point, AnnotationsArePlacedByTime) {
   EXPECT_NE(bad.message().find("Optimizer.step"), std::string::npos);
 }
 
+// The sweep resolves every annotation point in one pass (40,000 names one by one took 20 s): the
+// same gaps as resolvePoint gives each, for every recorded name and both stages.
+TEST(Point, AllAnnotationPointsAtOnceAreTheOnesResolvedOneByOne) {
+  const auto all = resolveAnnotationPoints(tiny(), 0);
+  ASSERT_GT(all.size(), 3u);
+  std::size_t gaps = 0;
+  for (const auto& [name, stages] : all)
+    for (std::size_t s = 0; s < 2; ++s) {
+      auto one = resolvePoint(*parsePoint("annotation:" + name + (s == 0 ? ":start" : ":end")), tiny(), 0);
+      if (stages[s].empty()) {
+        EXPECT_FALSE(one.ok()) << name;
+        continue;
+      }
+      ASSERT_TRUE(one.ok()) << name << ": " << one.message();
+      EXPECT_EQ(*one, stages[s]) << name;
+      gaps += stages[s].size();
+    }
+  EXPECT_GT(gaps, 100u);  // the sample's 160 annotations
+}
+
 }  // namespace
 }  // namespace reservoir::replay

@@ -30,12 +30,11 @@ struct Candidate {
   std::uint32_t depth = 0;  // the placement's call depth (annotations: deepest)
 };
 
-std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const std::string& point_text,
-                                          std::string description) {
+// A cleanup at `point_text`, whose gaps the caller resolved (none: no candidate).
+std::optional<Candidate> cleanupCandidateAt(const PreparedTrace& p, const std::string& point_text,
+                                            std::string description, std::vector<Gap> gaps) {
   auto point = parsePoint(point_text);
-  if (!point) return std::nullopt;
-  auto gaps = resolvePoint(*point, *p.snapshot, p.device_index);
-  if (!gaps || gaps->empty()) return std::nullopt;
+  if (!point || gaps.empty()) return std::nullopt;
   Candidate c;
   c.flags = {"--cleanup", point_text};
   c.description = std::move(description);
@@ -43,11 +42,20 @@ std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const std::str
   e.kind = Edit::Kind::kCleanup;
   e.text = point_text;
   e.point = *point;
-  c.cleanups = gaps->size();
+  c.cleanups = gaps.size();
   c.first_op = kNoOp;
-  for (const Gap& g : *gaps) c.first_op = std::min(c.first_op, p.program.at_boundary.at(g.boundary));
-  c.edits.push_back(ResolvedEdit{e, std::move(*gaps)});
+  for (const Gap& g : gaps) c.first_op = std::min(c.first_op, p.program.at_boundary.at(g.boundary));
+  c.edits.push_back(ResolvedEdit{e, std::move(gaps)});
   return c;
+}
+
+std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const std::string& point_text,
+                                          std::string description) {
+  auto point = parsePoint(point_text);
+  if (!point) return std::nullopt;
+  auto gaps = resolvePoint(*point, *p.snapshot, p.device_index);
+  if (!gaps) return std::nullopt;
+  return cleanupCandidateAt(p, point_text, std::move(description), std::move(*gaps));
 }
 
 bool isLibraryFile(std::string_view file) {
@@ -118,19 +126,20 @@ void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vec
 
 void addAnnotationCandidates(const PreparedTrace& p, std::vector<Candidate>& out,
                              std::set<std::vector<std::uint32_t>>& seen) {
-  std::set<std::string> names;
-  for (const auto& a : p.snapshot->annotations)
-    if (a.name.size() <= kMaxPointText) names.insert(a.name);
-  for (const auto& n : names)
-    for (const char* stage : {"start", "end"}) {
-      auto c = cleanupCandidate(p, fmt::format("annotation:{}:{}", n, stage),
-                                fmt::format("empty_cache at each {} of {}", stage, n));
+  auto by_name = resolveAnnotationPoints(*p.snapshot, p.device_index);
+  for (auto& [n, gaps] : by_name) {
+    if (n.size() > kMaxPointText) continue;
+    for (std::size_t s = 0; s < 2; ++s) {
+      const char* stage = s == 0 ? "start" : "end";
+      auto c = cleanupCandidateAt(p, fmt::format("annotation:{}:{}", n, stage),
+                                  fmt::format("empty_cache at each {} of {}", stage, n), std::move(gaps[s]));
       if (!c) continue;
       c->depth = std::numeric_limits<std::uint32_t>::max();
       std::vector<std::uint32_t> key;
       for (const auto& g : c->edits[0].gaps) key.push_back(g.boundary * 2 + static_cast<std::uint32_t>(g.phase));
       if (seen.insert(key).second) out.push_back(std::move(*c));
     }
+  }
 }
 
 void addSettingsCandidates(const EditedRun& device, std::vector<Candidate>& out) {

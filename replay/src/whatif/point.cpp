@@ -209,6 +209,30 @@ std::uint32_t boundaryAtTime(const traces::DeviceTrace& trace, std::int64_t t) {
 
 }  // namespace
 
+namespace {
+
+// 0 for a START of `trace`'s device (or of every device), 1 for an END, -1 for neither.
+int annotationStage(const traces::Annotation& a, const traces::DeviceTrace& trace) {
+  if (a.device >= 0 && a.device != trace.device) return -1;
+  return a.stage == "START" ? 0 : a.stage == "END" ? 1 : -1;
+}
+
+Gap annotationGap(const traces::Annotation& a, bool start, const traces::DeviceTrace& trace) {
+  return Gap{boundaryAtTime(trace, a.time_us), start ? Phase::kBefore : Phase::kAfter};
+}
+
+}  // namespace
+
+std::map<std::string, std::array<std::vector<Gap>, 2>> resolveAnnotationPoints(const traces::Snapshot& snap,
+                                                                               std::size_t device_index) {
+  const traces::DeviceTrace& trace = snap.devices.at(device_index);
+  std::map<std::string, std::array<std::vector<Gap>, 2>> out;
+  for (const auto& a : snap.annotations)
+    if (const int stage = annotationStage(a, trace); stage >= 0)
+      out[a.name][static_cast<std::size_t>(stage)].push_back(annotationGap(a, stage == 0, trace));
+  return out;
+}
+
 Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& snap, std::size_t device_index) {
   const traces::DeviceTrace& trace = snap.devices.at(device_index);
   std::vector<Gap> gaps;
@@ -227,14 +251,13 @@ Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& 
       return gaps;
     case Point::Kind::kAnnotationStart:
     case Point::Kind::kAnnotationEnd: {
-      const char* stage = p.kind == Point::Kind::kAnnotationStart ? "START" : "END";
+      const bool start = p.kind == Point::Kind::kAnnotationStart;
       int k = 0;
       for (const auto& a : snap.annotations) {
-        if (a.name != p.annotation || a.stage != stage || (a.device >= 0 && a.device != trace.device)) continue;
+        if (a.name != p.annotation || annotationStage(a, trace) != (start ? 0 : 1)) continue;
         ++k;
         if (p.occurrence && *p.occurrence != k) continue;
-        gaps.push_back(Gap{boundaryAtTime(trace, a.time_us),
-                           p.kind == Point::Kind::kAnnotationStart ? Phase::kBefore : Phase::kAfter});
+        gaps.push_back(annotationGap(a, start, trace));
       }
       if (gaps.empty()) {
         std::set<std::string> names;

@@ -3,7 +3,9 @@
 // annotation:NAME:start|end, event:N, time:US.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,6 +73,12 @@ struct Gap {
 // Every gap `point` names in device `device_index`; an error (with the closest frame names)
 // when it names none.
 Expected<std::vector<Gap>> resolvePoint(const Point& point, const traces::Snapshot& snap, std::size_t device_index);
+
+// The gaps of every annotation point at once, by name: [0] for annotation:NAME:start, [1] for
+// annotation:NAME:end, as resolvePoint gives each (one pass; resolving tens of thousands of names
+// one by one, as a sweep's candidates did, was quadratic).
+std::map<std::string, std::array<std::vector<Gap>, 2>> resolveAnnotationPoints(const traces::Snapshot& snap,
+                                                                               std::size_t device_index);
 
 // Frame names closest to `query` (for "did you mean").
 std::vector<std::string> closestFrameNames(const traces::Snapshot& snap, std::string_view query, std::size_t count);
