@@ -413,6 +413,19 @@ TEST(CliHostile, AnOomWithoutDeviceFreeGivesNoCapacity) {
   EXPECT_EQ(info.out.find("taken as 0"), std::string::npos) << info.out;
 }
 
+// A replay that departs from the recording at the same peak says so, instead of "N vs recorded N
+// (DIFFERS)" with two equal numbers.
+TEST(CliHostile, EqualPeaksFromADepartingReplayAreExplained) {
+  auto r = run({"whatif", careless("oom_same_peak.pickle")});
+  ASSERT_EQ(r.code, kOk) << r.err;
+  EXPECT_NE(r.out.find("peak reserved 20971520 vs recorded 20971520 (the same peak, but the replay departs from the "
+                       "recording: see the notes)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("(DIFFERS)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("departs from the recording at event 4"), std::string::npos) << r.out;
+}
+
 TEST(CliHostile, ReversedTimesAreNotAnswered) {
   auto r = run({"info", careless("reversed_time.pickle")});
   ASSERT_EQ(r.code, kOk) << r.err;

@@ -207,9 +207,13 @@ std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& r
                      rep.capacity
                          ? fmt::format("{} ({})", mib(static_cast<std::int64_t>(*rep.capacity)), rep.capacity_source)
                          : rep.capacity_source);
+  // Equal peaks can still come from a replay that departs from the recording (the notes say where).
+  const char* verdict = rep.baseline_matches_recording ? " (the baseline reproduces the recording)"
+                        : b.peak_reserved.bytes == rep.recorded_peak_reserved
+                            ? " (the same peak, but the replay departs from the recording: see the notes)"
+                            : " (DIFFERS)";
   out += fmt::format("  baseline vs recording: peak reserved {} vs recorded {}{}\n", b.peak_reserved.bytes,
-                     rep.recorded_peak_reserved,
-                     rep.baseline_matches_recording ? " (the baseline reproduces the recording)" : " (DIFFERS)");
+                     rep.recorded_peak_reserved, verdict);
   for (const auto& n : rep.notes) out += "  note: " + n + "\n";
   return out;
 }

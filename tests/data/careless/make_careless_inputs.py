@@ -5,6 +5,8 @@ Each file reads as a snapshot; what it exercises is what the commands say about 
   oom_without_device_free.pickle  an oom entry with no 'device_free' (no capacity is derived from it)
   oom_with_addr.pickle            the same oom with an 'addr' of 9.62 GiB instead (torch writes no 'addr'
                                   for an oom: still no capacity)
+  oom_same_peak.pickle            an oom of 1 MiB while 20 MiB are cached free: the model serves it from the
+                                  cache, so the replay departs from the recording at the same peak
   reversed_time.pickle            time_us going backwards (an anomaly; info's time span is "unknown")
   free_never_allocated.pickle     a free of an address the trace never allocated (check blames event 4)
   double_free.pickle              the same block freed twice (check blames event 4)
@@ -37,6 +39,10 @@ def main():
     write("oom_without_device_free.pickle", oom)
     oom[2] = dict(oom[2], addr=10332667904 - 2 * MIB)
     write("oom_with_addr.pickle", oom)
+    same = entries(("segment_alloc", A, 20 * MIB), ("alloc", A, 20 * MIB), ("free_requested", A, 20 * MIB),
+                   ("free_completed", A, 20 * MIB), ("segment_free", A, 20 * MIB))
+    same.insert(4, {"action": "oom", "device_free": 0, "size": 1 * MIB, "stream": 0, "time_us": 4500})
+    write("oom_same_peak.pickle", same)
     rev = entries(("segment_alloc", A, 2 * MIB), ("alloc", A, 512), ("free_requested", A, 512),
                   ("free_completed", A, 512))
     rev[0]["time_us"] = 5_000_000  # 3.581 s after the last entry
