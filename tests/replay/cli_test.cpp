@@ -360,6 +360,9 @@ TEST(CliHostile, PointsAndSelectorsThatMatchNothingAreUsageErrors) {
   auto objective = run({"sweep", trace, "--minimize", "reserved:before:nope", "--max-candidates", "2"});
   EXPECT_EQ(objective.code, kUsage) << objective.err;
   expectOneLine(objective, "the point to minimize at: point 'before:nope' matches no event's stack");
+  auto window = run({"sweep", trace, "--minimize", "peak-in:nope", "--max-candidates", "2"});
+  EXPECT_EQ(window.code, kUsage) << window.err;
+  expectOneLine(window, "peak-in:nope: point 'annotation:nope:start' matches no annotation");
   // A capacity with no room says the overhead it compared (none given: 0), not an empty value.
   auto zero = run({"whatif", trace, "--capacity", "0"});
   EXPECT_EQ(zero.code, kUsage) << zero.err;

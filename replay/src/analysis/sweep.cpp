@@ -191,9 +191,9 @@ Expected<std::vector<OpWindow>> annotationWindows(const PreparedTrace& p, const 
     return resolvePoint(*point, *p.snapshot, p.device_index);
   };
   auto starts = gapsOf("start");
-  if (!starts) return Status::error("peak-in:" + name + ": " + starts.message());
+  if (!starts) return starts.status().prefixed("peak-in:" + name + ": ");  // a usage error stays one
   auto ends = gapsOf("end");
-  if (!ends) return Status::error("peak-in:" + name + ": " + ends.message());
+  if (!ends) return ends.status().prefixed("peak-in:" + name + ": ");
   std::vector<OpWindow> w;
   std::size_t e = 0;
   for (const Gap& s : *starts) {
