@@ -6,11 +6,6 @@
 #include "reservoir/replay/whatif.h"
 
 namespace reservoir::replay {
-namespace {
-
-ByteCount minus(ByteCount a, ByteCount b) { return a > b ? a - b : 0; }
-
-}  // namespace
 
 ReplayEnvironment editedRunEnvironment(const ReplayEnvironment& env, const EditedRunOptions& options) {
   ReplayEnvironment out = env;
@@ -20,16 +15,16 @@ ReplayEnvironment editedRunEnvironment(const ReplayEnvironment& env, const Edite
 
 Expected<EditedRun> chooseEditedRun(const PreparedTrace& p, const EditedRunOptions& o) {
   EditedRun r;
+  std::string source;  // where the capacity comes from, before any overhead
   if (o.capacity) {
     r.capacity = o.capacity;
-    r.capacity_source = o.overhead ? "the given capacity minus the overhead" : "the given capacity";
+    source = "the given capacity";
   } else if (p.derived_capacity) {
     r.capacity = p.derived_capacity;
-    r.capacity_source = o.overhead ? "the recorded oom events (device_free + reserved) minus the overhead"
-                                   : "the recorded oom events (device_free + reserved)";
+    source = "the recorded oom events (device_free + reserved)";
   } else if (o.overhead) {
     r.capacity = p.total_memory;
-    r.capacity_source = "the device's total memory minus the overhead";
+    source = "the device's total memory";
   } else if (p.oom_without_device_free) {
     r.capacity_source =
         "unlimited (the recorded oom entries have no 'device_free', so no capacity is derived from them; give "
@@ -37,15 +32,14 @@ Expected<EditedRun> chooseEditedRun(const PreparedTrace& p, const EditedRunOptio
   } else {
     r.capacity_source = "unlimited (no oom recorded; give a capacity to predict out-of-memory)";
   }
-  if (r.capacity) r.usable = minus(*r.capacity, o.overhead);
-  if (r.capacity && o.overhead >= *r.capacity) {
-    std::string source = r.capacity_source;
-    if (const auto minus_at = source.find(" minus the overhead"); minus_at != std::string::npos)
-      source.resize(minus_at);
-    return Status::usage(
-        fmt::format("the overhead ({} bytes) is not below the capacity ({} bytes, {}): the edited run "
-                    "would have no memory for PyTorch's cache",
-                    o.overhead, *r.capacity, source));
+  if (r.capacity) {
+    if (o.overhead >= *r.capacity)
+      return Status::usage(
+          fmt::format("the overhead ({} bytes) is not below the capacity ({} bytes, {}): the edited run "
+                      "would have no memory for PyTorch's cache",
+                      o.overhead, *r.capacity, source));
+    r.usable = *r.capacity - o.overhead;
+    r.capacity_source = o.overhead ? source + " minus the overhead" : source;
   }
 
   r.recorded_config = p.recorded_config;
