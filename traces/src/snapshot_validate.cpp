@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <string_view>
+#include <unordered_set>
 
 namespace reservoir::traces::detail {
 namespace {
@@ -61,8 +62,11 @@ Status checkSegments(const Snapshot& snap) {
 
 void noteSegmentsOfNoDevice(Snapshot& snapshot) {
   if (snapshot.devices.empty()) return;  // no history: the segments are all there is
+  // The listed devices once (up to 1024), not a search of them per segment.
+  std::unordered_set<std::int64_t> listed;
+  for (const DeviceTrace& d : snapshot.devices) listed.insert(d.device);
   for (std::size_t i = 0; i < snapshot.segments.size(); ++i)
-    if (!snapshot.findDevice(snapshot.segments[i].device))
+    if (!listed.count(snapshot.segments[i].device))
       snapshot.anomalies.add(Anomaly::segment_of_no_device,
                              fmt::format("segments[{}] (device {})", i, snapshot.segments[i].device));
 }
