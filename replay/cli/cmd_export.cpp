@@ -3,12 +3,10 @@
 
 #include <array>
 #include <csignal>
-#include <filesystem>
 
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
-#include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/export.h"
 #include "reservoir/traces/writer.h"
 
@@ -47,33 +45,10 @@ class TempFilesOnSignal {
   std::array<void (*)(int), kSignals.size()> old_{};
 };
 
-// Both outputs are checked against the trace, its capture JSON and each other: writing one over
-// an input (or both into one file) would lose it without a word. The paths are compared as the
-// files they name (links followed, "./" and ".." resolved), whether they exist yet or not; devices
-// (/dev/null) may take both.
-std::string sameFileProblem(const ExportArgs& a) {
-  auto same = [](const std::string& x, const std::string& y) {
-    if (x.empty() || y.empty()) return false;
-    std::error_code ec;
-    const auto cx = std::filesystem::weakly_canonical(x, ec);
-    if (ec) return x == y;
-    const auto cy = std::filesystem::weakly_canonical(y, ec);
-    if (ec || cx != cy) return false;
-    return !std::filesystem::exists(cx, ec) || std::filesystem::is_regular_file(cx, ec);
-  };
-  const std::string json = replay::captureJsonPath(a.trace);
-  for (const auto& [flag, path] : {std::pair{"--out", a.out}, std::pair{"--csv", a.csv}}) {
-    if (same(path, a.trace)) return fmt::format("{} {} is the trace being read: write to another file", flag, path);
-    if (same(path, json))
-      return fmt::format("{} {} is the trace's capture JSON (read beside it): write to another file", flag, path);
-  }
-  if (same(a.out, a.csv)) return fmt::format("--out and --csv name the same file ({}): give two files", a.out);
-  return {};
-}
-
 int runExport(const ExportArgs& a, std::ostream& out, std::ostream& err) {
   if (a.out.empty() && a.csv.empty()) return usage(err, "give --out FILE.pickle and/or --csv FILE.csv");
-  if (const std::string problem = sameFileProblem(a); !problem.empty()) return usage(err, problem);
+  if (Status st = replay::checkExportTargets(a.trace, {{"--out", a.out}, {"--csv", a.csv}}); !st.ok())
+    return fail(err, st);
   const TempFilesOnSignal cleanup;
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return usage(err, w.message());

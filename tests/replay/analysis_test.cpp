@@ -2,11 +2,15 @@
 // and export (the prediction as a snapshot), on the bundled resume traces.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "cli.h"
 #include "cli_runner.h"
+#include "reservoir/replay/export.h"
 #include "reservoir/replay/sweep.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
@@ -66,6 +70,29 @@ bool isCleanupOnly(const SweepCandidate& c) {
 // The measured fix (cleanup right after dcp.load) brings reserved at the broadcast down to
 // 4448059392 bytes on the GPU; the sweep, minimizing reserved there, must do at least as well
 // and rank that placement with that figure.
+// The export rule every front end calls (the CLI's --out/--csv, the GUI's export): no output over
+// the trace, its capture JSON or another output, however the path is spelled; devices may repeat.
+TEST(ExportTargets, NoOutputOverAnInputOrAnotherOutput) {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("reservoir-targets-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string trace = (dir / "t.pickle.zst").string();
+  std::ofstream(trace) << "x";
+  fs::create_symlink(trace, dir / "alias");
+  auto refused = [&](std::vector<std::pair<std::string, std::string>> outputs, const std::string& words) {
+    const Status st = checkExportTargets(trace, outputs);
+    EXPECT_TRUE(st.isUsage()) << words;
+    EXPECT_NE(st.message().find(words), std::string::npos) << st.message();
+  };
+  refused({{"the export", (dir / "alias").string()}}, "the export " + (dir / "alias").string() + " is the trace");
+  refused({{"--csv", (dir / "." / "t.json").string()}}, "is the trace's capture JSON");
+  refused({{"--out", (dir / "o").string()}, {"--csv", (dir / "sub" / ".." / "o").string()}},
+          "--out and --csv name the same file");
+  EXPECT_TRUE(checkExportTargets(trace, {{"--out", (dir / "o").string()}, {"--csv", ""}}).ok());
+  EXPECT_TRUE(checkExportTargets(trace, {{"--out", "/dev/null"}, {"--csv", "/dev/null"}}).ok());
+  fs::remove_all(dir);
+}
+
 TEST(Sweep, FindsAPlacementAtLeastAsGoodAsTheMeasuredFix) {
   const Loaded l = load("resume-expandable/resume-main.rank0.pickle");
   auto rep = sweepOf(l, "reserved:before:broadcast_weights");

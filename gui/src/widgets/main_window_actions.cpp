@@ -16,6 +16,7 @@
 
 #include "app/export_snapshot.h"
 #include "app/trace_document.h"
+#include "reservoir/replay/export.h"
 #include "widgets/compare_view.h"
 #include "widgets/main_window.h"
 #include "widgets/timeline_view.h"
@@ -107,6 +108,8 @@ void MainWindow::exportSnapshotDialog() {
 Status MainWindow::exportSnapshot(const QString& path) const {
   auto* doc = currentDocument();
   if (!doc || !doc->isModelled()) return Status::error("the trace's model is not ready");
+  if (Status st = replay::checkExportTargets(doc->path().toStdString(), {{"the export", path.toStdString()}}); !st.ok())
+    return st;
   const int sel = doc->selectedVariant();
   if (sel < 0 || sel >= static_cast<int>(doc->variants().size()))
     return exportWhatIfSnapshot(*doc->model(), {}, {}, path);
