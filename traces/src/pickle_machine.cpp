@@ -505,16 +505,18 @@ Status PickleMachine::checkMemory() {
   const std::uint64_t used = memoryInUse();
   constexpr double kMiB = 1 << 20;
   if (limits.memory_cap_bytes != 0 && used > limits.memory_cap_bytes) return overCap(used, read);
-  // Nor may the pickle run on past twice the cap while the reader keeps nearly nothing of it (a
-  // real snapshot needs about 1.2 bytes per pickle byte, so it meets the cap long before): a
-  // small compressed file of MARK, None, POP_MARK repeated decompressed to 8 GB, 24 s of reading.
-  if (limits.memory_cap_bytes != 0 && read / 2 > limits.memory_cap_bytes)
-    return fail(ReadProblem::kTooLarge,
-                fmt::format("the pickle runs on past {:.0f} MiB (twice the reader's memory cap of {:.0f} MiB) while "
-                            "the reader keeps only {:.0f} MiB of it: a hostile file, or a real trace larger than the "
-                            "cap allows (set RESERVOIR_MAX_MEMORY, e.g. to 8GiB, to read it)",
-                            static_cast<double>(read) / kMiB, static_cast<double>(limits.memory_cap_bytes) / kMiB,
-                            static_cast<double>(used) / kMiB));
+  // Nor may the pickle run on past 1.5 times the cap while the reader keeps nearly nothing of it
+  // (a real snapshot needs about 1.2 bytes per pickle byte, so it meets the cap first): a small
+  // compressed file of MARK, None, POP_MARK repeated decompressed to 8 GB, 24 s of reading; at
+  // twice the cap it still took 10.3 s, over the 10 s bar (bench/hostile_inputs.py).
+  if (limits.memory_cap_bytes != 0 && read - read / 3 > limits.memory_cap_bytes)
+    return fail(
+        ReadProblem::kTooLarge,
+        fmt::format("the pickle runs on past {:.0f} MiB (1.5 times the reader's memory cap of {:.0f} MiB) while "
+                    "the reader keeps only {:.0f} MiB of it: a hostile file, or a real trace larger than the "
+                    "cap allows (set RESERVOIR_MAX_MEMORY, e.g. to 8GiB, to read it)",
+                    static_cast<double>(read) / kMiB, static_cast<double>(limits.memory_cap_bytes) / kMiB,
+                    static_cast<double>(used) / kMiB));
   if (used <= budget) return {};
   return fail(
       ReadProblem::kTooLarge,

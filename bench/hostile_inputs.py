@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Time and memory of the CLI on the hostile inputs of issue 16 (the figures in docs/reader.md).
+
+Writes each input into OUT_DIR, runs the command under /usr/bin/time -v and prints one line per
+input: exit code, wall seconds, peak RSS. Inputs (all small files):
+  memo_flood_padded.pickle.zst  None, MEMOIZE, POP, None, POP repeated 2^28 times  (info: refused at the cap)
+  endless_marks.pickle.zst      MARK, None, POP_MARK repeated 2^31 times, 6 GB     (info: refused at 2x the cap)
+  memo_overwrites.pickle        one list memoized in 200,000 slots, each stored again (info: linear)
+  annotations_40k.pickle        40,000 distinct record_function ranges             (sweep: one pass)
+
+  python3 bench/hostile_inputs.py build/replay/cli/reservoir /tmp/hostile
+"""
+import os
+import pickle
+import re
+import struct
+import subprocess
+import sys
+
+MIB = 1 << 20
+HEAD = b"\x80\x04}(\x8c\x08segments]\x8c\x0ddevice_traces]]a\x8c\x04junk"
+
+
+def zstd_stream(path, head, unit, count, tail):
+    """`head` + `unit` x `count` + `tail`, compressed by the zstd command as it is made."""
+    with open(path, "wb") as out:
+        z = subprocess.Popen(["zstd", "-q", "-c", "-3"], stdin=subprocess.PIPE, stdout=out)
+        z.stdin.write(head)
+        block = unit * 65536
+        for _ in range(count // 65536):
+            z.stdin.write(block)
+        z.stdin.write(unit * (count % 65536))
+        z.stdin.write(tail)
+        z.stdin.close()
+        z.wait()
+
+
+def memo_overwrites(path, n=200_000):
+    with open(path, "wb") as f:
+        f.write(HEAD + b"]" + b"\x94" * n)
+        f.write(b"".join(b"r" + struct.pack("<I", i) for i in range(n)))
+        f.write(b"u.")
+
+
+def annotations(path, n=40_000):
+    a = 1 << 34
+    evs, ann, t = [{"action": "segment_alloc", "addr": a, "size": 2 * MIB, "stream": 0, "time_us": 0,
+                    "frames": []}], [], 1
+    for i in range(n):
+        ann.append({"version": 1, "stage": "START", "name": "r%d" % i, "device": 0, "time_us": t})
+        for action in ("alloc", "free_requested", "free_completed"):
+            evs.append({"action": action, "addr": a, "size": 512, "stream": 0, "time_us": t, "frames": []})
+            t += 1
+        ann.append({"version": 1, "stage": "END", "name": "r%d" % i, "device": 0, "time_us": t})
+    seg = {"device": 0, "address": a, "total_size": 2 * MIB, "allocated_size": 0, "active_size": 0,
+           "requested_size": 0, "stream": 0, "segment_type": "small", "segment_pool_id": (0, 0),
+           "is_expandable": False, "frames": [],
+           "blocks": [{"address": a, "size": 2 * MIB, "requested_size": 0, "state": "inactive", "frames": []}]}
+    with open(path, "wb") as f:
+        pickle.dump({"segments": [seg], "device_traces": [evs], "external_annotations": ann}, f, protocol=4)
+
+
+def measure(cli, command, path):
+    r = subprocess.run(["/usr/bin/time", "-v", cli, command, path], capture_output=True, text=True)
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", r.stderr)
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr)
+    seconds = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
+    first = next((l for l in r.stderr.splitlines() if l.startswith("reservoir:")), "")
+    print(f"{os.path.basename(path):32} {command:6} exit {r.returncode}  {seconds:6.2f} s  "
+          f"{int(rss.group(1)) / 1024:7.0f} MiB  {first[:90]}")
+
+
+def main():
+    cli, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    p = os.path.join
+    zstd_stream(p(out, "memo_flood_padded.pickle.zst"), HEAD, b"N\x940N0", 1 << 28, b"u.")
+    zstd_stream(p(out, "endless_marks.pickle.zst"), HEAD, b"(N1", 1 << 31, b"Nu.")
+    memo_overwrites(p(out, "memo_overwrites.pickle"))
+    annotations(p(out, "annotations_40k.pickle"))
+    for name, command in [("memo_flood_padded.pickle.zst", "info"), ("endless_marks.pickle.zst", "info"),
+                          ("memo_overwrites.pickle", "info"), ("annotations_40k.pickle", "sweep")]:
+        measure(cli, command, p(out, name))
+
+
+if __name__ == "__main__":
+    main()
