@@ -1,6 +1,11 @@
 # Third-party libraries, all from Debian 12 packages (scripts/debian-packages.txt).
 find_package(fmt 9 REQUIRED)
-set_package_properties(fmt PROPERTIES TYPE REQUIRED PURPOSE "formatting (libfmt-dev)")
+set_package_properties(fmt PROPERTIES TYPE REQUIRED PURPOSE "formatting (libfmt-dev, used header-only)")
+# fmt header-only (FMT_HEADER_ONLY): nothing built links libfmt.so, so the binary, the module and
+# the plugins need no fmt on the user's machine (Debian ships no libfmt.a to link statically).
+add_library(reservoir_fmt INTERFACE)
+add_library(reservoir::fmt ALIAS reservoir_fmt)
+target_link_libraries(reservoir_fmt INTERFACE fmt::fmt-header-only)
 find_package(nlohmann_json 3 REQUIRED)
 set_package_properties(nlohmann_json PROPERTIES TYPE REQUIRED PURPOSE "JSON output (nlohmann-json3-dev)")
 find_package(CLI11 REQUIRED)
@@ -15,3 +20,16 @@ find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 set_package_properties(PkgConfig PROPERTIES TYPE REQUIRED PURPOSE "finds libzstd (zstd-compressed snapshots)")
+
+# The compression libraries the reader links: shared ones, or the static archives for a target
+# that sets the property RESERVOIR_SELF_CONTAINED (cmake/SelfContained.cmake; the generator
+# expression is evaluated for the target being linked).
+find_library(RESERVOIR_ZSTD_STATIC NAMES libzstd.a HINTS ${ZSTD_LIBRARY_DIRS})
+find_library(RESERVOIR_ZLIB_STATIC NAMES libz.a)
+set(_self_contained "$<BOOL:$<TARGET_PROPERTY:RESERVOIR_SELF_CONTAINED>>")
+add_library(reservoir_compression INTERFACE)
+add_library(reservoir::compression ALIAS reservoir_compression)
+target_link_libraries(reservoir_compression INTERFACE
+  "$<$<NOT:${_self_contained}>:PkgConfig::ZSTD>" "$<$<NOT:${_self_contained}>:ZLIB::ZLIB>"
+  "$<${_self_contained}:${RESERVOIR_ZSTD_STATIC}>" "$<${_self_contained}:${RESERVOIR_ZLIB_STATIC}>")
+target_include_directories(reservoir_compression INTERFACE ${ZSTD_INCLUDE_DIRS} ${ZLIB_INCLUDE_DIRS})

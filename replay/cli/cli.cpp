@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "reservoir/core/version.h"
 #include "reservoir/replay/option_text.h"
 
 namespace reservoir::cli {
@@ -41,7 +42,7 @@ const char* commandArgument(int argc, const char* const* argv) {
 int parseAndRun(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"Reservoir: what PyTorch's CUDA caching allocator reserves, and where cleanup belongs"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "reservoir 0.1.0");
+  app.set_version_flag("--version", "reservoir " RESERVOIR_VERSION);
   int result = kOk;
   auto set = [&result](int r) { result = r; };
   for (Register reg : {&registerInfo, &registerCheck, &registerWhatIf, &registerSweep, &registerGate, &registerExport,

@@ -18,10 +18,6 @@
 #include "reservoir/traces/reader.h"
 #include "reservoir/traces/writer.h"
 
-#ifdef RESERVOIR_HAVE_GPU_BACKENDS
-#include "reservoir/replay/gpu_backends.h"
-#endif
-
 namespace reservoir::cli {
 namespace {
 
@@ -404,9 +400,6 @@ class StageProgress {
 int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return usage(err, w.message());
-#ifdef RESERVOIR_HAVE_GPU_BACKENDS
-  replay::registerGpuBackends();
-#endif
   std::vector<std::unique_ptr<replay::ReplayBackend>> impls;
   for (const auto& name : backendNames(a.backends)) {
     auto b = replay::makeBackend(name);

@@ -1,14 +1,10 @@
 #include <iostream>
 
 #include "cli.h"
-#ifdef RESERVOIR_WITH_MPI
-#include "mpi_driver.h"
-#endif
+#include "mpi_launch.h"
 
 int main(int argc, char** argv) {
-#ifdef RESERVOIR_WITH_MPI
-  // MPI only when a launcher started this process: a plain run pays nothing for it.
-  if (reservoir::mpi::launchedByMpiLauncher()) return reservoir::mpi::runUnderMpi(argc, argv);
-#endif
+  // MPI only when a launcher started this process (the driver is a plugin: mpi_launch.h).
+  if (reservoir::cli::launchedByMpiLauncher()) return reservoir::cli::runUnderMpiLauncher(argc, argv, std::cerr);
   return reservoir::cli::runCli(argc, argv, std::cout, std::cerr);
 }

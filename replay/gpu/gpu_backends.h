@@ -1,4 +1,5 @@
-// The GPU backends this build has (internal to replay/gpu).
+// The GPU backends (internal to replay/gpu/): each is built into its own plugin
+// (backend_plugin.cpp), which the reservoir binary loads when a replay asks for it.
 #pragma once
 
 #include <memory>
@@ -7,11 +8,7 @@
 
 namespace reservoir::replay::gpu {
 
-#ifdef RESERVOIR_HAVE_CUDA_BACKEND
-std::unique_ptr<ReplayBackend> makeCudaBackend();
-#endif
-#ifdef RESERVOIR_HAVE_TORCH_BACKEND
-std::unique_ptr<ReplayBackend> makeTorchBackend();
-#endif
+std::unique_ptr<ReplayBackend> makeCudaBackend();   // reservoir-backend-cuda.so
+std::unique_ptr<ReplayBackend> makeTorchBackend();  // reservoir-backend-torch.so
 
 }  // namespace reservoir::replay::gpu

@@ -5,7 +5,7 @@
 // setMemoryFraction. A free the recording shows completing later was record_stream'd: the block
 // gets a use on another stream, and the CUDA event the allocator records for it reports "not
 // ready" until the op at which the recording retired it (the allocator asks the CUDA runtime
-// through cudaEventQuery; this executable interposes that call, so the GPU's progress follows
+// through cudaEventQuery; this plugin interposes that call, so the GPU's progress follows
 // the trace while the allocator's code is untouched). The allocator records its own history
 // (torch::cuda::_record_memory_history) and the run returns it as a snapshot.
 #include <c10/core/Allocator.h>
@@ -98,6 +98,9 @@ void noteSynchronize(cudaEvent_t event) {
 
 }  // namespace reservoir::replay::gpu::hook
 
+// Exported from the plugin (replay/plugin_exports.map): libc10_cuda, loaded as this plugin's
+// dependency, finds them before the CUDA runtime's.
+#pragma GCC visibility push(default)
 extern "C" {
 
 // NOLINTBEGIN(readability-identifier-naming): these are the CUDA runtime's names.
@@ -131,6 +134,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
 // NOLINTEND(readability-identifier-naming)
 
 }  // extern "C"
+#pragma GCC visibility pop
 
 namespace reservoir::replay::gpu {
 namespace {

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstdlib>
 #include <iostream>
 #include <ostream>
 #include <streambuf>
@@ -41,18 +40,7 @@ class NullBuffer : public std::streambuf {
   std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
 };
 
-bool set(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0';
-}
-
 }  // namespace
-
-bool launchedByMpiLauncher() {
-  if (set("RESERVOIR_NO_MPI")) return false;
-  return set("OMPI_COMM_WORLD_SIZE") || set("PMIX_RANK") || set("PMI_SIZE") || set("PMI_RANK") ||
-         (set("SLURM_STEP_NUM_TASKS") && set("SLURM_PROCID"));
-}
 
 int runUnderMpi(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "reservoir/replay/backend.h"
-#include "reservoir/replay/gpu_backends.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/traces/reader.h"
 #include "reservoir/traces/writer.h"
@@ -53,8 +53,9 @@ ReplayJob jobFor(const Case& c) {
   return job;
 }
 
+// The backend's plugin, from the build's plugin folder (unless RESERVOIR_PLUGIN_DIR names another).
 std::unique_ptr<ReplayBackend> backendOrSkip(const char* name) {
-  registerGpuBackends();
+  setenv("RESERVOIR_PLUGIN_DIR", RESERVOIR_TEST_PLUGIN_DIR, /*overwrite=*/0);
   auto b = makeBackend(name);
   if (!b) return nullptr;
   return std::move(*b);

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import KIT_DIR
+from conftest import KIT_PATHS
 from reservoir.capture import CaptureError, sidecar, trace_index
 
 
@@ -58,7 +58,7 @@ def test_the_sidecar_puts_the_shared_keys_first_and_the_reset_only_when_known(tm
 def test_the_package_imports_without_torch_and_capture_is_callable():
     code = ("import sys, reservoir; c = reservoir.capture; "
             "print(callable(c), 'torch' in sys.modules, c.capture is reservoir.capture.capture)")
-    env = dict(os.environ, PYTHONPATH=str(KIT_DIR))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(KIT_PATHS))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "False", "True"]
 

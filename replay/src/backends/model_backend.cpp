@@ -10,6 +10,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "reservoir/replay/plugins.h"
 #include "whatif/device_models.h"
 
 namespace reservoir::replay {
@@ -198,18 +199,42 @@ void registerBackend(const std::string& name, BackendFactory factory) {
   registry()[name] = factory;
 }
 
+namespace {
+
+// What a GPU backend needs, in the words of a user who has to install it.
+std::string needsOf(std::string_view name) {
+  if (name == "torch") return "LibTorch with CUDA (libtorch_cuda.so, libc10_cuda.so)";
+  return "the CUDA runtime (libcudart.so)";
+}
+
+// A GPU backend from its plugin (plugins.h): loaded once, kept for the process.
+Expected<std::unique_ptr<ReplayBackend>> backendFromPlugin(std::string_view name) {
+  PluginProblem why = PluginProblem::kNone;
+  auto plugin = loadPlugin(backendPluginFile(std::string(name)), kBackendPluginEntry, false, &why);
+  if (!plugin) {
+    if (why == PluginProblem::kNotFound)
+      return Status::usage(fmt::format("this build has no {} backend: {}; reservoir builds it where {} is found", name,
+                                       plugin.message(), needsOf(name)));
+    return Status::usage(fmt::format("the {} backend cannot start on this machine: it needs {} ({})", name,
+                                     needsOf(name), plugin.message()));
+  }
+  using Make = ReplayBackend* (*)();
+  std::unique_ptr<ReplayBackend> backend(reinterpret_cast<Make>(plugin->symbol)());
+  if (!backend) return Status::usage(fmt::format("the {} backend ({}) could not start", name, plugin->file));
+  return backend;
+}
+
+}  // namespace
+
 Expected<std::unique_ptr<ReplayBackend>> makeBackend(std::string_view name) {
   if (name == "model") return makeModelBackend();
-  const std::lock_guard<std::mutex> lock(registryMutex());
-  const auto it = registry().find(std::string(name));
-  if (it != registry().end()) return it->second();
-  if (name == "torch")
-    return Status::error(
-        "this build has no torch backend (LibTorch with CUDA was not found when it was configured; "
-        "configure with CMAKE_PREFIX_PATH=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'))");
-  if (name == "cuda")
-    return Status::error("this build has no cuda backend (the CUDA toolkit was not found when it was configured)");
-  return Status::error(fmt::format("unknown backend '{}' (model, torch, cuda)", name));
+  {
+    const std::lock_guard<std::mutex> lock(registryMutex());
+    const auto it = registry().find(std::string(name));
+    if (it != registry().end()) return it->second();
+  }
+  if (name == "torch" || name == "cuda") return backendFromPlugin(name);
+  return Status::usage(fmt::format("unknown backend '{}' (model, torch, cuda)", name));
 }
 
 std::vector<std::string> registeredBackends() {
