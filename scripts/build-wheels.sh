@@ -12,5 +12,6 @@ if [ $# -lt 2 ]; then
 fi
 out="$1"
 shift
-# The builder is the standard library's only: any of the interpreters runs it.
-PYTHONPATH="$root/packaging" exec "$1" -m reservoir_build --out "$out" "$@"
+# The builder needs only the standard library: python3 on PATH runs it (else the first PYTHON).
+runner="$(command -v python3 || echo "$1")"
+PYTHONPATH="$root/packaging" exec "$runner" -m reservoir_build --out "$out" "$@"

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything and runs every test that needs no GPU; then builds
+# Installs what is missing, builds everything and runs every test that needs no GPU; then the
+# wheel as a user installs it (this build's self-contained module for /usr/bin/python3, installed
+# into a fresh venv without system site packages, the Python suites run against it); then builds
 # the reader, model and CLI suites a second time with ASan + UBSan (build-asan) and runs them.
 # RESERVOIR_SKIP_ASAN=1 skips the second build.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh"
-cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRESERVOIR_BUILD_TESTS=ON
+cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRESERVOIR_BUILD_TESTS=ON \
+  -DRESERVOIR_WHEEL_PYTHONS=/usr/bin/python3
 cmake --build "$root/build"
 (cd "$root/build" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -LE gpu -j "$(nproc)")
+"$root/scripts/test-wheel.sh" "$root/build"
 
 if [ "${RESERVOIR_SKIP_ASAN:-0}" != 1 ]; then
   # -O1: what ASan recommends, and the build is shorter. Only the targets the suites need.
