@@ -41,7 +41,7 @@ cmake -S . -B $W/build -G Ninja -C .device-data/deps.cmake -DCMAKE_BUILD_TYPE=Re
   -DRESERVOIR_TORCH_DIR="$TD" -DRESERVOIR_BUILD_GUI=OFF -DRESERVOIR_BUILD_BENCHMARKS=OFF -DRESERVOIR_BUILD_PYTHON=OFF \
   -DRESERVOIR_BUILD_TESTS=ON > $OUT/build.log 2>&1 || log "configure FAILED"
 grep -E "Replay|Torch|CUDA" $OUT/build.log | head -8 >> "$S"
-( time ninja -C $W/build -k 0 reservoir gpu_replay_tests ) >> $OUT/build.log 2>&1 || log "build had errors (build.log)"
+( time timeout 330 ninja -C $W/build -k 0 reservoir gpu_replay_tests ) >> $OUT/build.log 2>&1 || log "build had errors (build.log)"
 grep -E "error|FAILED" $OUT/build.log | head -20 >> "$S"
 R=$W/build/replay/cli/reservoir
 for f in $R $W/build/replay/cli/*.so; do echo "$f NEEDED: $(readelf -d $f | grep -o 'library: \[[^]]*\]' | tr '\n' ' ')" >> "$S"; done
