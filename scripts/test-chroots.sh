@@ -46,6 +46,9 @@ cleanup() {
   rm -rf "$CHROOT"
 }
 in_chroot() { chroot "$CHROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 "$@"; }
+# step COMMAND...: one command in the chroot, its output, and FAILED with its exit code (the rest still runs)
+failed=0
+step() { local rc=0; in_chroot "$@" || rc=$?; [ $rc -eq 0 ] || { echo "FAILED (exit $rc): $*"; failed=1; }; }
 apt_in() { in_chroot sh -c "DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $* > /tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 1; }"; }
 trace=traces/samples/resume-tiny/resume-main.rank0.pickle
 point=after:state_dict_loader.py:load
@@ -58,16 +61,17 @@ case "${1:-}" in
     apt_in python3 python3-venv
     cp "$wheel" "$CHROOT/tmp/"
     mkdir -p "$CHROOT/tmp/t" && cp "$root/$trace" "$CHROOT/tmp/t/"
-    in_chroot sh -c 'ls /usr/lib/x86_64-linux-gnu | grep -E "libstdc\+\+|libzstd|libfmt|libmpi|libcudart|libQt6" || echo "(no libstdc++, zstd, fmt, MPI, CUDA or Qt library on this machine)"'
     log "python3 -m venv /venv; pip install --no-index $(basename "$wheel")"
-    in_chroot sh -c "python3 --version && python3 -m venv /venv && /venv/bin/pip install -q --no-index --disable-pip-version-check /tmp/$(basename "$wheel")"
-    in_chroot /venv/bin/reservoir --version
-    in_chroot /venv/bin/reservoir info /tmp/t/resume-main.rank0.pickle | head -8
-    in_chroot /venv/bin/reservoir whatif /tmp/t/resume-main.rank0.pickle --cleanup "$point" --probe "$point" | head -12
-    in_chroot /venv/bin/python -c "import reservoir; r = reservoir.load('/tmp/t/resume-main.rank0.pickle').whatif(cleanup=['$point']); print('import reservoir: whatif peak reserved', r['whatif']['peak_reserved'])"
-    in_chroot /venv/bin/python -m reservoir.capture --help | head -3
-    log "what is missing here is named: replay --backend torch"
-    in_chroot sh -c "/venv/bin/reservoir replay /tmp/t/resume-main.rank0.pickle --backend torch; echo exit \$?"
+    step sh -c "python3 --version && python3 -m venv /venv && /venv/bin/pip install -q --no-index --disable-pip-version-check /tmp/$(basename "$wheel")"
+    log "what the module needs here (ldd): only libc, libm, libgcc_s and the loader"
+    step sh -c 'ldd /venv/lib/python3*/site-packages/reservoir/_core*.so'
+    step /venv/bin/reservoir --version
+    step sh -c "/venv/bin/reservoir info /tmp/t/resume-main.rank0.pickle | head -8"
+    step sh -c "/venv/bin/reservoir whatif /tmp/t/resume-main.rank0.pickle --cleanup $point --probe $point | head -8"
+    step /venv/bin/python -c "import reservoir; r = reservoir.load('/tmp/t/resume-main.rank0.pickle').whatif(cleanup=['$point'], probe=['$point']); print('import reservoir: reserved after the load', r['whatif']['probes']['$point']['reserved'], 'peak reserved', r['whatif']['peak_reserved'])"
+    step sh -c "/venv/bin/python -m reservoir.capture --help | head -3"
+    log "what is missing here is named: replay --backend torch (exit 2)"
+    step sh -c "/venv/bin/reservoir replay /tmp/t/resume-main.rank0.pickle --backend torch; test \$? -eq 2"
     ;;
   deb)
     shift
@@ -78,18 +82,24 @@ case "${1:-}" in
     debs=$(cd "$CHROOT/tmp/debs" && ls reservoir_*.deb | sed 's#^#./tmp/debs/#')
     log "bookworm minbase: apt-get install $debs"
     in_chroot sh -c "cd / && DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $debs > /tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 1; }"
-    in_chroot dpkg-query -W -f='${Package} ${Version}: Depends: ${Depends}\n' reservoir
-    in_chroot sh -c 'for f in /usr/bin/reservoir /usr/bin/reservoir-gui; do echo "$f NEEDED: $(readelf -d $f 2>/dev/null | grep -o "\[lib[^]]*\]" | tr -d "[]" | tr "\n" " " || objdump -p $f | grep NEEDED)"; done' || true
-    in_chroot reservoir --version
-    in_chroot reservoir whatif /tmp/t/resume-main.rank0.pickle --cleanup "$point" --probe "$point" | head -12
-    in_chroot python3 -c "import reservoir; print('import reservoir:', reservoir.load('/tmp/t/resume-main.rank0.pickle').info()['peak_reserved'] if 'peak_reserved' in reservoir.load('/tmp/t/resume-main.rank0.pickle').info() else 'info ok')"
+    step dpkg-query -W -f='${Package} ${Version}: Depends: ${Depends}\n' reservoir
+    log "what the binaries need here (ldd): no CUDA, LibTorch, MPI or fmt"
+    step sh -c 'for f in /usr/bin/reservoir /usr/bin/reservoir-gui; do echo "$f:"; ldd $f | sed "s/ (0x.*//"; done'
+    step reservoir --version
+    step sh -c "reservoir whatif /tmp/t/resume-main.rank0.pickle --cleanup $point --probe $point | head -8"
+    step python3 -c "import reservoir; d = reservoir.load('/tmp/t/resume-main.rank0.pickle').info()['devices'][0]; print('import reservoir (Debian python3):', d['events'], 'events, peak reserved', d['peak_reserved'])"
     log "reservoir-gui --screenshot (offscreen)"
-    in_chroot sh -c "QT_QPA_PLATFORM=offscreen reservoir-gui /tmp/t/resume-main.rank0.pickle --screenshot /tmp/gui.png && ls -l /tmp/gui.png"
-    cp "$CHROOT/tmp/gui.png" "$work/deb-gui.png" && log "screenshot: $work/deb-gui.png"
-    log "under an MPI launcher without reservoir-mpi installed"
-    in_chroot sh -c "OMPI_COMM_WORLD_SIZE=2 reservoir info /tmp/t/resume-main.rank0.pickle; echo exit \$?"
-    log "replay --backend cuda (not packaged)"
-    in_chroot sh -c "reservoir replay /tmp/t/resume-main.rank0.pickle --backend cuda; echo exit \$?"
+    step sh -c "QT_QPA_PLATFORM=offscreen reservoir-gui /tmp/t/resume-main.rank0.pickle --screenshot /tmp/gui.png && ls -l /tmp/gui.png"
+    cp "$CHROOT/tmp/gui.png" "$work/deb-gui.png" 2> /dev/null && log "screenshot: $work/deb-gui.png"
+    if ls "$CHROOT"/tmp/debs/reservoir-mpi_*.deb > /dev/null 2>&1; then
+      log "under an MPI launcher without reservoir-mpi installed (exit 2)"
+      step sh -c "OMPI_COMM_WORLD_SIZE=2 reservoir info /tmp/t/resume-main.rank0.pickle; test \$? -eq 2"
+      log "apt-get install ./reservoir-mpi_*.deb openmpi-bin: mpirun -n 2 reservoir check (two traces, one per process)"
+      step sh -c "cd / && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ./tmp/debs/reservoir-mpi_*.deb openmpi-bin > /tmp/apt-mpi.log 2>&1 || { tail /tmp/apt-mpi.log; exit 1; }"
+      step sh -c "cp /tmp/t/resume-main.rank0.pickle /tmp/t/copy.pickle && mpirun --allow-run-as-root --oversubscribe -n 2 reservoir check /tmp/t/resume-main.rank0.pickle /tmp/t/copy.pickle | tail -3"
+    fi
+    log "replay --backend cuda (not packaged: exit 2)"
+    step sh -c "reservoir replay /tmp/t/resume-main.rank0.pickle --backend cuda; test \$? -eq 2"
     ;;
   setup)
     suite="${2:?usage: $0 setup SUITE}"
@@ -107,3 +117,4 @@ case "${1:-}" in
     ;;
 esac
 log "done"
+exit $failed

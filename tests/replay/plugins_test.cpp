@@ -124,7 +124,8 @@ struct BinaryRun {
 
 BinaryRun runBinary(const std::string& env, const std::string& args) {
   const fs::path log = fs::path(testing::TempDir()) / "plugins_test_binary.log";
-  const std::string cmd = env + " " RESERVOIR_BINARY " " + args + " > " + log.string() + " 2>&1";
+  const std::string binary = env.find("PATH=") != std::string::npos ? "reservoir" : RESERVOIR_BINARY;
+  const std::string cmd = env + " " + binary + " " + args + " > " + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   std::ifstream in(log);
   std::stringstream text;
@@ -146,6 +147,19 @@ TEST(Plugins, UnderAnMpiLauncherWithoutTheDriverTheBinarySaysSoAndRunsNothing) {
   const BinaryRun alone =
       runBinary("OMPI_COMM_WORLD_SIZE=2 RESERVOIR_NO_MPI=1 RESERVOIR_PLUGIN_DIR=" + dir, "info " + trace);
   EXPECT_EQ(alone.code, 0) << alone.output;
+}
+
+TEST(Plugins, ABinaryStartedByItsBareNameLooksBesideItself) {
+  // A copy of the binary alone in a folder, run as `reservoir` from PATH in another folder: the
+  // loader reports argv[0] ("reservoir") as its name, the folder must come from /proc/self/exe.
+  const fs::path bin = emptyDir("bare-name-bin");
+  fs::copy_file(RESERVOIR_BINARY, bin / "reservoir");
+  const std::string trace = (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string();
+  const BinaryRun r = runBinary("cd / && env -u RESERVOIR_PLUGIN_DIR PATH=" + bin.string() + ":/usr/bin:/bin",
+                                "replay " + trace + " --backend torch");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("is not installed (looked in " + fs::canonical(bin).string() + ", "), std::string::npos)
+      << r.output;
 }
 
 }  // namespace

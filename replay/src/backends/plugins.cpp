@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <link.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -19,14 +20,17 @@ namespace fs = std::filesystem;
 #define RESERVOIR_PLUGIN_DIR_FROM_BIN "../lib/reservoir"
 #endif
 
-// The folder of the executable or shared object this function was linked into.
+// The folder of the executable or shared object this function was linked into. For the main
+// program the loader knows no path (argv[0] may be a bare name found on PATH): /proc/self/exe.
 std::string folderOfThisCode() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&folderOfThisCode), &info) == 0 || info.dli_fname == nullptr) return {};
+  link_map* map = nullptr;
+  if (dladdr1(reinterpret_cast<void*>(&folderOfThisCode), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0)
+    return {};
+  const bool main_program = map == nullptr || map->l_name == nullptr || map->l_name[0] == '\0';
   std::error_code ec;
-  fs::path self = fs::canonical(info.dli_fname, ec);
-  if (ec) self = info.dli_fname;
-  return self.parent_path().string();
+  const fs::path self = fs::canonical(main_program ? "/proc/self/exe" : info.dli_fname, ec);
+  return ec ? std::string() : self.parent_path().string();
 }
 
 std::vector<std::string> splitFolders(std::string_view list) {
