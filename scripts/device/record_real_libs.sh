@@ -1,0 +1,61 @@
+#!/bin/bash
+# Real-library recordings for the what-if evidence (docs/whatif.md): each workload of
+# scripts/device/real_libs.py as a source run and its re-runs with the edit made for real (a
+# cleanup in the code, other settings, a memory fraction), alone and with neighbour processes on
+# the GPU, through the capture kit (the sidecar X.json: settings, fraction, device total, stats).
+# Writes $OUT/real/<tag>.pickle.xz + <tag>.json and $OUT/real/log.txt. DEADLINE (s) stops new runs.
+set -u
+OUT=${OUT:-/tmp/out}; DEADLINE=${DEADLINE:-540}
+T0=$(date +%s); W=/tmp/real; mkdir -p $W $OUT/real
+LOG=$OUT/real/log.txt
+export PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+unset PYTORCH_CUDA_ALLOC_CONF RESERVOIR_FRACTION
+left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
+rec() {  # rec WORKLOAD VARIANT [ENV=VALUE...]
+  local w=$1 v=$2; shift 2
+  if [ "$(left)" -lt 30 ]; then echo "SKIPPED $w-$v (deadline)" >> $LOG; return; fi
+  local t=$SECONDS
+  env "$@" timeout $(left) python3 -m reservoir.capture --out $W --tag $w-$v -- scripts/device/real_libs.py $w $v \
+    > $W/$w-$v.log 2>&1
+  echo "$w-$v: exit $?, $((SECONDS - t)) s, $* :: $(grep -E "^$w $v:" $W/$w-$v.log | tail -1)" >> $LOG
+  grep -iE "error|Traceback" $W/$w-$v.log | grep -v -i warn | tail -3 >> $LOG
+}
+peak() { python3 -c "import json,sys; d=json.load(open('$W/$1.rank0.json')); m=d['memory_stats']; print(m['reserved_bytes.all.peak'], m['allocated_bytes.all.peak'], d['device_total'])"; }
+{ nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader
+  python3 -c 'import torch, transformers, peft, lightning, timm, torchvision; print("torch", torch.__version__, "transformers", transformers.__version__, "peft", peft.__version__, "lightning", lightning.__version__, "timm", timm.__version__, "torchvision", torchvision.__version__)'; } >> $LOG 2>&1
+# 1. llama: the cleanup between training and generation, settings, a fraction
+rec llama base
+rec llama cleanup
+rec llama roundup4 PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:4
+rec llama expandable PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+rec llama maxsplit PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64
+if [ -f $W/llama-base.rank0.json ]; then
+  # a fraction between peak allocated and peak reserved: cudaMalloc fails, the cache is freed and retried
+  F=$(peak llama-base | awk '{printf "%.6f", ($2 + ($1 - $2) * 0.5) / $3}')
+  rec llama fraction RESERVOIR_FRACTION=$F
+  rec llama gcthresh RESERVOIR_FRACTION=$F PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6
+fi
+# 2. other libraries: source and cleanup re-run, one settings re-run
+for w in lora lightning vit resnet trainer; do
+  rec $w base
+  rec $w cleanup
+  rec $w roundup4 PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:4
+done
+# 3. with neighbour processes on the GPU
+python3 scripts/device/neighbour.py --seconds 120 --max-gib 30 > $W/nb1.log 2>&1 &
+N1=$!
+python3 scripts/device/neighbour.py --seconds 120 --max-gib 20 > $W/nb2.log 2>&1 &
+N2=$!
+sleep 4
+rec llama base-nb
+rec llama cleanup-nb
+kill $N1 $N2 2> /dev/null; wait $N1 $N2 2> /dev/null
+# 4. torch.compile with CUDA graphs (private pools)
+rec compile base
+rec compile cleanup
+echo "total $(( $(date +%s) - T0 )) s" >> $LOG
+cp $W/*.json $OUT/real/ 2> /dev/null
+for f in $W/*.pickle; do xz -6 -T16 -c "$f" > $OUT/real/$(basename "$f").xz; done
+ls -la $OUT/real | tail -n +2 >> $LOG
+cat $LOG
