@@ -3,11 +3,11 @@
 # scripts/device/real_libs.py as a source run and its re-runs with the edit made for real (a
 # cleanup in the code, other settings, a memory fraction), alone and with neighbour processes on
 # the GPU, through the capture kit (the sidecar X.json: settings, fraction, device total, stats).
-# Writes $OUT/real/<tag>.pickle.xz + <tag>.json and $OUT/real/log.txt. DEADLINE (s) stops new runs.
+# Writes $OUT/real.tar (<tag>.rank0.pickle.xz, .json and .log of each run, log.txt). DEADLINE (s) stops new runs.
 set -u
 OUT=${OUT:-/tmp/out}; DEADLINE=${DEADLINE:-540}
-T0=$(date +%s); W=/tmp/real; mkdir -p $W $OUT/real
-LOG=$OUT/real/log.txt
+T0=$(date +%s); W=/tmp/real; mkdir -p $W
+LOG=$W/log.txt
 export PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 unset PYTORCH_CUDA_ALLOC_CONF RESERVOIR_FRACTION
@@ -55,7 +55,8 @@ kill $N1 $N2 2> /dev/null; wait $N1 $N2 2> /dev/null
 rec compile base
 rec compile cleanup
 echo "total $(( $(date +%s) - T0 )) s" >> $LOG
-cp $W/*.json $OUT/real/ 2> /dev/null
-for f in $W/*.pickle; do xz -6 -T16 -c "$f" > $OUT/real/$(basename "$f").xz; done
-ls -la $OUT/real | tail -n +2 >> $LOG
+# One archive: what comes back from the device machine is limited in files, not only in bytes.
+for f in $W/*.pickle; do xz -6 -T16 -c "$f" > "$f.xz"; done
+ls -la $W >> $LOG
+(cd $W && tar -cf $OUT/real.tar *.json *.log *.pickle.xz)
 cat $LOG
