@@ -109,7 +109,12 @@ case "${1:-}" in
     mkdir -p "$CHROOT/src"
     git -C "$root" archive HEAD | tar -C "$CHROOT/src" -x
     apt_in ca-certificates
-    in_chroot sh -c "cd /src && ./scripts/setup.sh" 2>&1 | tail -25
+    rc=0
+    in_chroot sh -c "cd /src && ./scripts/setup.sh" > "$work/setup-$suite.log" 2>&1 || rc=$?
+    grep -E "^installing:" "$work/setup-$suite.log" | cut -c1-400
+    in_chroot sh -c "c++ --version | head -1; cmake --version | head -1; python3 --version"
+    tail -14 "$work/setup-$suite.log"
+    [ $rc -eq 0 ] || { echo "FAILED: scripts/setup.sh exited $rc (the whole output: $work/setup-$suite.log)"; failed=1; }
     ;;
   *)
     sed -n '2,12p' "$0"
