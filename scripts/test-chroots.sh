@@ -4,6 +4,10 @@
 #   scripts/test-chroots.sh wheel WHEEL      bookworm minbase + python3, python3-venv only: the wheel in a
 #                                            venv (pip), `reservoir info` and a what-if, and the
 #                                            CLI's answer where LibTorch and MPI are missing
+#   scripts/test-chroots.sh binary BUILD     bookworm minbase: BUILD's reservoir binary and its plugins
+#                                            (built where CUDA and OpenMPI were found), copied in: info
+#                                            and whatif run; the cuda backend and the MPI driver say
+#                                            which library is missing (exit 2)
 #   scripts/test-chroots.sh deb DEB...       bookworm minbase: `apt-get install ./reservoir_*.deb`, the
 #                                            CLI, `import reservoir`, `reservoir-gui --screenshot` offscreen
 #   scripts/test-chroots.sh setup SUITE      SUITE (e.g. trixie) minbase: the README's scripts/setup.sh on
@@ -72,6 +76,19 @@ case "${1:-}" in
     step sh -c "/venv/bin/python -m reservoir.capture --help | head -3"
     log "what is missing here is named: replay --backend torch (exit 2)"
     step sh -c "/venv/bin/reservoir replay /tmp/t/resume-main.rank0.pickle --backend torch; test \$? -eq 2"
+    ;;
+  binary)
+    build="${2:?usage: $0 binary BUILD}"
+    fresh bookworm binary
+    mkdir -p "$CHROOT/opt/rsv" "$CHROOT/tmp/t"
+    cp "$build/replay/cli/reservoir" "$build"/replay/cli/*.so "$CHROOT/opt/rsv/" && cp "$root/$trace" "$CHROOT/tmp/t/"
+    log "copied: $(cd "$CHROOT/opt/rsv" && ls | tr '\n' ' ')"
+    step sh -c 'ldd /opt/rsv/reservoir | sed "s/ (0x.*//"'
+    step sh -c "/opt/rsv/reservoir info /tmp/t/resume-main.rank0.pickle | head -4"
+    step sh -c "/opt/rsv/reservoir whatif /tmp/t/resume-main.rank0.pickle --cleanup $point --probe $point | head -3"
+    log "the plugins whose libraries are missing here (exit 2)"
+    step sh -c "/opt/rsv/reservoir replay /tmp/t/resume-main.rank0.pickle --backend cuda; test \$? -eq 2"
+    step sh -c "OMPI_COMM_WORLD_SIZE=2 /opt/rsv/reservoir info /tmp/t/resume-main.rank0.pickle; test \$? -eq 2"
     ;;
   deb)
     shift
