@@ -133,6 +133,10 @@ void registerReport(CLI::App& app, std::function<void(int)> set_result, std::ost
   cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
   cmd->add_flag("--no-capture-json", args->no_capture_json, "ignore X.json beside X.pickle");
   addEditOptions(cmd, &args->edits);
+  cmd->footer(
+      "The edits above are the edited run's (reported as 'edited' when it edits anything). --capacity and --overhead "
+      "are every run's device, --fraction every variant's, where a --variant gives none; --probe and --demand apply "
+      "to every run, and every cleanup's and release's point is probed in every run. docs/ci.md shows CI jobs.");
   cmd->callback([args, set_result, &out, &err] { set_result(runReport(*args, out, err)); });
 }
 

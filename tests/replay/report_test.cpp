@@ -336,5 +336,47 @@ TEST_F(CliReport, UsageErrors) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// docs/ci.md's `reservoir report` commands run (outputs into a temporary folder), and the table it
+// shows is the one the first writes.
+TEST_F(CliReport, TheCommandsAndTheTableInDocsCiAreTheReportsOwn) {
+  std::ifstream in("docs/ci.md");
+  ASSERT_TRUE(in);
+  std::vector<std::string> commands, table;
+  std::string pending;
+  bool fenced = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("```", 0) == 0) fenced = !fenced;
+    // The table after the command that writes memory-report.md.
+    const bool wrote = !commands.empty() && commands.back().find("memory-report.md") != std::string::npos;
+    if (!fenced && wrote && line.rfind("| ", 0) == 0 && table.size() < 10) table.push_back(line);
+    if (!fenced || (pending.empty() && line.rfind("reservoir report ", 0) != 0)) continue;
+    const bool more = !line.empty() && line.back() == '\\';
+    pending += more ? line.substr(0, line.size() - 1) : line;
+    if (!more) {
+      commands.push_back(pending);
+      pending.clear();
+    }
+  }
+  ASSERT_GE(commands.size(), 2u);
+  const fs::path dir = fs::temp_directory_path() / "reservoir-report-docs";
+  fs::create_directories(dir);
+  for (const auto& command : commands) {
+    if (command.find("TRACE...") != std::string::npos) continue;  // the synopsis
+    auto words = cli::splitWords(command);
+    ASSERT_TRUE(words.ok()) << command;
+    std::vector<std::string> args(words->begin() + 1, words->end());
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == "--html" || args[i] == "--markdown") args[i + 1] = (dir / args[i + 1]).string();
+    const auto r = runReservoir(args);
+    EXPECT_EQ(r.code, cli::kOk) << command << "\n" << r.err;
+  }
+  std::ifstream md(dir / "memory-report.md");
+  std::stringstream written;
+  written << md.rdbuf();
+  ASSERT_FALSE(table.empty());
+  for (const auto& row : table) EXPECT_NE(written.str().find(row + "\n"), std::string::npos) << row;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace reservoir::replay

@@ -68,7 +68,8 @@ std::string xTicks(const CurveAxis& axis) {
   return out + "</g>";
 }
 
-// A mark at `position`: its path with '#' for its x (report.js moves it when zoomed).
+// A mark at `position` (edits: one row of the strip above the plot per variant): its path with '#' for its x (report.js
+// moves it when zoomed).
 std::string mark(const CurveAxis& axis, std::int64_t position, const std::string& templ, const std::string& attrs,
                  const std::string& title) {
   std::string d = templ;
@@ -100,7 +101,8 @@ std::string runMarks(const Report& report, const ReportRank& rank, std::size_t v
   const std::string color(variantColor(v));
   std::string out;
   for (const auto& m : run.edit_marks)
-    out += mark(axis, positionOf(axis, m.event, m.time_us), "M# 3v14", "stroke=\"" + color + "\" stroke-width=\"2\"",
+    out += mark(axis, positionOf(axis, m.event, m.time_us), fmt::format("M# {}v4", 1 + 4 * ((v - 1) % 5)),
+                "stroke=\"" + color + "\" stroke-width=\"2\"",
                 fmt::format("{}: {} (before event {})", name, m.label, m.event));
   const PeakOrigin& o = run.reserved_origin;
   if (!o.known) return out;
@@ -135,14 +137,16 @@ std::string bands(const ReportRank& rank, const CurveAxis& axis, std::int64_t ym
     const auto a = inUnits(allocatedOf(rank.runs[v], axis).min, unit),
                A = inUnits(allocatedOf(rank.runs[v], axis).max, unit);
     const std::string color(variantColor(v));
+    // Later runs are drawn over earlier ones, narrower: where curves coincide, each stays visible.
+    const double under = static_cast<double>(std::min<std::size_t>(rank.runs.size() - 1 - v, 4));
     out += fmt::format(
         "<path class=\"band\" data-run=\"{}\" data-q=\"a\" d=\"{}\" fill=\"{}\" fill-opacity=\"0.06\" stroke=\"{}\" "
-        "stroke-width=\"1\" stroke-dasharray=\"5 3\"/>",
-        v, bandPath(a, A, 0, axis.columns, ymax), color, color);
+        "stroke-width=\"{:.1f}\" stroke-dasharray=\"5 3\"/>",
+        v, bandPath(a, A, 0, axis.columns, ymax), color, color, 1.0 + 0.7 * under);
     out += fmt::format(
         "<path class=\"band\" data-run=\"{}\" data-q=\"r\" d=\"{}\" fill=\"{}\" fill-opacity=\"0.16\" stroke=\"{}\" "
-        "stroke-width=\"1.5\" stroke-linejoin=\"round\"/>",
-        v, bandPath(r, R, 0, axis.columns, ymax), color, color);
+        "stroke-width=\"{:.1f}\" stroke-linejoin=\"round\"/>",
+        v, bandPath(r, R, 0, axis.columns, ymax), color, color, 1.4 + 1.1 * under);
     runs.push_back({{"r", r}, {"R", R}, {"a", a}, {"A", A}});
   }
   return out;
