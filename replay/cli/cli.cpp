@@ -46,7 +46,7 @@ int parseAndRun(int argc, const char* const* argv, std::ostream& out, std::ostre
   int result = kOk;
   auto set = [&result](int r) { result = r; };
   for (Register reg : {&registerInfo, &registerCheck, &registerWhatIf, &registerSweep, &registerGate, &registerExport,
-                       &registerReplay, &registerScale})
+                       &registerReplay, &registerScale, &registerReport})
     reg(app, set, out, err);
   const char* command = commandArgument(argc, argv);
   if (command && !isCommand(app, command)) {

@@ -22,6 +22,7 @@ void registerExport(CLI::App& app, std::function<void(int)> set_result, std::ost
 void registerInfo(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 void registerReplay(CLI::App& app, std::function<void(int)> set_result, std::ostream& out,
                     std::ostream& err);  // replay + synth
+void registerReport(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 void registerScale(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err);
 
 // Prints "reservoir: <message>" and returns kInputError.

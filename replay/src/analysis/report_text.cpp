@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "reservoir/replay/conformance.h"
+#include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/point.h"
 #include "reservoir/simulator/sizes.h"
 
@@ -35,20 +36,19 @@ void table(std::string& out, const WhatIfReport& rep) {
 
 void peakAnalysis(std::string& out, const traces::Snapshot& snap, const RunResult& w) {
   if (!w.at_peak) return;
-  const auto& a = *w.at_peak;
+  const CachePins pins = cachePins(*w.at_peak, PinLimits{3, 1, 1});
   out += fmt::format(
       "  at the what-if peak: {} cached (reserved - allocated); an empty_cache there would return {}; "
       "{}; fragmentation (peak allocated / peak reserved) {:.3f}\n",
-      mib(a.cached), mib(a.releasable),
-      a.cached > a.releasable ? mib(a.cached - a.releasable) + " stays pinned by live blocks"
-                              : std::string("nothing stays pinned by live blocks"),
+      mib(pins.cached), mib(pins.releasable),
+      pins.pinned > 0 ? mib(pins.pinned) + " stays pinned by live blocks"
+                      : std::string("nothing stays pinned by live blocks"),
       w.peak_reserved.bytes ? static_cast<double>(w.peak_allocated.bytes) / static_cast<double>(w.peak_reserved.bytes)
                             : 1.0);
-  for (std::size_t i = 0; i < a.pinned.size() && i < 3; ++i) {
-    const auto& ps = a.pinned[i];
+  for (const auto& ps : pins.segments) {
     out += fmt::format("    segment {:#x} ({}) keeps {} free, pinned by {} live block(s)", ps.address,
                        mib(static_cast<std::int64_t>(ps.size)), mib(static_cast<std::int64_t>(ps.free_bytes)),
-                       ps.live_blocks.size());
+                       ps.live_count);
     if (!ps.live_blocks.empty()) out += ", e.g. " + describeStack(snap, ps.live_blocks.front().second, 3);
     out += "\n";
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/report_text.h"
 
 namespace reservoir::replay {
@@ -16,6 +17,39 @@ nlohmann::json peakJson(const traces::Snapshot& snap, const PeakInfo& p) {
 }
 
 }  // namespace
+
+nlohmann::json cachePinsJson(const traces::Snapshot& snap, const CachePins& p) {
+  nlohmann::json segments = nlohmann::json::array();
+  for (const auto& ps : p.segments) {
+    nlohmann::json live = nlohmann::json::array();
+    for (const auto& [size, stack] : ps.live_blocks)
+      live.push_back({{"size", size}, {"stack", describeStack(snap, stack, 5)}});
+    segments.push_back({{"address", ps.address},
+                        {"size", ps.size},
+                        {"free_bytes", ps.free_bytes},
+                        {"live_count", ps.live_count},
+                        {"live_bytes", ps.live_bytes},
+                        {"live_blocks", live}});
+  }
+  nlohmann::json stacks = nlohmann::json::array();
+  for (const auto& s : p.stacks)
+    stacks.push_back({{"stack", describeStack(snap, s.stack, 5)},
+                      {"blocks", s.blocks},
+                      {"segments", s.segments},
+                      {"live_bytes", s.live_bytes},
+                      {"pinned_bytes", s.pinned_bytes}});
+  return {{"reserved", p.reserved},
+          {"allocated", p.allocated},
+          {"cached", p.cached},
+          {"releasable_by_empty_cache", p.releasable},
+          {"pinned", p.pinned},
+          {"pinned_free", p.pinned_free},
+          {"unattributed", p.unattributed},
+          {"pinned_segment_count", p.pinned_segments},
+          {"pinned_segments", segments},
+          {"pinning_stack_count", p.pinning_stacks},
+          {"pinning_stacks", stacks}};
+}
 
 nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r) {
   nlohmann::json j;
@@ -49,23 +83,7 @@ nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r) {
     for (const auto& d : r.demands)
       j["demands"].push_back({{"point", d.text}, {"fits", d.fits}, {"free", d.free}, {"bytes", d.bytes}});
   }
-  if (r.at_peak) {
-    const auto& a = *r.at_peak;
-    nlohmann::json pinned = nlohmann::json::array();
-    for (std::size_t i = 0; i < a.pinned.size() && i < 10; ++i) {
-      const auto& ps = a.pinned[i];
-      nlohmann::json live = nlohmann::json::array();
-      for (std::size_t k = 0; k < ps.live_blocks.size() && k < 5; ++k)
-        live.push_back(
-            {{"size", ps.live_blocks[k].first}, {"stack", describeStack(snap, ps.live_blocks[k].second, 5)}});
-      pinned.push_back(
-          {{"address", ps.address}, {"size", ps.size}, {"free_bytes", ps.free_bytes}, {"live_blocks", live}});
-    }
-    j["at_peak"] = {{"cached", a.cached},
-                    {"releasable_by_empty_cache", a.releasable},
-                    {"pinned", a.cached - a.releasable},
-                    {"pinned_segments", pinned}};
-  }
+  if (r.at_peak) j["at_peak"] = cachePinsJson(snap, cachePins(*r.at_peak));
   if (!r.invariant_failure.empty()) j["invariant_failure"] = r.invariant_failure;
   return j;
 }

@@ -82,20 +82,6 @@ void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, 
   if (any_map) s.mapped = std::move(mapped_series);
 }
 
-std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
-                                            const EventSeries& s) {
-  std::vector<AnnotationMark> out;
-  for (const auto& a : snap.annotations) {
-    if (a.device >= 0 && a.device != trace.device) continue;
-    const auto it = std::lower_bound(s.time_us.begin(), s.time_us.end(), a.time_us);
-    const auto ev = static_cast<std::uint32_t>(
-        std::min<std::ptrdiff_t>(it - s.time_us.begin(), static_cast<std::ptrdiff_t>(s.size()) - 1));
-    out.push_back(AnnotationMark{ev, a.time_us, a.stage != "END", a.name});
-  }
-  std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.time_us < y.time_us; });
-  return out;
-}
-
 std::string anomalyLines(const traces::AnomalyCounters& c) {
   std::string out;
   for (std::size_t i = 0; i < traces::AnomalyCounters::kCount; ++i) {
@@ -137,6 +123,28 @@ TraceFacts makeFacts(const LoadStage& t, bool complete, std::int64_t start_reser
 
 }  // namespace
 
+std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+                                            std::span<const std::int64_t> time_us) {
+  std::vector<AnnotationMark> out;
+  if (time_us.empty()) return out;
+  for (const auto& a : snap.annotations) {
+    if (a.device >= 0 && a.device != trace.device) continue;
+    const auto it = std::lower_bound(time_us.begin(), time_us.end(), a.time_us);
+    const auto ev = static_cast<std::uint32_t>(
+        std::min<std::ptrdiff_t>(it - time_us.begin(), static_cast<std::ptrdiff_t>(time_us.size()) - 1));
+    out.push_back(AnnotationMark{ev, a.time_us, a.stage != "END", a.name});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.time_us < y.time_us; });
+  return out;
+}
+
+std::vector<std::int64_t> nondecreasingTimes(const traces::DeviceTrace& trace) {
+  std::vector<std::int64_t> t(trace.events.size());
+  for (std::size_t e = 0; e < t.size(); ++e)
+    t[e] = e == 0 ? trace.events[e].time_us : std::max(t[e - 1], trace.events[e].time_us);
+  return t;
+}
+
 Expected<std::unique_ptr<LoadStage>> buildLoadStage(Trace loaded, std::optional<std::size_t> device) {
   if (!loaded.snapshot || loaded.snapshot->devices.empty())
     return Status::error(loaded.path + ": the snapshot has no device traces");
@@ -162,7 +170,7 @@ Expected<std::unique_ptr<LoadStage>> buildLoadStage(Trace loaded, std::optional<
   for (std::size_t a = 0; a < t->lifetimes.count(); ++a)
     if (t->lifetimes.before_window[a]) start_live += static_cast<std::int64_t>(t->lifetimes.size[a]);
   fillSeries(trace, t->lifetimes, start_reserved, start_live, t->series);
-  t->annotations = markAnnotations(t->snapshot(), trace, t->series);
+  t->annotations = markAnnotations(t->snapshot(), trace, t->series.time_us);
   t->facts = makeFacts(*t, complete, start_reserved);
   return t;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "reservoir/replay/peak_explain.h"
+
 namespace reservoir::replay::detail {
 
 Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, const RunSettings& s)
@@ -139,17 +141,21 @@ void Runner::runOp(std::uint32_t j) {
   }
 }
 
+std::uint32_t lastEventOf(const Op& op) { return op.end_event > 0 ? op.end_event - 1 : 0; }
+
+std::uint32_t reservedEventOf(const traces::DeviceTrace& trace, const Op& op) {
+  std::uint32_t grew = lastEventOf(op);
+  for (std::uint32_t e = op.first_event; e < op.end_event && e < trace.events.size(); ++e)
+    if (trace.events[e].action == Action::kSegmentAlloc || trace.events[e].action == Action::kSegmentMap) grew = e;
+  return grew;
+}
+
 void Runner::track(std::uint32_t j) {
   const auto& trace = p_.snapshot->devices[p_.device_index];
   const Op& op = p_.program.ops[j];
-  const std::uint32_t last = op.end_event > 0 ? op.end_event - 1 : 0;
-  // The peak's event, one definition with the recording's series (load_stage.cpp): reserved
-  // grows only at a segment_alloc / segment_map, so a reserved peak is reached at the op's last
-  // one (the GUI's "first event where reserved exceeds every earlier value"); other peaks at
-  // the op's last event.
-  std::uint32_t grew = last;
-  for (std::uint32_t e = op.first_event; e < op.end_event && e < trace.events.size(); ++e)
-    if (trace.events[e].action == Action::kSegmentAlloc || trace.events[e].action == Action::kSegmentMap) grew = e;
+  // The peak's event (reservedEventOf): a reserved peak at the op's last segment event, others at its last event.
+  const std::uint32_t last = lastEventOf(op);
+  const std::uint32_t grew = reservedEventOf(trace, op);
   auto at = [&](std::int64_t v, std::uint32_t ev) {
     PeakInfo pi{v, j, ev, ev < trace.events.size() ? trace.events[ev].time_us : 0, op.stack};
     return pi;
@@ -207,41 +213,9 @@ RunResult Runner::run() {
 }
 
 PeakAnalysis Runner::analyze() const {
-  PeakAnalysis a;
-  a.reserved = reserved();
-  a.allocated = allocated();
-  a.cached = a.reserved - a.allocated;
-  const auto& cfg = model_.config();
-  for (const sim::SegmentView& seg : model_.segments()) {
-    sim::ByteCount free_bytes = 0, releasable = 0;
-    bool any_live = false;
-    for (const auto& b : seg.blocks) {
-      if (b.state != traces::BlockState::kInactive) {
-        any_live = true;
-        continue;
-      }
-      free_bytes += b.size;
-      if (seg.is_expandable) {
-        // whole pages inside the free block
-        const sim::ByteCount page = seg.is_large ? cfg.large_segment_size : sim::kSmallBuffer;
-        const sim::ByteCount first = (b.address - seg.address + page - 1) / page;
-        const sim::ByteCount last = (b.address + b.size - seg.address) / page;
-        if (last > first) releasable += (last - first) * page;
-      }
-    }
-    if (!seg.is_expandable && !any_live) releasable = seg.total_size;
-    a.releasable += static_cast<std::int64_t>(releasable);
-    const sim::ByteCount pinned = free_bytes - std::min(free_bytes, releasable);
-    if (pinned == 0) continue;
-    PinnedSegment ps{seg.address, seg.total_size, pinned, {}};
-    for (const auto& b : seg.blocks)
-      if (b.state != traces::BlockState::kInactive && b.tag > 0)
-        ps.live_blocks.emplace_back(b.size, stackOf(b.tag - 1));
-    a.pinned.push_back(std::move(ps));
-  }
-  std::sort(a.pinned.begin(), a.pinned.end(),
-            [](const PinnedSegment& x, const PinnedSegment& y) { return x.free_bytes > y.free_bytes; });
-  return a;
+  const auto segments = model_.segments();
+  return analyzeCache(segments, model_.config(), reserved(), allocated(),
+                      [this](std::uint64_t tag) { return stackOf(tag - 1); });
 }
 
 }  // namespace reservoir::replay::detail

@@ -77,6 +77,13 @@ inline int kindOrder(Edit::Kind k) {
   return 5;
 }
 
+// The event at which op `op` reaches its value, one definition with the recording's series
+// (load_stage.cpp): reserved grows only at a segment_alloc / segment_map, so reserved is reached
+// at the op's last one (the GUI's "first event where reserved exceeds every earlier value"); other
+// quantities at the op's last event.
+std::uint32_t reservedEventOf(const traces::DeviceTrace& trace, const Op& op);
+std::uint32_t lastEventOf(const Op& op);
+
 class Runner {
  public:
   Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, const RunSettings& s);

@@ -12,6 +12,7 @@
 
 #include "reservoir/replay/conformance.h"
 #include "reservoir/replay/gate.h"
+#include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/summary.h"
 #include "reservoir/replay/sweep.h"
 #include "reservoir/replay/trace.h"
@@ -19,6 +20,8 @@
 
 namespace reservoir::replay {
 
+// What pins the cache at a peak (peak_explain.h's cachePins), the "at_peak" of a run.
+nlohmann::json cachePinsJson(const traces::Snapshot& snap, const CachePins& pins);
 // One run's figures (a what-if report's "baseline" or "whatif").
 nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r);
 // One trace's what-if report.

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -58,6 +59,14 @@ struct AnnotationMark {
   bool start = true;
   std::string name;
 };
+
+// The annotations of `trace`'s device (and of no device), each at the first event at or after
+// its time (`time_us`: the events' times made nondecreasing), in time order. The GUI's marks and
+// the report's.
+std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+                                            std::span<const std::int64_t> time_us);
+// The events' times made nondecreasing (a later event never shows an earlier time).
+std::vector<std::int64_t> nondecreasingTimes(const traces::DeviceTrace& trace);
 
 struct TraceFacts {
   std::string path;

@@ -1,0 +1,202 @@
+// What pins the cache at a peak, and where the peak came from (peak_explain.h): one rule each.
+#include "reservoir/replay/peak_explain.h"
+
+#include <algorithm>
+#include <map>
+
+#include "whatif/run_engine.h"
+
+namespace reservoir::replay {
+
+namespace {
+
+__extension__ using UInt128 = unsigned __int128;
+
+// The whole pages of an expandable segment inside its free block `b` (what an empty_cache unmaps).
+sim::ByteCount freePages(const sim::SegmentView& seg, const sim::BlockInfoView& b, const sim::AllocatorConfig& cfg) {
+  const sim::ByteCount page = seg.is_large ? cfg.large_segment_size : sim::kSmallBuffer;
+  const sim::ByteCount first = (b.address - seg.address + page - 1) / page;
+  const sim::ByteCount last = (b.address + b.size - seg.address) / page;
+  return last > first ? (last - first) * page : 0;
+}
+
+}  // namespace
+
+PeakAnalysis analyzeCache(std::span<const sim::SegmentView> segments, const sim::AllocatorConfig& config,
+                          std::int64_t reserved, std::int64_t allocated,
+                          const std::function<StackId(std::uint64_t tag)>& stack_of) {
+  PeakAnalysis a;
+  a.reserved = reserved;
+  a.allocated = allocated;
+  a.cached = reserved - allocated;
+  for (const sim::SegmentView& seg : segments) {
+    sim::ByteCount free_bytes = 0, releasable = 0;
+    bool any_live = false;
+    for (const auto& b : seg.blocks) {
+      if (b.state != traces::BlockState::kInactive) {
+        any_live = true;
+        continue;
+      }
+      free_bytes += b.size;
+      if (seg.is_expandable) releasable += freePages(seg, b, config);
+    }
+    if (!seg.is_expandable && !any_live) releasable = seg.total_size;
+    a.releasable += static_cast<std::int64_t>(releasable);
+    const sim::ByteCount pinned = free_bytes - std::min(free_bytes, releasable);
+    if (pinned == 0) continue;
+    PinnedSegment ps{seg.address, seg.total_size, pinned, {}};
+    for (const auto& b : seg.blocks)
+      if (b.state != traces::BlockState::kInactive && b.tag > 0) ps.live_blocks.emplace_back(b.size, stack_of(b.tag));
+    a.pinned.push_back(std::move(ps));
+  }
+  std::stable_sort(a.pinned.begin(), a.pinned.end(),
+                   [](const PinnedSegment& x, const PinnedSegment& y) { return x.free_bytes > y.free_bytes; });
+  return a;
+}
+
+namespace {
+
+// Shares `seg.free_bytes` among its live blocks' stacks in proportion to their sizes.
+void shareSegment(const PinnedSegment& seg, std::map<StackId, PinningStack>& by_stack, sim::ByteCount& unattributed) {
+  sim::ByteCount live = 0;
+  std::size_t largest = 0;
+  for (std::size_t i = 0; i < seg.live_blocks.size(); ++i) {
+    live += seg.live_blocks[i].first;
+    if (seg.live_blocks[i].first > seg.live_blocks[largest].first) largest = i;
+  }
+  if (seg.live_blocks.empty() || live == 0) {
+    unattributed += seg.free_bytes;
+    return;
+  }
+  sim::ByteCount given = 0;
+  std::vector<sim::ByteCount> share(seg.live_blocks.size());
+  for (std::size_t i = 0; i < seg.live_blocks.size(); ++i) {
+    const auto exact = static_cast<UInt128>(seg.free_bytes) * seg.live_blocks[i].first / live;
+    share[i] = static_cast<sim::ByteCount>(exact);
+    given += share[i];
+  }
+  share[largest] += seg.free_bytes - given;
+  std::vector<StackId> seen;
+  for (std::size_t i = 0; i < seg.live_blocks.size(); ++i) {
+    const auto& [size, stack] = seg.live_blocks[i];
+    PinningStack& s = by_stack[stack];
+    s.stack = stack;
+    ++s.blocks;
+    s.live_bytes += size;
+    s.pinned_bytes += share[i];
+    if (std::find(seen.begin(), seen.end(), stack) == seen.end()) {
+      seen.push_back(stack);
+      ++s.segments;
+    }
+  }
+}
+
+}  // namespace
+
+CachePins cachePins(const PeakAnalysis& a, const PinLimits& limits) {
+  CachePins p;
+  p.reserved = a.reserved;
+  p.allocated = a.allocated;
+  p.cached = a.cached;
+  p.releasable = a.releasable;
+  p.pinned = a.cached - a.releasable;
+  p.pinned_segments = a.pinned.size();
+  std::map<StackId, PinningStack> by_stack;
+  for (const PinnedSegment& seg : a.pinned) {
+    p.pinned_free += seg.free_bytes;
+    shareSegment(seg, by_stack, p.unattributed);
+  }
+  for (std::size_t i = 0; i < a.pinned.size() && i < limits.segments; ++i) {
+    const PinnedSegment& seg = a.pinned[i];
+    PinnedSegmentEntry e{seg.address, seg.size, seg.free_bytes, seg.live_blocks.size(), 0, {}};
+    for (const auto& [size, stack] : seg.live_blocks) {
+      e.live_bytes += size;
+      if (e.live_blocks.size() < limits.blocks) e.live_blocks.emplace_back(size, stack);
+    }
+    p.segments.push_back(std::move(e));
+  }
+  std::vector<PinningStack> stacks;
+  for (auto& [id, s] : by_stack) stacks.push_back(s);
+  std::stable_sort(stacks.begin(), stacks.end(), [](const PinningStack& x, const PinningStack& y) {
+    if (x.pinned_bytes != y.pinned_bytes) return x.pinned_bytes > y.pinned_bytes;
+    return x.live_bytes > y.live_bytes;
+  });
+  p.pinning_stacks = stacks.size();
+  if (stacks.size() > limits.stacks) stacks.resize(limits.stacks);
+  p.stacks = std::move(stacks);
+  return p;
+}
+
+std::int64_t startValue(const PreparedTrace& prepared, PeakQuantity quantity) {
+  std::int64_t v = 0;
+  for (const auto& s : prepared.program.seed) {
+    if (quantity == PeakQuantity::kReserved) {
+      v += static_cast<std::int64_t>(s.reservedBytes());
+      continue;
+    }
+    for (const auto& b : s.blocks)
+      if (!b.pending) v += static_cast<std::int64_t>(b.size);
+  }
+  return v;
+}
+
+namespace {
+
+std::int64_t valueAt(const RunResult& run, std::uint32_t op, PeakQuantity q) {
+  const TimelinePoint& t = run.timeline[op];
+  return q == PeakQuantity::kReserved ? t.reserved : t.allocated;
+}
+
+PeakStep stepAt(const PreparedTrace& prepared, const RunResult& run, std::uint32_t op, std::int64_t start,
+                PeakQuantity q) {
+  const Op& o = prepared.program.ops[op];
+  const auto& trace = prepared.snapshot->devices[prepared.device_index];
+  PeakStep s;
+  s.op = op;
+  s.event = q == PeakQuantity::kReserved ? detail::reservedEventOf(trace, o) : detail::lastEventOf(o);
+  s.time_us = s.event < trace.events.size() ? trace.events[s.event].time_us : 0;
+  s.before = op == 0 ? start : valueAt(run, op - 1, q);
+  s.after = valueAt(run, op, q);
+  // The allocation's stack; a backward-pass op without frames of its own: its forward frames.
+  s.stack = o.stack;
+  if (prepared.snapshot->stack(o.stack).empty() && o.first_event < trace.events.size())
+    s.stack = prepared.snapshot->callStack(trace.events[o.first_event]);
+  s.request = o.kind == OpKind::kMalloc ? o.size : 0;
+  s.kind = o.kind;
+  return s;
+}
+
+}  // namespace
+
+PeakOrigin peakOrigin(const PreparedTrace& prepared, const RunResult& run, PeakQuantity q) {
+  PeakOrigin o;
+  o.quantity = q;
+  o.start = startValue(prepared, q);
+  const PeakInfo& info = q == PeakQuantity::kReserved ? run.peak_reserved : run.peak_allocated;
+  if (info.op == kNoOp || info.op >= run.timeline.size() || info.op >= prepared.program.ops.size()) return o;
+  o.known = true;
+  o.peak = info.bytes;
+  o.set = stepAt(prepared, run, info.op, o.start, q);
+  o.set.event = info.event;  // the run's own definition of the peak's event
+  o.set.time_us = info.time_us;
+  // Backwards from the peak: the least value over [op, peak] bounds what of op's rise is still there.
+  std::int64_t least = valueAt(run, info.op, q);
+  std::uint32_t best = info.op;
+  std::int64_t best_held = -1;
+  for (std::uint32_t j = info.op + 1; j-- > 0;) {
+    least = std::min(least, valueAt(run, j, q));
+    const std::int64_t before = j == 0 ? o.start : valueAt(run, j - 1, q);
+    const std::int64_t held = std::max<std::int64_t>(0, least - before);
+    if (held >= best_held && held > 0) {  // >=: walking backwards, ties go to the earliest
+      best_held = held;
+      best = j;
+    }
+  }
+  o.largest_rise = stepAt(prepared, run, best, o.start, q);
+  if (best == info.op) o.largest_rise = o.set;
+  o.largest_rise.held = std::max<std::int64_t>(0, best_held);
+  o.set.held = std::max<std::int64_t>(0, std::min(o.set.after, o.peak) - o.set.before);
+  return o;
+}
+
+}  // namespace reservoir::replay

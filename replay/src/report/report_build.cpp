@@ -1,0 +1,202 @@
+// buildReport: every variant on every rank, the curves, peaks and pins of each run (report.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "report/report_internal.h"
+#include "reservoir/replay/session.h"
+
+namespace reservoir::replay {
+namespace {
+
+// Prepared traces of one rank, by the total memory the environment gives (a capacity can change it).
+class PreparedCache {
+ public:
+  explicit PreparedCache(const ReportInput& input) : input_(input) {}
+  Expected<const PreparedTrace*> get(const EditedRunOptions& options) {
+    const ReplayEnvironment env = editedRunEnvironment(input_.env, options);
+    for (const auto& [key, prepared] : entries_)
+      if (key == env.total_memory) return prepared.get();
+    auto p = prepareTrace(input_.trace.snapshot, input_.device_index, env);
+    if (!p) return p.status();
+    entries_.emplace_back(env.total_memory, std::make_unique<PreparedTrace>(std::move(*p)));
+    return entries_.back().second.get();
+  }
+
+ private:
+  const ReportInput& input_;
+  std::vector<std::pair<std::optional<ByteCount>, std::unique_ptr<PreparedTrace>>> entries_;
+};
+
+// Each op's position on both axes: its first event, and that event's time.
+struct OpPositions {
+  std::vector<std::int64_t> event, time;
+};
+
+OpPositions opPositions(const PreparedTrace& p, std::span<const std::int64_t> times) {
+  OpPositions pos;
+  pos.event.reserve(p.program.ops.size());
+  pos.time.reserve(p.program.ops.size());
+  for (const Op& op : p.program.ops) {
+    pos.event.push_back(op.first_event);
+    pos.time.push_back(op.first_event < times.size() ? times[op.first_event] : (times.empty() ? 0 : times.back()));
+  }
+  return pos;
+}
+
+RunCurves curvesOn(const RunResult& r, std::span<const std::int64_t> at, const CurveAxis& axis,
+                   const PreparedTrace& p) {
+  std::vector<std::int64_t> reserved(r.timeline.size()), allocated(r.timeline.size());
+  for (std::size_t j = 0; j < r.timeline.size(); ++j) {
+    reserved[j] = r.timeline[j].reserved;
+    allocated[j] = r.timeline[j].allocated;
+  }
+  return {decimateSteps(at, reserved, startValue(p, PeakQuantity::kReserved), axis),
+          decimateSteps(at, allocated, startValue(p, PeakQuantity::kAllocated), axis)};
+}
+
+Status markEdits(const PreparedTrace& p, const WhatIfOptions& o, std::span<const std::int64_t> times,
+                 std::size_t max_marks, ReportRun& run) {
+  std::vector<Edit> placed;
+  for (const auto& e : o.edits)
+    if (e.kind != Edit::Kind::kProbe && e.kind != Edit::Kind::kDemand) placed.push_back(e);
+  auto resolved = resolveEdits(p, placed);
+  if (!resolved) return resolved.status();
+  for (const auto& r : *resolved)
+    for (const Gap& g : r.gaps) {
+      ++run.edit_points;
+      if (run.edit_marks.size() >= max_marks) continue;
+      const std::int64_t t = times.empty() ? 0 : times[std::min<std::size_t>(g.boundary, times.size() - 1)];
+      run.edit_marks.push_back(
+          {ReportMark::Kind::kEdit, g.boundary, t, fmt::format("{} {}", editKindName(r.edit.kind), r.edit.text)});
+    }
+  return {};
+}
+
+std::vector<ProbeCell> probeCells(const RunResult& r, const std::vector<std::string>& points) {
+  std::vector<ProbeCell> cells(points.size());
+  for (const Probe& probe : r.probes)
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (probe.point == points[i]) {
+        cells[i].reserved = cells[i].occurrences ? std::max(cells[i].reserved, probe.reserved) : probe.reserved;
+        ++cells[i].occurrences;
+      }
+  return cells;
+}
+
+std::vector<DemandCell> demandCells(const RunResult& r, const std::vector<std::string>& texts) {
+  std::vector<DemandCell> cells(texts.size());
+  for (const DemandResult& d : r.demands)
+    for (std::size_t i = 0; i < texts.size(); ++i)
+      if (d.text == texts[i]) {
+        DemandCell& c = cells[i];
+        c.least_free = c.occurrences ? std::min(c.least_free, d.free) : d.free;
+        c.fits = c.fits && d.fits;
+        c.capacity_known = d.capacity_known;
+        ++c.occurrences;
+      }
+  return cells;
+}
+
+struct RankContext {
+  const PreparedTrace* prepared = nullptr;
+  OpPositions positions;
+  std::span<const std::int64_t> times;
+  const ReportRank* rank = nullptr;
+  const std::vector<std::string>* probes = nullptr;
+  const std::vector<std::string>* demands = nullptr;
+  std::size_t max_marks = 0;
+};
+
+Expected<ReportRun> makeRun(const RankContext& c, const detail::PlannedRun& planned) {
+  auto rep = runWhatIfOn(*c.prepared, planned.options);
+  if (!rep) return rep.status();
+  ReportRun run;
+  run.report = std::move(*rep);
+  const RunResult& w = run.report.whatif;
+  run.reserved_origin = peakOrigin(*c.prepared, w, PeakQuantity::kReserved);
+  run.allocated_origin = peakOrigin(*c.prepared, w, PeakQuantity::kAllocated);
+  if (w.at_peak) run.pins = cachePins(*w.at_peak);
+  run.by_event = curvesOn(w, c.positions.event, c.rank->by_event, *c.prepared);
+  run.by_time = curvesOn(w, c.positions.time, c.rank->by_time, *c.prepared);
+  run.probes = probeCells(w, *c.probes);
+  run.demands = demandCells(w, *c.demands);
+  if (Status st = markEdits(*c.prepared, planned.options, c.times, c.max_marks, run); !st.ok()) return st;
+  for (RunResult* r : {&run.report.baseline, &run.report.whatif}) {
+    r->timeline.clear();
+    r->timeline.shrink_to_fit();
+  }
+  return run;
+}
+
+Expected<ReportRank> makeRank(const ReportInput& input, const std::vector<detail::PlannedRun>& plan,
+                              const ReportOptions& options, const Report& report, PreparedCache& cache) {
+  ReportRank rank;
+  rank.trace = input.trace;
+  rank.device_index = input.device_index;
+  const auto& trace = input.trace.snap().devices[input.device_index];
+  const std::vector<std::int64_t> times = nondecreasingTimes(trace);
+  detail::fillAxes(trace, times, options.columns, rank);
+  detail::fillAnnotations(input.trace.snap(), trace, times, options.max_marks, rank);
+  // Each variant's own edits first: one that names nothing in this rank is that variant's error.
+  for (const auto& p : plan) {
+    auto prepared = cache.get(p.options);
+    if (!prepared) return prepared.status();
+    if (auto resolved = resolveEdits(**prepared, p.own); !resolved)
+      return resolved.status().prefixed(p.name == "recording" ? std::string() : "variant " + p.name + ": ");
+  }
+  for (std::size_t v = 0; v < plan.size(); ++v) {
+    if (options.progress) options.progress(input.trace.path + ": " + plan[v].name, v, plan.size());
+    auto prepared = cache.get(plan[v].options);
+    if (!prepared) return prepared.status();
+    if (v == 0) {
+      rank.facts = detail::reportFacts(input, **prepared);
+      rank.facts.annotations = rank.annotation_count;
+    }
+    RankContext c{*prepared,        opPositions(**prepared, times), times, &rank, &report.probes, &report.demands,
+                  options.max_marks};
+    auto run = makeRun(c, plan[v]);
+    if (!run) return run.status().prefixed(fmt::format("variant {}: ", plan[v].name));
+    rank.runs.push_back(std::move(*run));
+  }
+  return rank;
+}
+
+Expected<SweepReport> sweepRank(const SweepOptions& options, PreparedCache& cache) {
+  auto prepared = cache.get(options);
+  if (!prepared) return prepared.status();
+  auto sweep = runSweep(**prepared, options);
+  if (!sweep) return sweep.status().prefixed("sweep: ");
+  return sweep;
+}
+
+}  // namespace
+
+Expected<Report> buildReport(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
+  if (inputs.empty()) return Status::usage("no traces to report on");
+  Report report;
+  auto plan = detail::planRuns(options, report.probes, report.demands);
+  if (!plan) return plan.status();
+  for (const auto& p : *plan) report.variants.push_back({p.name, {}, {}, 0});
+  std::vector<SweepReport> sweeps;
+  for (const auto& input : inputs) {
+    PreparedCache cache(input);  // one rank's prepared traces at a time
+    auto rank = makeRank(input, *plan, options, report, cache);
+    if (!rank) return rank.status().prefixed(input.trace.path + ": ");
+    report.ranks.push_back(std::move(*rank));
+    if (!options.sweep) continue;
+    if (options.progress) options.progress(input.trace.path + ": sweep", 0, 1);
+    auto sweep = sweepRank(*options.sweep, cache);
+    if (!sweep) return sweep.status().prefixed(input.trace.path + ": ");
+    sweeps.push_back(std::move(*sweep));
+  }
+  if (options.sweep) {
+    report.sweep = sweeps.size() == 1 ? std::move(sweeps[0]) : worstOverTraces(sweeps);
+    report.sweep_top = options.sweep_top;
+  }
+  detail::fillVerdicts(report);
+  return report;
+}
+
+}  // namespace reservoir::replay

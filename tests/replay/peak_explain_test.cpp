@@ -1,0 +1,217 @@
+// The two peak rules (peak_explain.h): what pins the cache, and where the peak came from; and that
+// the what-if text and JSON say what the rule says.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "reservoir/replay/peak_explain.h"
+#include "reservoir/replay/report_json.h"
+#include "reservoir/replay/report_text.h"
+#include "reservoir/replay/trace.h"
+#include "reservoir/simulator/sizes.h"
+#include "test_paths.h"
+
+namespace reservoir::replay {
+namespace {
+
+using sim::kMiB;
+
+sim::BlockInfoView block(sim::Addr a, sim::ByteCount size, traces::BlockState state, std::uint64_t tag = 0) {
+  return sim::BlockInfoView{a, size, size, state, tag};
+}
+
+constexpr auto kLive = traces::BlockState::kActiveAllocated;
+constexpr auto kFree = traces::BlockState::kInactive;
+
+StackId stackOfTag(std::uint64_t tag) { return StackId(static_cast<std::uint32_t>(tag * 10)); }
+
+TEST(CachePins, AFreeSegmentIsReleasableALiveOneKeepsItsFreeBytes) {
+  std::vector<sim::SegmentView> segs(2);
+  segs[0].address = 0x1000'0000;
+  segs[0].total_size = 20 * kMiB;
+  segs[0].blocks = {block(0x1000'0000, 20 * kMiB, kFree)};
+  segs[1].address = 0x2000'0000;
+  segs[1].total_size = 20 * kMiB;
+  segs[1].blocks = {block(0x2000'0000, 2 * kMiB, kLive, 1), block(0x2020'0000, 18 * kMiB, kFree)};
+  const auto a = analyzeCache(segs, sim::AllocatorConfig{}, 40 * kMiB, 2 * kMiB, stackOfTag);
+  EXPECT_EQ(a.cached, 38 * static_cast<std::int64_t>(kMiB));
+  EXPECT_EQ(a.releasable, 20 * static_cast<std::int64_t>(kMiB));
+  ASSERT_EQ(a.pinned.size(), 1u);
+  EXPECT_EQ(a.pinned[0].free_bytes, 18 * kMiB);
+  ASSERT_EQ(a.pinned[0].live_blocks.size(), 1u);
+  EXPECT_EQ(a.pinned[0].live_blocks[0].second, stackOfTag(1));
+  const CachePins p = cachePins(a);
+  EXPECT_EQ(p.pinned, 18 * static_cast<std::int64_t>(kMiB));
+  EXPECT_EQ(p.pinned_free, 18 * kMiB);
+  ASSERT_EQ(p.stacks.size(), 1u);
+  EXPECT_EQ(p.stacks[0].pinned_bytes, 18 * kMiB);
+}
+
+TEST(CachePins, AnExpandableSegmentReleasesItsWholeFreePagesOnly) {
+  std::vector<sim::SegmentView> segs(1);
+  auto& s = segs[0];
+  s.address = 0;
+  s.is_expandable = true;
+  s.total_size = 6 * kMiB;  // three 2 MiB pages (the small page size: not large)
+  s.is_large = false;
+  s.blocks = {block(0, 1 * kMiB, kLive, 1), block(1 * kMiB, 5 * kMiB, kFree)};
+  const auto a = analyzeCache(segs, sim::AllocatorConfig{}, 6 * kMiB, 1 * kMiB, stackOfTag);
+  EXPECT_EQ(a.releasable, 4 * static_cast<std::int64_t>(kMiB));  // pages 1 and 2; page 0 holds the live block
+  ASSERT_EQ(a.pinned.size(), 1u);
+  EXPECT_EQ(a.pinned[0].free_bytes, 1 * kMiB);  // the partial page
+}
+
+TEST(CachePins, APinnedSegmentIsSharedInProportionToTheLiveBytesAndTheSharesAddUp) {
+  PeakAnalysis a;
+  a.reserved = 100;
+  a.allocated = 30;
+  a.cached = 70;
+  a.releasable = 0;
+  // 70 free bytes kept by blocks of 10 (stack A) and 20 (stack B): 70 * 10/30 = 23.33 -> 23, 70 * 20/30 = 46.67 -> 46,
+  // the remainder (1) to the largest block (B).
+  a.pinned.push_back(PinnedSegment{0, 100, 70, {{10, StackId(1)}, {20, StackId(2)}}});
+  const CachePins p = cachePins(a);
+  ASSERT_EQ(p.stacks.size(), 2u);
+  EXPECT_EQ(p.stacks[0].stack, StackId(2));
+  EXPECT_EQ(p.stacks[0].pinned_bytes, 47u);
+  EXPECT_EQ(p.stacks[1].pinned_bytes, 23u);
+  EXPECT_EQ(p.stacks[0].pinned_bytes + p.stacks[1].pinned_bytes, p.pinned_free);
+  EXPECT_EQ(p.unattributed, 0u);
+}
+
+TEST(CachePins, LimitsListFewerButCountAll) {
+  PeakAnalysis a;
+  for (int i = 0; i < 5; ++i)
+    a.pinned.push_back(PinnedSegment{
+        static_cast<sim::Addr>(i),
+        10,
+        5,
+        {{1, StackId(static_cast<std::uint32_t>(i))}, {1, StackId(static_cast<std::uint32_t>(i))}, {1, StackId(9)}}});
+  const CachePins p = cachePins(a, PinLimits{2, 1, 3});
+  EXPECT_EQ(p.pinned_segments, 5u);
+  ASSERT_EQ(p.segments.size(), 2u);
+  EXPECT_EQ(p.segments[0].live_count, 3u);  // counted in full, listed up to the limit
+  EXPECT_EQ(p.segments[0].live_blocks.size(), 1u);
+  EXPECT_EQ(p.pinning_stacks, 6u);
+  EXPECT_EQ(p.stacks.size(), 3u);
+  EXPECT_EQ(p.pinned_free, 25u);
+}
+
+// A program of `rises.size()` mallocs, one event each; the timeline's reserved is the running sum.
+struct Synthetic {
+  PreparedTrace prepared;
+  RunResult run;
+};
+
+Synthetic synthetic(const std::vector<std::int64_t>& reserved_after) {
+  Synthetic s;
+  traces::Snapshot snap;
+  traces::DeviceTrace dev;
+  for (std::size_t i = 0; i < reserved_after.size(); ++i) {
+    traces::TraceEvent e;
+    e.action = traces::Action::kAlloc;
+    e.time_us = static_cast<std::int64_t>(100 + i);
+    e.size = 512;
+    dev.events.push_back(e);
+    Op op = makeOp(OpKind::kMalloc, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1));
+    op.size = 512 * (i + 1);
+    s.prepared.program.ops.push_back(op);
+    s.run.timeline.push_back(TimelinePoint{reserved_after[i], 0, 0, 0});
+  }
+  snap.devices.push_back(std::move(dev));
+  s.prepared.snapshot = std::make_shared<const traces::Snapshot>(std::move(snap));
+  std::size_t peak = 0;
+  for (std::size_t i = 0; i < reserved_after.size(); ++i)
+    if (reserved_after[i] > reserved_after[peak]) peak = i;
+  s.run.peak_reserved = PeakInfo{reserved_after[peak], static_cast<std::uint32_t>(peak),
+                                 static_cast<std::uint32_t>(peak), static_cast<std::int64_t>(100 + peak), StackId()};
+  return s;
+}
+
+TEST(PeakOrigin, TheBigJumpIsNamedNotTheSmallLastStep) {
+  // 0 -> 2 -> 10 (the jump) -> 11 -> 12 (the peak, set by a small step)
+  auto s = synthetic({2, 10, 11, 12, 5});
+  const PeakOrigin o = peakOrigin(s.prepared, s.run, PeakQuantity::kReserved);
+  ASSERT_TRUE(o.known);
+  EXPECT_EQ(o.peak, 12);
+  EXPECT_EQ(o.set.op, 3u);
+  EXPECT_EQ(o.set.rise(), 1);
+  EXPECT_EQ(o.largest_rise.op, 1u);
+  EXPECT_EQ(o.largest_rise.rise(), 8);
+  EXPECT_EQ(o.largest_rise.held, 8);
+  EXPECT_EQ(o.largest_rise.event, 1u);
+  EXPECT_EQ(o.largest_rise.request, 1024u);
+}
+
+TEST(PeakOrigin, ARiseReleasedBeforeThePeakCountsOnlyWhatStays) {
+  // A jump of 20 that drops back to 4 before the climb to the peak: only 4 of it is still there.
+  auto s = synthetic({20, 4, 9, 14, 21});
+  const PeakOrigin o = peakOrigin(s.prepared, s.run, PeakQuantity::kReserved);
+  EXPECT_EQ(o.set.op, 4u);
+  // Held at the peak: op0 4, op2 5, op3 5, op4 7 (the set op itself).
+  EXPECT_EQ(o.largest_rise.op, 4u);
+  EXPECT_EQ(o.largest_rise.held, 7);
+  EXPECT_EQ(o.set.held, 7);
+}
+
+TEST(PeakOrigin, TiesGoToTheEarliestAndAStartStateIsTheFirstBefore) {
+  auto s = synthetic({5, 10, 15});
+  const PeakOrigin o = peakOrigin(s.prepared, s.run, PeakQuantity::kReserved);
+  EXPECT_EQ(o.start, 0);
+  EXPECT_EQ(o.largest_rise.op, 0u);
+  EXPECT_EQ(o.largest_rise.before, 0);
+  EXPECT_EQ(o.largest_rise.held, 5);
+}
+
+TEST(PeakOrigin, WithoutATimelineItIsUnknown) {
+  auto s = synthetic({5, 10});
+  s.run.timeline.clear();
+  EXPECT_FALSE(peakOrigin(s.prepared, s.run, PeakQuantity::kReserved).known);
+}
+
+TEST(PeakOrigin, OnARealTraceTheHeldRiseIsAtMostThePeakAboveTheStart) {
+  auto t = readTrace((test::samplesDir() / "resume-expandable/resume-main.rank0.pickle").string());
+  ASSERT_TRUE(t.ok()) << t.message();
+  auto prepared = prepareTrace(t->snapshot, t->snap().busiestDevice(), t->environment());
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  WhatIfOptions o;
+  o.keep_timeline = true;
+  auto rep = runWhatIfOn(*prepared, o);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  const PeakOrigin origin = peakOrigin(*prepared, rep->whatif, PeakQuantity::kReserved);
+  ASSERT_TRUE(origin.known);
+  EXPECT_EQ(origin.peak, rep->whatif.peak_reserved.bytes);
+  EXPECT_EQ(origin.set.event, rep->whatif.peak_reserved.event);
+  EXPECT_GT(origin.largest_rise.held, 0);
+  EXPECT_LE(origin.largest_rise.held, origin.peak - origin.start);
+  EXPECT_GE(origin.largest_rise.held, origin.set.held);
+  EXPECT_LE(origin.largest_rise.op, origin.set.op);
+  // The rise is the op's own change on the timeline.
+  const auto& tl = rep->whatif.timeline;
+  const std::uint32_t j = origin.largest_rise.op;
+  EXPECT_EQ(origin.largest_rise.after, tl[j].reserved);
+  EXPECT_EQ(origin.largest_rise.before, j ? tl[j - 1].reserved : origin.start);
+}
+
+TEST(CachePins, TheWhatIfTextAndJsonSayWhatTheRuleSays) {
+  auto t = readTrace((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  ASSERT_TRUE(t.ok()) << t.message();
+  WhatIfOptions o;
+  o.edits.push_back(*parseCleanup("after:state_dict_loader.py:load"));
+  auto rep = runWhatIf(t->snapshot, t->snap().busiestDevice(), t->environment(), o);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  ASSERT_TRUE(rep->whatif.at_peak);
+  const CachePins pins = cachePins(*rep->whatif.at_peak);
+  const auto j = whatIfJson(t->snap(), *rep, t->path);
+  EXPECT_EQ(j["whatif"]["at_peak"]["pinned"].get<std::int64_t>(), pins.pinned);
+  EXPECT_EQ(j["whatif"]["at_peak"]["releasable_by_empty_cache"].get<std::int64_t>(), pins.releasable);
+  EXPECT_EQ(j["whatif"]["at_peak"]["pinned_free"].get<std::uint64_t>(), pins.pinned_free);
+  const std::string text = whatIfReportText(t->snap(), *rep, t->path);
+  EXPECT_NE(
+      text.find("an empty_cache there would return " + sim::formatSize(static_cast<std::uint64_t>(pins.releasable))),
+      std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace reservoir::replay
