@@ -1,0 +1,98 @@
+// Hostile and careless input, round 4 (issue 31), through the CLI in-process: a gate that could
+// not judge never passes, no command writes over what it reads, a lost stdout is an error, a
+// memory fraction names the total it is taken of, a sidecar that cannot be used is refused with
+// its path, and the words say what is true. Each refusal leaves the ordinary case working.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli.h"
+#include "cli_runner.h"
+#include "test_paths.h"
+
+namespace reservoir::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+test::CliResult run(std::vector<std::string> args) { return test::runReservoir(std::move(args)); }
+
+std::string sample(const std::string& rel) { return (test::samplesDir() / rel).string(); }
+std::string careless(const std::string& name) { return (test::testDataDir() / "careless" / name).string(); }
+std::string noHistory(const std::string& name) { return (test::testDataDir() / "no-history" / name).string(); }
+
+bool has(const std::string& text, const std::string& words) { return text.find(words) != std::string::npos; }
+
+// A fresh folder under the temporary directory, removed at the end of the test.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(fs::temp_directory_path() / ("reservoir-" + name + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  [[nodiscard]] std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+// Item 1: a snapshot without allocation history passed `gate --max-peak-reserved 1` ("predicted
+// peak reserved 0 bytes") and `sweep` ranked against "baseline 0 bytes", exit 0.
+TEST(CliCareless, ASnapshotWithoutHistoryIsNeverAPass) {
+  for (const char* name : {"no-traces.pickle", "state-only.pickle"}) {
+    const std::string path = noHistory(name);
+    for (const auto& args : std::vector<std::vector<std::string>>{{"gate", path, "--max-peak-reserved", "1"},
+                                                                  {"gate", path, "--capacity", "1MiB"},
+                                                                  {"gate", path, "--capacity", "1MiB", "--json"},
+                                                                  {"sweep", path},
+                                                                  {"sweep", path, "--json"}}) {
+      auto r = run(args);
+      EXPECT_EQ(r.code, kInputError) << name << " " << args[0] << ": " << r.out << r.err;
+      EXPECT_TRUE(has(r.err, path + ": the snapshot has no allocation history")) << r.err;
+      EXPECT_TRUE(has(r.err, "nothing to replay")) << r.err;
+      EXPECT_FALSE(has(r.out, "OK")) << r.out;
+      EXPECT_FALSE(has(r.out, "0 bytes")) << r.out;
+    }
+  }
+  // The ordinary case still passes.
+  const std::string good = sample("resume-tiny/resume-main.rank0.pickle");
+  auto pass = run({"gate", good, "--max-peak-reserved", "100GiB"});
+  EXPECT_EQ(pass.code, kOk) << pass.err;
+  EXPECT_TRUE(pass.out.starts_with("OK: ")) << pass.out;
+  EXPECT_EQ(run({"sweep", good, "--max-candidates", "2", "--no-settings"}).code, kOk);
+}
+
+// Item 9: with a trace that gave no report among others, gate printed "OK:" and exited 3.
+TEST(CliCareless, AGateWithATraceItCouldNotJudgeSaysNotJudged) {
+  const std::string good = sample("resume-tiny/resume-main.rank0.pickle");
+  const std::string none = noHistory("no-traces.pickle");
+  auto text = run({"gate", good, none, "--max-peak-reserved", "100GiB"});
+  EXPECT_EQ(text.code, kInputError) << text.err;
+  EXPECT_TRUE(text.out.starts_with("NOT JUDGED: 1 of 2 traces gave no report to judge (" + none + ")")) << text.out;
+  EXPECT_FALSE(has(text.out, "OK:")) << text.out;
+  auto json = run({"gate", good, none, "--max-peak-reserved", "100GiB", "--json"});
+  EXPECT_EQ(json.code, kInputError) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_FALSE(j["pass"].get<bool>());
+  EXPECT_EQ(j["unjudged"], nlohmann::json::array({none}));
+  // A failure among the traces read still says FAIL (and the exit code says some were not read).
+  auto fail = run({"gate", good, none, "--max-peak-reserved", "1MiB"});
+  EXPECT_EQ(fail.code, kInputError) << fail.err;
+  EXPECT_TRUE(fail.out.starts_with("FAIL: " + good + ": predicted peak reserved")) << fail.out;
+}
+
+}  // namespace
+}  // namespace reservoir::cli
