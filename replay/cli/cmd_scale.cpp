@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
+#include "reservoir/replay/output_targets.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/report_text.h"
 #include "reservoir/replay/scale.h"
@@ -303,7 +304,21 @@ int runGrid(const ScaleArgs& a, replay::WhatIfOptions w, const std::vector<scale
   return kOk;
 }
 
+// --out must not be any capture the command reads (--from, --measured) or a capture's sidecar:
+// the rule of every command that writes (replay::checkOutputTargets).
+Status checkScaleOutput(const ScaleArgs& a) {
+  std::vector<replay::NamedPath> inputs;
+  for (const auto& spec : a.from) {
+    auto split = splitFrom(spec);
+    if (!split) return split.status();
+    inputs.emplace_back("--from", split->second);
+  }
+  inputs.emplace_back("--measured", a.measured);
+  return replay::checkOutputTargets(inputs, {{"--out", a.out_path}});
+}
+
 int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
+  if (Status st = checkScaleOutput(a); !st.ok()) return fail(err, st);
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.status());
   auto targets = targetsOf(a);

@@ -94,5 +94,80 @@ TEST(CliCareless, AGateWithATraceItCouldNotJudgeSaysNotJudged) {
   EXPECT_TRUE(fail.out.starts_with("FAIL: " + good + ": predicted peak reserved")) << fail.out;
 }
 
+// Item 3: scale --out wrote over a --from capture, its sidecar or the --measured capture, and
+// compared the prediction with itself ("error +0 bytes").
+TEST(CliCareless, ScaleNeverWritesOverWhatItReads) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  TempDir dir("scale-out");
+  for (const char* stem : {"w1-s4096.rank0", "w2-s4096.rank0", "w32-s4096.rank0"})
+    for (const char* ext : {".pickle", ".json"})
+      fs::copy_file(test::sharedTrace(std::string("scale/") + stem + ext), dir / (std::string(stem) + ext));
+  const std::string a = dir / "w1-s4096.rank0.pickle", b = dir / "w2-s4096.rank0.pickle";
+  const std::string m = dir / "w32-s4096.rank0.pickle";
+  const std::vector<std::string> base{"scale", "--from", a, "--from", b, "--to", "world=32", "--measured", m};
+  const auto sizes = [&] {
+    std::vector<std::uintmax_t> s;
+    for (const auto& f : {a, b, m, dir / "w1-s4096.rank0.json", dir / "w32-s4096.rank0.json"})
+      s.push_back(fs::file_size(f));
+    return s;
+  };
+  const auto before = sizes();
+  const std::vector<std::pair<std::string, std::string>> refused{
+      {a, "--out " + a + " is the trace being read (--from)"},
+      {dir / "w1-s4096.rank0.json", "is the trace's capture JSON (read beside " + a + " (--from))"},
+      {m, "--out " + m + " is the trace being read (--measured)"},
+      {dir / "w32-s4096.rank0.json", "is the trace's capture JSON (read beside " + m + " (--measured))"},
+      {"-", "--out -: '-' names no file here"}};
+  for (const auto& [out, words] : refused) {
+    auto args = base;
+    args.insert(args.end(), {"--out", out});
+    auto r = run(args);
+    EXPECT_EQ(r.code, kUsage) << out << ": " << r.err;
+    EXPECT_TRUE(has(r.err, words)) << r.err;
+  }
+  EXPECT_EQ(sizes(), before);
+  EXPECT_FALSE(fs::exists(dir / "-"));
+  // A fresh output still works, and --measured compares with the capture, not with itself.
+  auto args = base;
+  args.insert(args.end(), {"--out", dir / "predicted.pickle", "--json"});
+  auto ok = run(args);
+  ASSERT_EQ(ok.code, kOk) << ok.err;
+  EXPECT_TRUE(fs::exists(dir / "predicted.pickle"));
+  EXPECT_EQ(sizes(), before);
+  // The honest figures (measured on these captures), not "+0 bytes, 1512 of 1512 equal".
+  const auto check = nlohmann::json::parse(ok.out)["check"];
+  EXPECT_EQ(check["trace"], m);
+  EXPECT_EQ(check["error_peak_reserved"], 10485760);
+  EXPECT_EQ(check["requests_equal"], 1426);
+  EXPECT_EQ(check["requests_compared"], 1512);
+}
+
+// Item 3: the other commands that write follow the same rule.
+TEST(CliCareless, EveryCommandThatWritesFollowsTheOutputRule) {
+  TempDir dir("writers");
+  const std::string trace = dir / "t.pickle";
+  fs::copy_file(sample("resume-tiny/resume-main.rank0.pickle"), trace);
+  const auto size = fs::file_size(trace);
+  auto replay = run({"replay", trace, "--backend", "model", "--save-snapshot", trace});
+  EXPECT_EQ(replay.code, kUsage) << replay.err;
+  EXPECT_TRUE(has(replay.err, "--save-snapshot " + trace + " is the trace being read")) << replay.err;
+  // The recording's sidecar beside --save-snapshot X.pickle is X.json: the trace's own.
+  auto sidecar = run({"replay", trace, "--backend", "model", "--save-snapshot", dir / "t.pkl"});
+  EXPECT_EQ(sidecar.code, kUsage) << sidecar.err;
+  EXPECT_TRUE(has(sidecar.err, "--save-snapshot's capture JSON " + (dir / "t.json") + " is the trace's capture JSON"))
+      << sidecar.err;
+  EXPECT_EQ(fs::file_size(trace), size);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"export", trace, "--out", "-"}, {"export", trace, "--csv", "-"}, {"synth", "-", "--events", "1000"}}) {
+    auto r = run(args);
+    EXPECT_EQ(r.code, kUsage) << args[0] << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "-: '-' names no file here")) << r.err;
+  }
+  EXPECT_FALSE(fs::exists("-"));
+  EXPECT_EQ(run({"export", trace, "--csv", dir / "t.csv"}).code, kOk);
+  EXPECT_EQ(run({"synth", dir / "s.pickle", "--events", "1000"}).code, kOk);
+  EXPECT_TRUE(fs::exists(dir / "s.json"));
+}
+
 }  // namespace
 }  // namespace reservoir::cli
