@@ -169,5 +169,55 @@ TEST(CliCareless, EveryCommandThatWritesFollowsTheOutputRule) {
   EXPECT_TRUE(fs::exists(dir / "s.json"));
 }
 
+// Item 4: with stdout on a full disk every command exited 0 and the report was lost.
+TEST(CliCareless, ALostStdoutIsAnError) {
+  const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
+  std::vector<std::vector<std::string>> commands{{"info", trace},
+                                                 {"check", trace},
+                                                 {"whatif", trace, "--json"},
+                                                 {"sweep", trace, "--max-candidates", "2", "--no-settings"},
+                                                 {"gate", trace, "--max-peak-reserved", "100GiB"},
+                                                 {"info", "--help"}};
+  if (!test::sharedTracesDir().empty())
+    commands.push_back({"scale", "--from", test::sharedTrace("scale/w2-s4096.rank0.pickle").string(), "--from",
+                        test::sharedTrace("scale/w4-s4096.rank0.pickle").string(), "--to", "world=8"});
+  for (auto args : commands) {
+    std::ofstream full("/dev/full");
+    ASSERT_TRUE(full.is_open());
+    std::ostringstream err;
+    args.insert(args.begin(), "reservoir");
+    std::vector<const char*> argv;
+    for (const auto& s : args) argv.push_back(s.c_str());
+    const int code = runCli(static_cast<int>(argv.size()), argv.data(), full, err);
+    EXPECT_EQ(code, kInputError) << args[1] << ": " << err.str();
+    EXPECT_TRUE(has(err.str(), "reservoir: standard output: write failed: No space left on device")) << err.str();
+    // The same command with somewhere to write still works.
+    args.erase(args.begin());
+    EXPECT_EQ(run(args).code, kOk) << args[0];
+  }
+}
+
+// Item 4, through the process's own stdout (what main, `python3 -m reservoir` and an MPI job's
+// rank 0 hand runCli): a gate whose verdict cannot be printed does not pass.
+TEST(CliCareless, AGateOnAFullStdoutDoesNotPass) {
+  const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
+  std::fflush(stdout);
+  std::cout.flush();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const int fd = ::open("/dev/full", O_WRONLY);
+    if (fd < 0 || ::dup2(fd, 1) < 0) _exit(99);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, 2);
+    const char* argv[] = {"reservoir", "gate", trace.c_str(), "--max-peak-reserved", "100GiB"};
+    _exit(runCli(5, argv, std::cout, std::cerr));
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), kInputError);
+}
+
 }  // namespace
 }  // namespace reservoir::cli
