@@ -219,5 +219,65 @@ TEST(CliCareless, AGateOnAFullStdoutDoesNotPass) {
   EXPECT_EQ(WEXITSTATUS(status), kInputError);
 }
 
+// Item 6: --fraction without a capacity capped the run at F x the sidecar's total (or an H200's)
+// and said "capacity: unlimited" under "OUT OF MEMORY".
+TEST(CliCareless, AFractionNamesTheTotalItIsTakenOf) {
+  TempDir dir("fraction");
+  const std::string with_json = dir / "t.pickle";
+  fs::copy_file(sample("resume-tiny/resume-main.rank0.pickle"), with_json);
+  fs::copy_file(sample("resume-tiny/resume-main.rank0.json"), dir / "t.json");
+  auto r = run({"whatif", with_json, "--fraction", "0.001", "--json"});
+  ASSERT_EQ(r.code, kOk) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["whatif"]["oom"].is_null());
+  EXPECT_EQ(j["capacity"], 150109880320);  // device_total in t.json
+  EXPECT_EQ(j["capacity_source"], "the device's total memory (device_total in " + (dir / "t.json") + ")");
+  auto text = run({"whatif", with_json, "--fraction", "0.001"});
+  EXPECT_TRUE(has(text.out, "capacity: 139.80 GiB (the device's total memory (device_total in")) << text.out;
+  EXPECT_FALSE(has(text.out, "unlimited")) << text.out;
+  // Without a total (no sidecar, no capacity) the fraction would be of an assumed H200: refused.
+  for (const char* cmd : {"whatif", "gate", "sweep", "export"}) {
+    std::vector<std::string> args{cmd, with_json, "--no-capture-json", "--fraction", "0.9"};
+    if (std::string(cmd) == "export") args.insert(args.end(), {"--csv", dir / "t.csv"});
+    auto refused = run(args);
+    EXPECT_EQ(refused.code, kUsage) << cmd << ": " << refused.out << refused.err;
+    EXPECT_TRUE(has(refused.err,
+                    "a memory fraction of 0.9 is a fraction of the device's total memory, which "
+                    "nothing here gives"))
+        << refused.err;
+    EXPECT_TRUE(has(refused.err, "give the device's capacity")) << refused.err;
+    EXPECT_FALSE(has(refused.out, "OK")) << refused.out;
+  }
+  EXPECT_FALSE(fs::exists(dir / "t.csv"));
+  // With a capacity it is judged.
+  auto judged = run({"gate", with_json, "--no-capture-json", "--fraction", "0.9", "--capacity", "80GB"});
+  EXPECT_EQ(judged.code, kOk) << judged.err;
+  // The recording's own fraction on a total its sidecar does not give: replayed, and said.
+  auto recorded =
+      run({"whatif", (test::testDataDir() / "traces" / "expandable-fraction-s11.pickle.zst").string(), "--json"});
+  ASSERT_EQ(recorded.code, kOk) << recorded.err;
+  const auto notes = nlohmann::json::parse(recorded.out)["notes"].dump();
+  EXPECT_TRUE(has(notes, "records a memory fraction of 0.03 but not the device's total memory")) << notes;
+  EXPECT_TRUE(has(notes, "(assumed)")) << notes;
+}
+
+// Item 9: an oom with device_free 0 and nothing reserved (a capacity of 0 bytes) gave exit 2 about
+// an --overhead nobody gave.
+TEST(CliCareless, AnOomThatTheRecordingContradictsGivesNoCapacity) {
+  auto r = run({"whatif", careless("oom_device_free_zero.pickle"), "--json"});
+  ASSERT_EQ(r.code, kOk) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["capacity"].is_null());
+  EXPECT_TRUE(has(j["capacity_source"].get<std::string>(),
+                  "the recorded oom entries imply a capacity of 0 bytes (device_free + reserved), but the recording "
+                  "itself reserves up to 2097152 bytes"))
+      << j["capacity_source"];
+  EXPECT_FALSE(has(r.err, "overhead")) << r.err;
+  // A real oom's capacity is still derived (the recording stays within it).
+  auto same = run({"whatif", careless("oom_same_peak.pickle"), "--json"});
+  ASSERT_EQ(same.code, kOk) << same.err;
+  EXPECT_EQ(nlohmann::json::parse(same.out)["capacity"], 20971520);
+}
+
 }  // namespace
 }  // namespace reservoir::cli
