@@ -57,10 +57,12 @@ Expected<Opened> openInputs(const ScaleArgs& a, std::ostream& err) {
       return Status::error("--from " + spec +
                            ": no parameters, and --no-capture-json keeps them from being read from "
                            "the sidecar (write --from NAME=VALUE,...:FILE)");
-    auto params = split->first ? Expected<scale::Params>(*split->first) : scale::paramsFromCaptureJson(split->second);
-    if (!params) return params.status();
+    // The trace (and the sidecar beside it, checked by the reader) before its parameters are read
+    // from that sidecar: a sidecar that cannot be used is refused with its path.
     auto opened = openTrace(split->second, a.device, a.env, err);
     if (!opened) return opened.status();
+    auto params = split->first ? Expected<scale::Params>(*split->first) : scale::paramsFromCaptureJson(split->second);
+    if (!params) return params.status();
     o.traces.push_back(std::move(*opened));
     const OpenTrace& t = o.traces.back();
     o.inputs.push_back({t.trace.snapshot, t.device, t.env, std::move(*params), split->second});

@@ -261,6 +261,76 @@ TEST(CliCareless, AFractionNamesTheTotalItIsTakenOf) {
   EXPECT_TRUE(has(notes, "(assumed)")) << notes;
 }
 
+// Item 8: a directory named X.json killed every command with "internal error: basic_filebuf...".
+TEST(CliCareless, ASidecarThatIsNoFileIsRefusedWithItsPath) {
+  TempDir dir("sidecar");
+  const std::string trace = dir / "t.pickle";
+  fs::copy_file(sample("resume-tiny/resume-main.rank0.pickle"), trace);
+  const std::string w1 = dir / "w1.pickle";  // never opened: the first --from is refused
+  const std::vector<std::vector<std::string>> commands{{"info", trace},
+                                                       {"check", trace},
+                                                       {"whatif", trace},
+                                                       {"sweep", trace},
+                                                       {"export", trace, "--csv", "/dev/null"},
+                                                       {"gate", trace, "--max-peak-reserved", "1GiB"},
+                                                       {"scale", "--from", trace, "--from", w1, "--to", "world=4"}};
+  auto expectRefused = [&](const std::string& json, const std::string& why) {
+    for (const auto& args : commands) {
+      auto r = run(args);
+      EXPECT_EQ(r.code, kInputError) << args[0] << ": " << r.err;
+      EXPECT_TRUE(has(r.err, "the capture JSON " + json + " cannot be used: " + why)) << args[0] << ": " << r.err;
+      EXPECT_FALSE(has(r.err, "internal error")) << r.err;
+    }
+  };
+  fs::create_directory(dir / "t.json");
+  expectRefused(dir / "t.json", "it is a directory, not a file");
+  // A pipe: refused at once, not waited on.
+  fs::remove(dir / "t.json");
+  ASSERT_EQ(::mkfifo((dir / "t.json").c_str(), 0600), 0);
+  auto fifo = run({"info", trace});
+  EXPECT_EQ(fifo.code, kInputError);
+  EXPECT_TRUE(has(fifo.err, "it is not a regular file")) << fifo.err;
+  // A sidecar of 130 MB (sparse here) is refused by its size, before it is read.
+  fs::remove(dir / "t.json");
+  { std::ofstream(dir / "t.json") << "{}"; }
+  fs::resize_file(dir / "t.json", 130'000'000);
+  auto huge = run({"info", trace});
+  EXPECT_EQ(huge.code, kInputError);
+  EXPECT_TRUE(has(huge.err, "it is 130000000 bytes, more than a capture's sidecar holds (at most 16777216)"))
+      << huge.err;
+  // Without the sidecar the trace reads.
+  EXPECT_EQ(run({"info", trace, "--no-capture-json"}).code, kOk);
+  fs::remove(dir / "t.json");
+  EXPECT_EQ(run({"info", trace}).code, kOk);
+}
+
+// Item 8: values out of range were taken modulo 2^64 or 2^32 (device_total -1 became a capacity of
+// 2^64 - 1; reset_peaks_after_event 2^32 + 5 became 5).
+TEST(CliCareless, SidecarValuesAreRangeChecked) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"sidecar_device_total_negative", "'device_total' is -1, not a device's memory in bytes"},
+      {"sidecar_fraction_2", "'fraction' is 2, not a memory fraction in [0, 1]"},
+      {"sidecar_reset_2pow32_plus_5", "'reset_peaks_after_event' is 4294967301, not an event index"},
+      {"sidecar_stat_2pow64", "'reserved_bytes.all.peak' is 18446744073709551615, past the 64-bit range"},
+      {"sidecar_not_object", "it is not a JSON object"}};
+  for (const auto& [stem, words] : cases) {
+    for (const char* cmd : {"info", "whatif"}) {
+      auto r = run({cmd, careless(stem + ".pickle")});
+      EXPECT_EQ(r.code, kInputError) << stem << ": " << r.err;
+      EXPECT_TRUE(has(r.err, "the capture JSON " + careless(stem + ".json") + " cannot be used: " + words)) << r.err;
+    }
+    EXPECT_EQ(run({"whatif", careless(stem + ".pickle"), "--no-capture-json"}).code, kOk) << stem;
+  }
+  // An event past the trace's end is the sidecar's fault, not a --reset-peaks nobody gave.
+  auto past = run({"check", careless("sidecar_reset_past_end.pickle")});
+  EXPECT_EQ(past.code, kInputError) << past.err;
+  EXPECT_FALSE(has(past.err, "--reset-peaks")) << past.err;
+  EXPECT_TRUE(has(past.err, "the capture JSON " + careless("sidecar_reset_past_end.json") +
+                                " says the peaks were reset after event 1000 (reset_peaks_after_event), but"))
+      << past.err;
+  EXPECT_EQ(run({"check", careless("sidecar_reset_past_end.pickle"), "--reset-peaks", "event:1"}).code, kOk);
+}
+
 // Item 9: an oom with device_free 0 and nothing reserved (a capacity of 0 bytes) gave exit 2 about
 // an --overhead nobody gave.
 TEST(CliCareless, AnOomThatTheRecordingContradictsGivesNoCapacity) {
