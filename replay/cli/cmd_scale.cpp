@@ -358,7 +358,7 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
     return kOk;
   }
   printModel(out, *scaler, r.model);
-  out << replay::whatIfReportText(*r.trace.snapshot, r.report, "predicted " + scale::paramsText(r.model.target));
+  out << replay::whatIfReportText(*r.trace.snapshot, r.report, "predicted " + scale::paramsText(r.model.target), false);
   if (!a.out_path.empty()) out << "predicted trace written to " << a.out_path << "\n";
   if (check) printCheck(out, *check);
   return kOk;

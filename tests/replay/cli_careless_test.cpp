@@ -331,6 +331,34 @@ TEST(CliCareless, SidecarValuesAreRangeChecked) {
   EXPECT_EQ(run({"check", careless("sidecar_reset_past_end.pickle"), "--reset-peaks", "event:1"}).code, kOk);
 }
 
+// Item 9: '-' opened a file named '-'.
+TEST(CliCareless, DashIsNoFile) {
+  for (const char* cmd : {"info", "check", "whatif", "gate", "sweep"}) {
+    std::vector<std::string> args{cmd, "-"};
+    if (std::string(cmd) == "gate") args.insert(args.end(), {"--max-peak-reserved", "1GiB"});
+    auto r = run(args);
+    EXPECT_EQ(r.code, kUsage) << cmd << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "'-': a snapshot is not read from standard input; give its file")) << r.err;
+  }
+}
+
+// Item 9: an annotation's placement had "depth": 4294967295 in sweep --json.
+TEST(CliCareless, SweepJsonShowsNoSentinelDepth) {
+  auto r = run({"sweep", sample("resume-tiny/resume-main.rank0.pickle"), "--json", "--no-settings", "--top", "1000",
+                "--max-candidates", "1000"});
+  ASSERT_EQ(r.code, kOk) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool annotation = false;
+  for (const auto& c : j["candidates"]) {
+    EXPECT_NE(c["depth"], 4294967295u);
+    if (c["edits"].dump().find("annotation:") != std::string::npos) {
+      annotation = true;
+      EXPECT_TRUE(c["depth"].is_null()) << c.dump();
+    }
+  }
+  EXPECT_TRUE(annotation) << "no annotation candidate to check";
+}
+
 // Item 9: an oom with device_free 0 and nothing reserved (a capacity of 0 bytes) gave exit 2 about
 // an --overhead nobody gave.
 TEST(CliCareless, AnOomThatTheRecordingContradictsGivesNoCapacity) {
@@ -347,6 +375,35 @@ TEST(CliCareless, AnOomThatTheRecordingContradictsGivesNoCapacity) {
   auto same = run({"whatif", careless("oom_same_peak.pickle"), "--json"});
   ASSERT_EQ(same.code, kOk) << same.err;
   EXPECT_EQ(nlohmann::json::parse(same.out)["capacity"], 20971520);
+}
+
+// Item 9: with a fraction so small the edited run fails at event 0, whatif said "no edits: run
+// peak 510.00 MiB -> 0 bytes (saves 510.00 MiB ...)".
+TEST(CliCareless, AnEarlierOutOfMemoryIsNoSaving) {
+  auto r = run({"whatif", sample("resume-tiny/resume-main.rank0.pickle"), "--fraction", "0.000001"});
+  ASSERT_EQ(r.code, kOk) << r.err;
+  const std::string verdict = r.out.substr(0, r.out.find('\n'));
+  EXPECT_FALSE(has(verdict, "saves")) << verdict;
+  EXPECT_FALSE(has(verdict, "no edits")) << verdict;
+  EXPECT_TRUE(verdict.starts_with("memory fraction 1e-06: ")) << verdict;
+  EXPECT_TRUE(has(verdict, "lower only because the edited run runs out of memory")) << verdict;
+  // A real saving is still one.
+  auto cleanup = run({"whatif", sample("resume-tiny/resume-main.rank0.pickle"), "--cleanup",
+                      "after:state_dict_loader.py:load", "--probe", "after:state_dict_loader.py:load"});
+  ASSERT_EQ(cleanup.code, kOk) << cleanup.err;
+  EXPECT_FALSE(has(cleanup.out, "lower only because")) << cleanup.out;
+}
+
+// Item 9: scale said "the baseline reproduces the recording" of a predicted trace.
+TEST(CliCareless, APredictedTraceHasNoRecording) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  auto r = run({"scale", "--from", test::sharedTrace("scale/w2-s4096.rank0.pickle").string(), "--from",
+                test::sharedTrace("scale/w4-s4096.rank0.pickle").string(), "--to", "world=8"});
+  ASSERT_EQ(r.code, kOk) << r.err;
+  EXPECT_FALSE(has(r.out, "reproduces the recording")) << r.out;
+  EXPECT_TRUE(has(r.out, "(a predicted trace: there is no recording to compare with)")) << r.out;
+  auto whatif = run({"whatif", sample("resume-tiny/resume-main.rank0.pickle")});
+  EXPECT_TRUE(has(whatif.out, "(the baseline reproduces the recording)")) << whatif.out;
 }
 
 }  // namespace
