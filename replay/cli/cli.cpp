@@ -9,6 +9,7 @@
 #include <system_error>
 #include <vector>
 
+#include "checked_output.h"
 #include "commands.h"
 #include "reservoir/core/version.h"
 #include "reservoir/replay/option_text.h"
@@ -125,10 +126,14 @@ bool spreadsWork(int argc, const char* const* argv) {
 }
 
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  return runGuarded(err, [&] {
+  // Every command writes through `checked`: a report that does not reach `out` is an error.
+  CheckedOutput checked(out.rdbuf());
+  std::ostream checked_out(&checked);
+  const int code = runGuarded(err, [&] {
     if (Status st = replay::applyMemoryCapFromEnvironment(); !st.ok()) return fail(err, st);
-    return parseAndRun(argc, argv, out, err);
+    return parseAndRun(argc, argv, checked_out, err);
   });
+  return finishOutput(checked, err, code);
 }
 
 }  // namespace reservoir::cli

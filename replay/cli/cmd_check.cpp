@@ -117,7 +117,7 @@ int checkOne(const CheckArgs& a, std::ostream& out, std::ostream& err, std::ostr
   opts.env = env;
   opts.expensive_checks = a.expensive;
   auto resets = replay::choosePeakResets(trace.snap(), dev, env.capture.get(), a.reset_peaks);
-  if (!resets) return fail(err, resets.status(), "--reset-peaks: ");
+  if (!resets) return fail(err, resets.status(), a.reset_peaks.empty() ? a.trace + ": " : "--reset-peaks: ");
   opts.reset_peaks_at = resets->boundaries;
   Progress progress(progress_err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };

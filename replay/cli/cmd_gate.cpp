@@ -25,21 +25,31 @@ struct GateArgs {
   EditOptions edits;
 };
 
-// The verdict over the traces read, printed as one process prints it.
+// The verdict's first word: a pass, a failure among the traces judged, a condition that could not be
+// judged, or traces that could not be read (and nothing failed among the others).
+const char* headword(const replay::GateVerdict& v, bool failed_among_read) {
+  if (v.pass) return "OK: ";
+  if (failed_among_read) return "FAIL: ";
+  if (!v.unjudged.empty()) return "NOT JUDGED: ";
+  return v.undecided ? "UNDECIDED: " : "FAIL: ";
+}
+
+// The verdict over the traces read (`unread`: the others), printed as one process prints it.
 int judgeAndPrint(const GateArgs& a, const replay::GateConditions& conditions, const std::vector<std::string>& names,
-                  const std::vector<replay::WhatIfReport>& reports, std::ostream& out, std::ostream& err) {
+                  const std::vector<replay::WhatIfReport>& reports, const std::vector<std::string>& unread,
+                  std::ostream& out, std::ostream& err) {
   std::vector<replay::GateInput> inputs;
   for (std::size_t i = 0; i < reports.size(); ++i) inputs.push_back({names[i], &reports[i]});
   auto v = replay::judgeGate(inputs, conditions);
   if (!v) return fail(err, v.status());
+  const bool failed_among_read = !v->pass && !v->undecided;
+  replay::addUnjudgedTraces(*v, unread);
   if (a.json) {
     auto j = replay::gateJson(*v, names, reports, conditions.max_peak_reserved);
     addMpiObject(j);
     out << j.dump(2) << "\n";
-  } else if (v->pass) {
-    out << "OK: " << v->summary << "\n";
   } else {
-    out << (v->undecided ? "UNDECIDED: " : "FAIL: ") << v->reason << "\n";
+    out << headword(*v, failed_among_read) << (v->pass ? v->summary : v->reason) << "\n";
   }
   if (v->undecided) return kUsage;
   return v->pass ? kOk : kFailed;
@@ -50,6 +60,8 @@ std::string gateItem(const GateArgs& a, const replay::WhatIfOptions& w, const st
                      std::ostream& progress_err) {
   auto opened = openTrace(path, a.device, a.env, progress_err);
   if (!opened) return itemError(opened.status());
+  // No history: nothing to judge, so never a pass (it passed on a predicted peak of 0 bytes).
+  if (opened->nothing_to_replay) return itemError(*opened->nothing_to_replay);
   auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, w);
   if (!rep) return itemError(rep.status(), path + ": ");
   return replay::gateFactsJson(*rep).dump();
@@ -77,19 +89,20 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   printMpiSummary(err);
   // The traces that were read decide; the others are reported with their path (exit 3).
   int code = kOk;
-  std::vector<std::string> names;
+  std::vector<std::string> names, unread;
   std::vector<replay::WhatIfReport> reports;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto r = nlohmann::json::parse(results[i]);
     if (r.contains("error")) {
       code = worstExitCode(code, failItem(err, r));
+      unread.push_back((*paths)[i]);
       continue;
     }
     names.push_back((*paths)[i]);
     reports.push_back(replay::gateFactsFromJson(r));
   }
   if (reports.empty()) return code;
-  const int verdict = judgeAndPrint(a, conditions, names, reports, out, err);
+  const int verdict = judgeAndPrint(a, conditions, names, reports, unread, out, err);
   return code == kOk ? verdict : code;
 }
 

@@ -14,6 +14,7 @@
 #include "reservoir/replay/backend_replay.h"
 #include "reservoir/replay/edited_program.h"
 #include "reservoir/replay/edited_run.h"
+#include "reservoir/replay/output_targets.h"
 #include "reservoir/simulator/sizes.h"
 #include "reservoir/traces/reader.h"
 #include "reservoir/traces/writer.h"
@@ -234,17 +235,11 @@ std::vector<std::string> backendNames(const std::vector<std::string>& args) {
 
 // --save-snapshot: the real allocator's own recording, and what a capture writes beside it (the
 // fraction, the device, the final memory_stats).
-void saveRecording(const ReplayArgs& a, const replay::EditedRunChoice& run, const replay::BackendResult& result,
-                   const replay::EditedProgram& program, std::ostream& err) {
-  std::FILE* f = std::fopen(a.save_snapshot.c_str(), "wb");
-  if (!f ||
-      std::fwrite(result.snapshot_bytes.data(), 1, result.snapshot_bytes.size(), f) != result.snapshot_bytes.size())
-    err << "reservoir: cannot write " << a.save_snapshot << "\n";
-  if (f) std::fclose(f);
-  std::string json_path = a.save_snapshot;
-  for (const char* ext : {".pickle", ".pkl"})
-    if (json_path.ends_with(ext)) json_path.resize(json_path.size() - std::char_traits<char>::length(ext));
-  json_path += ".json";
+Status saveRecording(const ReplayArgs& a, const replay::EditedRunChoice& run, const replay::BackendResult& result,
+                     const replay::EditedProgram& program) {
+  const std::string_view bytes(reinterpret_cast<const char*>(result.snapshot_bytes.data()),
+                               result.snapshot_bytes.size());
+  if (Status st = traces::writeOutputFile(a.save_snapshot, bytes); !st.ok()) return st;
   nlohmann::json facts = {{"fraction", run.fraction < 1.0 ? run.fraction : 0.0},
                           {"device_total", result.memory.total},
                           {"memory_stats", sim::memoryStatsMap(result.final_stats)},
@@ -253,11 +248,17 @@ void saveRecording(const ReplayArgs& a, const replay::EditedRunChoice& run, cons
                             {"trace", a.trace},
                             {"settings", run.config.toConfString()},
                             {"edits", program.edits}}}};
-  if (std::FILE* jf = std::fopen(json_path.c_str(), "w")) {
-    const std::string text = facts.dump(1);
-    std::fwrite(text.data(), 1, text.size(), jf);
-    std::fclose(jf);
-  }
+  return traces::writeOutputFile(replay::captureJsonPath(a.save_snapshot), facts.dump(1));
+}
+
+// What a command that writes `path` and its capture JSON beside it may not write over: the trace
+// it reads (and its capture JSON), or "-" (replay::checkOutputTargets).
+Status checkSnapshotOutput(const std::string& trace, const std::string& label, const std::string& path) {
+  if (path.empty()) return {};
+  std::vector<replay::NamedPath> inputs;
+  if (!trace.empty()) inputs.emplace_back("", trace);
+  return replay::checkOutputTargets(inputs,
+                                    {{label, path}, {label + "'s capture JSON", replay::captureJsonPath(path)}});
 }
 
 nlohmann::json ownRecordingJson(const replay::ConformanceReport& o) {
@@ -398,6 +399,7 @@ class StageProgress {
 };
 
 int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
+  if (Status st = checkSnapshotOutput(a.trace, "--save-snapshot", a.save_snapshot); !st.ok()) return fail(err, st);
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return usage(err, w.message());
   std::vector<std::unique_ptr<replay::ReplayBackend>> impls;
@@ -431,13 +433,15 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   o.baseline = !a.no_baseline;
   o.cancel = &g_interrupted;
   o.progress = [&](const std::string& stage, std::size_t d, std::size_t n) { (*progress)(stage, d, n); };
+  Status saved;
   if (!a.save_snapshot.empty())
     o.on_recording = [&](const replay::BackendResult& r, const replay::EditedProgram& prog) {
-      saveRecording(a, *run, r, prog, err);
+      saved = saveRecording(a, *run, r, prog);
     };
   auto report = replay::runBackendReplay(p, *edits, *run, impls, o);
   progress.reset();
   if (!report) return fail(err, report.status());
+  if (!saved.ok()) return fail(err, saved, "--save-snapshot: ");
   if (a.json)
     printJson(out, a.trace, p, *run, *report);
   else
@@ -455,6 +459,7 @@ struct SynthArgs {
 };
 
 int runSynth(const SynthArgs& a, std::ostream& out, std::ostream& err) {
+  if (Status st = checkSnapshotOutput("", "the snapshot", a.out); !st.ok()) return fail(err, st);
   replay::SynthOptions o;
   o.events = a.events;
   o.seed = a.seed;
@@ -470,20 +475,13 @@ int runSynth(const SynthArgs& a, std::ostream& out, std::ostream& err) {
   if (a.out.ends_with(".gz")) wo.compression = traces::Compression::kGzip;
   if (Status st = traces::writeSnapshotFile(trace->snapshot, a.out, wo); !st.ok()) return fail(err, st);
   // What a capture writes beside its snapshot: the final memory_stats, for `check` and `replay`.
-  std::string json_path = a.out;
-  for (const char* ext : {".zst", ".gz", ".pickle", ".pkl"})
-    if (json_path.ends_with(ext)) json_path.resize(json_path.size() - std::char_traits<char>::length(ext));
-  json_path += ".json";
+  const std::string json_path = replay::captureJsonPath(a.out);
   nlohmann::json j;
   j["fraction"] = 0;
   j["device_total"] = o.total_memory;
   j["memory_stats"] = sim::memoryStatsMap(trace->final_stats);
   j["config"] = {{"synthetic", true}, {"seed", a.seed}, {"settings", a.settings}, {"requests", trace->requests}};
-  if (std::FILE* f = std::fopen(json_path.c_str(), "w")) {
-    const std::string text = j.dump(1);
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-  }
+  if (Status st = traces::writeOutputFile(json_path, j.dump(1)); !st.ok()) return fail(err, st);
   out << fmt::format("{}: {} events from {} requests (seed {}, settings \"{}\"), peak reserved {}; {}\n", a.out,
                      trace->snapshot.devices[0].events.size(), trace->requests, a.seed, a.settings,
                      sizeText(trace->final_stats.reserved_bytes[sim::kAggregate].peak), json_path);

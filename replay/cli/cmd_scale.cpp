@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "common.h"
 #include "edit_options.h"
+#include "reservoir/replay/output_targets.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/report_text.h"
 #include "reservoir/replay/scale.h"
@@ -56,10 +57,12 @@ Expected<Opened> openInputs(const ScaleArgs& a, std::ostream& err) {
       return Status::error("--from " + spec +
                            ": no parameters, and --no-capture-json keeps them from being read from "
                            "the sidecar (write --from NAME=VALUE,...:FILE)");
-    auto params = split->first ? Expected<scale::Params>(*split->first) : scale::paramsFromCaptureJson(split->second);
-    if (!params) return params.status();
+    // The trace (and the sidecar beside it, checked by the reader) before its parameters are read
+    // from that sidecar: a sidecar that cannot be used is refused with its path.
     auto opened = openTrace(split->second, a.device, a.env, err);
     if (!opened) return opened.status();
+    auto params = split->first ? Expected<scale::Params>(*split->first) : scale::paramsFromCaptureJson(split->second);
+    if (!params) return params.status();
     o.traces.push_back(std::move(*opened));
     const OpenTrace& t = o.traces.back();
     o.inputs.push_back({t.trace.snapshot, t.device, t.env, std::move(*params), split->second});
@@ -303,7 +306,21 @@ int runGrid(const ScaleArgs& a, replay::WhatIfOptions w, const std::vector<scale
   return kOk;
 }
 
+// --out must not be any capture the command reads (--from, --measured) or a capture's sidecar:
+// the rule of every command that writes (replay::checkOutputTargets).
+Status checkScaleOutput(const ScaleArgs& a) {
+  std::vector<replay::NamedPath> inputs;
+  for (const auto& spec : a.from) {
+    auto split = splitFrom(spec);
+    if (!split) return split.status();
+    inputs.emplace_back("--from", split->second);
+  }
+  inputs.emplace_back("--measured", a.measured);
+  return replay::checkOutputTargets(inputs, {{"--out", a.out_path}});
+}
+
 int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
+  if (Status st = checkScaleOutput(a); !st.ok()) return fail(err, st);
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.status());
   auto targets = targetsOf(a);
@@ -341,7 +358,7 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
     return kOk;
   }
   printModel(out, *scaler, r.model);
-  out << replay::whatIfReportText(*r.trace.snapshot, r.report, "predicted " + scale::paramsText(r.model.target));
+  out << replay::whatIfReportText(*r.trace.snapshot, r.report, "predicted " + scale::paramsText(r.model.target), false);
   if (!a.out_path.empty()) out << "predicted trace written to " << a.out_path << "\n";
   if (check) printCheck(out, *check);
   return kOk;

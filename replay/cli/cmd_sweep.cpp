@@ -38,6 +38,8 @@ std::string sweepItem(const SweepArgs& a, replay::SweepOptions o, const std::str
                       std::size_t slices, std::ostream& progress_err) {
   auto opened = openTrace(path, a.device, a.env, progress_err);
   if (!opened) return itemError(opened.status());
+  // No history: no baseline to search from (it ranked candidates against "baseline 0 bytes").
+  if (opened->nothing_to_replay) return itemError(*opened->nothing_to_replay);
   auto prepared =
       replay::prepareTrace(opened->trace.snapshot, opened->device, replay::editedRunEnvironment(opened->env, o));
   if (!prepared) return itemError(prepared.status(), path + ": ");

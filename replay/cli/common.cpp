@@ -50,6 +50,9 @@ void Progress::operator()(std::uint64_t done, std::uint64_t total) {
 }
 
 Expected<replay::Trace> loadTrace(const std::string& path, std::ostream& err, bool use_capture_json) {
+  // '-' is the command line's name for standard input elsewhere; here it would open a file named '-'.
+  if (path == "-")
+    return Status::usage("'-': a snapshot is not read from standard input; give its file ('./-' for a file named '-')");
   Progress progress(err, "reading " + path);
   replay::TraceReadOptions opts;
   opts.use_capture_json = use_capture_json;

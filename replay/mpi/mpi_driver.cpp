@@ -15,10 +15,16 @@ namespace reservoir::mpi {
 namespace {
 
 volatile std::sig_atomic_t g_rank = 0;
+// Set once every process knows the command's exit code: a signal after that (mpirun ends the
+// job's other processes as soon as one exits with a code that is not 0) interrupts nothing.
+volatile std::sig_atomic_t g_finished = 0;
+volatile std::sig_atomic_t g_code = 0;
 
 // Async-signal-safe: one line from rank 0, then the process ends (no MPI call, no destructor:
-// the launcher sees every process end and tears the job down).
+// the launcher sees every process end and tears the job down). After the command has finished,
+// the process ends quietly with the command's own exit code.
 extern "C" void onSignal(int sig) {
+  if (g_finished) ::_exit(g_code);
   if (g_rank == 0) {
     static const char msg[] = "reservoir: interrupted; every process of the job stops\n";
     [[maybe_unused]] auto n = ::write(2, msg, sizeof msg - 1);
@@ -51,8 +57,7 @@ int runUnderMpi(int argc, char** argv) {
     cli::installWorkPool(&pool);
     int code = 0;
     if (pool.root()) {
-      code = cli::runCli(argc, argv, std::cout, std::cerr);
-      std::cout.flush();
+      code = cli::runCli(argc, argv, std::cout, std::cerr);  // flushes and checks stdout
     } else if (cli::spreadsWork(argc, argv)) {
       // The other processes run the same command for their items; what they would print is
       // rank 0's to print.
@@ -60,7 +65,13 @@ int runUnderMpi(int argc, char** argv) {
       std::ostream sink(&null);
       code = cli::runCli(argc, argv, sink, sink);
     }
+    if (pool.root()) {  // rank 0 knows the code before any other process can exit with it
+      g_code = code;
+      g_finished = 1;
+    }
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    g_code = code;
+    g_finished = 1;
     cli::installWorkPool(nullptr);
     MPI_Finalize();
     return code;

@@ -373,7 +373,8 @@ TEST(CliHostile, PointsAndSelectorsThatMatchNothingAreUsageErrors) {
     if (std::string(cmd) == "export") args.insert(args.end(), {"--csv", "/dev/null"});
     auto huge = run(args);
     EXPECT_EQ(huge.code, kUsage) << cmd << ": " << huge.err;
-    expectOneLine(huge, "is not below the capacity (150109880320 bytes, the device's total memory)");
+    expectOneLine(huge, "is not below the capacity (150109880320 bytes, the device's total memory (device_total in " +
+                            sample("resume-tiny/resume-main.rank0.json") + "))");
   }
   // A selector that matches allocations still works.
   EXPECT_EQ(run({"whatif", trace, "--release", "state_dict_loader.py:load@event:500"}).code, kOk);

@@ -115,12 +115,31 @@ TEST(GateOom, RunningOutOfMemoryUnderASmallCapacityFailsTheGate) {
   EXPECT_TRUE(has(small, "malloc of " + sim::formatSize(t.at("oom").at("size").get<std::uint64_t>()) + " (" +
                              std::to_string(t.at("oom").at("size").get<std::int64_t>()) + " bytes)"))
       << small.out;
-  // A memory fraction of the device's total memory (from the capture's JSON) is a capacity too.
-  const auto fraction = cli({"gate", offload("offload-main"), "--fraction", "0.01"});
+  // A memory fraction is a fraction of the device's total memory. This capture's JSON records the
+  // total only inside its step figures (after_offload.device_total), so a fraction alone would be of
+  // an H200 assumed (the same 150109880320 bytes by chance): refused. With the total given, the
+  // fraction is a capacity too.
+  const auto assumed = cli({"gate", offload("offload-main"), "--fraction", "0.01"});
+  EXPECT_EQ(assumed.code, cli::kUsage) << assumed.out << assumed.err;
+  EXPECT_TRUE(has(assumed, "an H200's 150109880320 bytes would only be assumed; give the device's capacity"))
+      << assumed.err;
+  EXPECT_TRUE(assumed.out.empty()) << assumed.out;
+  const auto fraction =
+      cli({"gate", offload("offload-main"), "--capacity", std::to_string(kTotal), "--fraction", "0.01"});
   static_assert(kTotal / 100 < kPeakAllocatedOffload);
   EXPECT_EQ(fraction.code, cli::kFailed) << fraction.out << fraction.err;
   EXPECT_TRUE(has(fraction, "predicted out of memory at event ")) << fraction.out;
-  EXPECT_TRUE(has(fraction, "under memory fraction 0.01 of the device's total memory")) << fraction.out;
+  EXPECT_TRUE(has(fraction, "under memory fraction 0.01 of capacity 139.80 GiB (" + std::to_string(kTotal) +
+                                " bytes) (the given capacity)"))
+      << fraction.out;
+  // A capture JSON's own device_total is the total, named with where it comes from.
+  const auto sidecar = cli({"gate", sample(kTiny), "--fraction", "0.001"});
+  EXPECT_EQ(sidecar.code, cli::kFailed) << sidecar.out << sidecar.err;
+  EXPECT_TRUE(has(sidecar,
+                  "under memory fraction 0.001 of capacity 139.80 GiB (150109880320 bytes) (the device's "
+                  "total memory (device_total in " +
+                      (test::samplesDir() / "resume-tiny/resume-main.rank0.json").string() + "))"))
+      << sidecar.out;
   const auto enough = cli({"gate", offload("offload-main"), "--capacity", std::to_string(kPeakReservedOffload)});
   EXPECT_EQ(enough.code, cli::kOk) << enough.out << enough.err;
 }

@@ -188,6 +188,15 @@ std::string SnapshotAssembler::typeName(const Value& v) {
   return "value";
 }
 
+std::string SnapshotAssembler::framesTypeName(const Value& v) {
+  const Container* c = v.tag == VTag::kContainer ? pool_.get(v) : nullptr;
+  if (!c || c->kind != CKind::kList) return typeName(v);
+  // A list, but not every item a frame (frames=[{}]: "'frames' is list" named no fault).
+  const std::uint64_t items = c->frame_items + c->unknown_items;
+  return fmt::format("a list of {} item(s), {} of them not a frame dict (a frame has 'filename', 'line' and 'name')",
+                     items, c->unknown_items);
+}
+
 std::string SnapshotAssembler::repr(const Value& v) {
   switch (v.tag) {
     case VTag::kNone: return "None";
@@ -393,7 +402,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
       st = intField(&t);
       ev.time_us = static_cast<std::int64_t>(t);
     } else if (id == k.frames) {
-      if (v.tag != VTag::kStack) return fieldType("trace entry", "frames", "a list of frame dicts", typeName(v));
+      if (v.tag != VTag::kStack) return fieldType("trace entry", "frames", "a list of frame dicts", framesTypeName(v));
       ev.stack = StackId(static_cast<std::uint32_t>(v.bits));
       ev.has_frames = true;
     } else if (id == k.compile_context) {
@@ -405,7 +414,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
       ev.has_pool = true;
     } else if (id == k.forward_frames) {
       if (!readStack(v, &ev.forward_stack))
-        return fieldType("trace entry", "forward_frames", "a list of frame dicts", typeName(v));
+        return fieldType("trace entry", "forward_frames", "a list of frame dicts", framesTypeName(v));
       ev.has_forward_frames = true;
     } else {
       noteUnknownKey(Anomaly::unknown_event_key, id);
@@ -483,7 +492,7 @@ Expected<BlockInfo> SnapshotAssembler::convertBlock(Container& dict) {
       if (v.tag == VTag::kStack)
         b.stack = StackId(static_cast<std::uint32_t>(v.bits));
       else
-        return fieldType("block", "frames", "a list of frame dicts", typeName(v));
+        return fieldType("block", "frames", "a list of frame dicts", framesTypeName(v));
     } else {
       noteUnknownKey(Anomaly::unknown_block_key, id);
     }
@@ -535,7 +544,7 @@ Expected<Conversion> SnapshotAssembler::convertSegment(Container& list, Containe
     } else if (id == k.segment_pool_id) {
       if (!readPoolId(v, &s.pool)) return fieldType("segment", "segment_pool_id", "a tuple of two ints", typeName(v));
     } else if (id == k.frames) {
-      if (v.tag != VTag::kStack) return fieldType("segment", "frames", "a list of frame dicts", typeName(v));
+      if (v.tag != VTag::kStack) return fieldType("segment", "frames", "a list of frame dicts", framesTypeName(v));
       s.stack = StackId(static_cast<std::uint32_t>(v.bits));
       s.frames_key = blocks_seen ? SegmentInfo::FramesKey::kAfterBlocks : SegmentInfo::FramesKey::kBeforeBlocks;
     } else if (id == k.blocks) {

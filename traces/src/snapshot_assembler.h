@@ -55,6 +55,8 @@ class SnapshotAssembler {
 
   // Short description of a value's type for error messages ("str", "list", ...).
   std::string typeName(const Value& v);
+  // typeName for a `frames` value that is not a list of frames: a list says how many items are not.
+  std::string framesTypeName(const Value& v);
 
  private:
   struct Keys;

@@ -203,4 +203,16 @@ Expected<GateVerdict> judgeGate(const std::vector<GateInput>& traces, const Gate
   return v;
 }
 
+void addUnjudgedTraces(GateVerdict& v, const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  v.unjudged.insert(v.unjudged.end(), names.begin(), names.end());
+  const bool decided_no = !v.pass && !v.undecided;  // a failure among the traces read stands
+  v.pass = false;
+  if (decided_no) return;
+  const std::size_t judged = v.conditions.empty() ? 0 : v.conditions.front().traces.size();
+  v.reason = fmt::format("{} of {} traces gave no report to judge ({}{}), so the gate cannot pass; the {} judged: {}",
+                         v.unjudged.size(), v.unjudged.size() + judged, v.unjudged.front(),
+                         v.unjudged.size() > 1 ? ", ..." : "", judged, v.undecided ? v.reason : v.summary);
+}
+
 }  // namespace reservoir::replay

@@ -99,6 +99,11 @@ void peakClause(std::vector<std::string>& parts, const WhatIfReport& rep) {
   const auto& w = rep.whatif.peak_reserved;
   if (w.bytes == b.bytes)
     parts.push_back(fmt::format("run peak unchanged at {} (event {})", mib(w.bytes), w.event));
+  else if (w.bytes < b.bytes && rep.whatif.oom &&
+           (!rep.baseline.oom || rep.whatif.oom->event < rep.baseline.oom->event))
+    // A run that fails earlier reserves less, which saves nothing.
+    parts.push_back(fmt::format("run peak {} (lower only because the edited run runs out of memory; event {})",
+                                fromTo(b.bytes, w.bytes), w.event));
   else if (w.bytes < b.bytes)
     parts.push_back(
         fmt::format("run peak {} (saves {}; event {})", fromTo(b.bytes, w.bytes), mib(b.bytes - w.bytes), w.event));
@@ -123,6 +128,23 @@ void outcomeClauses(std::vector<std::string>& parts, const WhatIfReport& rep) {
   if (inserted > 0)
     parts.push_back(fmt::format("{} empty_cache call{}, about {} of synchronisation and driver time", inserted,
                                 inserted == 1 ? "" : "s", priceText(cleanupPriceSeconds(b, w, inserted))));
+}
+
+// The baseline against the recording; a predicted trace has none to be compared with.
+void baselineLine(std::string& out, const WhatIfReport& rep, bool recorded) {
+  const auto& b = rep.baseline;
+  if (!recorded) {
+    out += fmt::format("  baseline: peak reserved {} (a predicted trace: there is no recording to compare with)\n",
+                       b.peak_reserved.bytes);
+    return;
+  }
+  // Equal peaks can still come from a replay that departs from the recording (the notes say where).
+  const char* verdict = rep.baseline_matches_recording ? " (the baseline reproduces the recording)"
+                        : b.peak_reserved.bytes == rep.recorded_peak_reserved
+                            ? " (the same peak, but the replay departs from the recording: see the notes)"
+                            : " (DIFFERS)";
+  out += fmt::format("  baseline vs recording: peak reserved {} vs recorded {}{}\n", b.peak_reserved.bytes,
+                     rep.recorded_peak_reserved, verdict);
 }
 
 }  // namespace
@@ -162,6 +184,9 @@ std::string describeEdits(const WhatIfReport& rep) {
     }
   if (rep.settings_whatif != rep.settings_baseline)
     parts.push_back("settings " + (rep.settings_whatif.empty() ? std::string("(defaults)") : rep.settings_whatif));
+  // A memory fraction other than the recording's is an edit of the run too ("no edits" hid it).
+  if (rep.edited_run.fraction != rep.edited_run.recorded_fraction)
+    parts.push_back(fmt::format("memory fraction {}", rep.edited_run.fraction));
   if (parts.empty()) return "no edits";
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : " + ") + p;
@@ -191,7 +216,8 @@ std::string priceText(double seconds) {
   return fmt::format("{:.1f} s", seconds);
 }
 
-std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path) {
+std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path,
+                             bool recorded) {
   const auto& b = rep.baseline;
   const auto& w = rep.whatif;
   std::string out = whatIfVerdict(rep) + "\n";
@@ -207,13 +233,7 @@ std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& r
                      rep.capacity
                          ? fmt::format("{} ({})", mib(static_cast<std::int64_t>(*rep.capacity)), rep.capacity_source)
                          : rep.capacity_source);
-  // Equal peaks can still come from a replay that departs from the recording (the notes say where).
-  const char* verdict = rep.baseline_matches_recording ? " (the baseline reproduces the recording)"
-                        : b.peak_reserved.bytes == rep.recorded_peak_reserved
-                            ? " (the same peak, but the replay departs from the recording: see the notes)"
-                            : " (DIFFERS)";
-  out += fmt::format("  baseline vs recording: peak reserved {} vs recorded {}{}\n", b.peak_reserved.bytes,
-                     rep.recorded_peak_reserved, verdict);
+  baselineLine(out, rep, recorded);
   for (const auto& n : rep.notes) out += "  note: " + n + "\n";
   return out;
 }

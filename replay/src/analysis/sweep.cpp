@@ -134,7 +134,7 @@ void addAnnotationCandidates(const PreparedTrace& p, std::vector<Candidate>& out
       auto c = cleanupCandidateAt(p, fmt::format("annotation:{}:{}", n, stage),
                                   fmt::format("empty_cache at each {} of {}", stage, n), std::move(gaps[s]));
       if (!c) continue;
-      c->depth = std::numeric_limits<std::uint32_t>::max();
+      c->depth = kAnnotationDepth;
       std::vector<std::uint32_t> key;
       for (const auto& g : c->edits[0].gaps) key.push_back(g.boundary * 2 + static_cast<std::uint32_t>(g.phase));
       if (seen.insert(key).second) out.push_back(std::move(*c));

@@ -582,6 +582,9 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
       options.env.fraction.value_or(capture && capture->fraction && *capture->fraction > 0 ? *capture->fraction : 1.0);
   report.total_memory =
       options.env.total_memory.value_or(capture && capture->device_total ? *capture->device_total : kH200TotalMemory);
+  report.total_memory_source = options.env.total_memory           ? "given"
+                               : capture && capture->device_total ? capture->path
+                                                                  : "";
   report.events_total = snapshot.devices[device_index].events.size();
   traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index]);
   // Actions missing by design (skip_actions), unless entries with unknown actions may be them.

@@ -17,11 +17,19 @@ Expected<PeakResets> choosePeakResets(const traces::Snapshot& snapshot, std::siz
     texts.push_back(fmt::format("event:{}", *capture->reset_peaks_after_event));
     r.source = capture->path;
   }
+  // A value from the capture JSON is the capture's to answer for, not a point anyone gave.
+  const auto blame = [&](const std::string& text, const std::string& why) {
+    if (r.source == "given") return Status::error(fmt::format("{}: {}", text, why));
+    return Status::error(
+        fmt::format("the capture JSON {} says the peaks were reset after event {} "
+                    "(reset_peaks_after_event), but {}",
+                    r.source, *capture->reset_peaks_after_event, why));
+  };
   for (const auto& text : texts) {
     auto point = parsePoint(text);
-    if (!point) return Status::error(point.message());
+    if (!point) return blame(text, point.message());
     auto gaps = resolvePoint(*point, snapshot, device_index);
-    if (!gaps) return Status::error(fmt::format("{}: {}", text, gaps.message()));
+    if (!gaps) return blame(text, gaps.message());
     for (const auto& g : *gaps) r.boundaries.push_back(g.boundary);
   }
   if (!r.boundaries.empty() && r.source != "given")

@@ -57,6 +57,7 @@ nlohmann::json gateJson(const GateVerdict& v, const std::vector<std::string>& pa
   }
   return {{"pass", v.pass},
           {"undecided", v.undecided},
+          {"unjudged", v.unjudged},
           {"reason", v.reason},
           {"worst_trace", paths[v.worst_trace]},
           {"budget", budget ? nlohmann::json(*budget) : nlohmann::json(nullptr)},

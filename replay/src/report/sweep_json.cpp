@@ -14,7 +14,7 @@ nlohmann::json candidateJson(const SweepCandidate& c) {
                        {"empty_cache_calls", c.empty_cache_calls},
                        {"price_seconds", c.price_seconds},
                        {"mean_reserved", c.mean_reserved},
-                       {"depth", c.depth},
+                       {"depth", c.depth == kAnnotationDepth ? nlohmann::json(nullptr) : nlohmann::json(c.depth)},
                        {"settings", c.settings},
                        {"within_cap", c.within_cap},
                        {"pareto", c.pareto},
@@ -88,7 +88,7 @@ SweepCandidate candidateFromJson(const nlohmann::json& cj) {
   c.calls_per_step = optionalField<double>(cj, "calls_per_step");
   c.price_seconds = cj.at("price_seconds").get<double>();
   c.mean_reserved = cj.at("mean_reserved").get<double>();
-  c.depth = cj.at("depth").get<std::uint32_t>();
+  c.depth = cj.at("depth").is_null() ? kAnnotationDepth : cj.at("depth").get<std::uint32_t>();
   c.settings = cj.at("settings").get<bool>();
   c.within_cap = cj.at("within_cap").get<bool>();
   c.pareto = cj.at("pareto").get<bool>();

@@ -281,7 +281,8 @@ Expected<ScaledTrace> Scaler::synthesize(const ScaleModel& model) const {
   ScaledTrace out;
   out.snapshot = std::make_shared<const traces::Snapshot>(std::move(*snap));
   out.device_index = tp.device_index;
-  out.env.total_memory = tp.total_memory;
+  // The template's total, unless it was only assumed: then the predicted trace's is assumed too.
+  if (!tp.conformance.total_memory_source.empty()) out.env.total_memory = tp.total_memory;
   out.env.fraction = tp.fraction;
   out.env.settings = inputs_[model.template_input].env.settings;
   return out;

@@ -24,12 +24,15 @@ ReplayEnvironment Trace::environment() const {
 }
 
 Expected<Trace> readTrace(const std::string& path, const TraceReadOptions& options) {
-  auto snap = traces::readSnapshotFile(path, readOptions(options));
-  if (!snap) return snap.status();
+  // The sidecar first: one that cannot be used is refused before a long read.
   std::shared_ptr<const CaptureFacts> capture;
   if (options.use_capture_json) {
-    if (auto facts = findCaptureFacts(path)) capture = std::make_shared<const CaptureFacts>(std::move(*facts));
+    auto facts = captureFactsBeside(path);
+    if (!facts) return facts.status();
+    if (*facts) capture = std::make_shared<const CaptureFacts>(std::move(**facts));
   }
+  auto snap = traces::readSnapshotFile(path, readOptions(options));
+  if (!snap) return snap.status();
   return makeTrace(std::move(*snap), path, std::move(capture));
 }
 

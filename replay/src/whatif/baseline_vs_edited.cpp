@@ -38,6 +38,10 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   p.oom_without_device_free = snapshot.anomalies.count(traces::Anomaly::oom_without_device_free) > 0;
   if (!p.oom_without_device_free) p.derived_capacity = walk.capacity_from_ooms;
   p.recorded_peak_reserved = walk.peak;
+  if (p.derived_capacity && static_cast<std::int64_t>(*p.derived_capacity) < walk.peak) {
+    p.contradicted_capacity = p.derived_capacity;
+    p.derived_capacity.reset();
+  }
   for (const auto& e : snapshot.devices[device_index].events)
     if (e.action == Action::kSegmentAlloc) p.recorded_segments_by_size[e.size].push_back(e.addr);
   p.completes_at_by_tag.assign(p.requests.allocations.size() + 1, kNoOp);
@@ -129,6 +133,7 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   rep.whatif = replayProgram(p, *edits, what);
 
   rep.notes = settingsNotes(p.recorded_config);
+  rep.notes.insert(rep.notes.end(), rep.edited_run.notes.begin(), rep.edited_run.notes.end());
   rep.baseline_matches_recording = rep.baseline.peak_reserved.bytes == p.recorded_peak_reserved &&
                                    !rep.baseline.decision_change && !p.conformance.first_divergence;
   if (p.conformance.first_divergence)

@@ -317,8 +317,12 @@ def wrong_field_types():
         ("event_action_int.pickle", snapshot([[event(action=3)]]), "field 'action' is int, expected str"),
         ("event_frames_str.pickle", snapshot([[event(frames="abc")]]), "'frames' is str, expected a list of frame"),
         # (its frames list's own APPENDS comes first: the entry's APPEND is the second)
-        ("event_frames_ints.pickle", snapshot([[event(frames=[1, 2])]]), "'frames' is list, expected a list of frame",
-         1),
+        ("event_frames_ints.pickle", snapshot([[event(frames=[1, 2])]]),
+         "'frames' is a list of 2 item(s), 2 of them not a frame dict (a frame has 'filename', 'line' and 'name'), "
+         "expected a list of frame", 1),
+        # frames=[{}]: a list, but its item is no frame ("'frames' is list" named no fault)
+        ("event_frames_empty_dict.pickle", snapshot([[event(frames=[{}])]]),
+         "'frames' is a list of 1 item(s), 1 of them not a frame dict", 1),
         ("event_time_bool.pickle", snapshot([[event(time_us=True)]]), "field 'time_us' is bool, expected int"),
         ("frame_line_str.pickle", snapshot([[event(frames=[{"name": "f", "filename": "a.py", "line": "x"}])]]),
          "frame field 'line' is str, expected int"),

@@ -12,6 +12,14 @@ Each file reads as a snapshot; what it exercises is what the commands say about 
   double_free.pickle              the same block freed twice (check blames event 4)
   unknown_action.pickle           an allocation whose action torch does not write (check blames the free
                                   at event 2 and names the unknown action)
+  oom_device_free_zero.pickle     an oom at event 0 with device_free 0 and nothing reserved, then 2 MiB
+                                  reserved: the capacity the oom implies (0 bytes) is contradicted by the
+                                  recording, so none is derived (it was a usage error about an --overhead
+                                  nobody gave)
+  sidecar_*.pickle + .json        a good five-event trace beside a capture JSON that cannot be used
+                                  (device_total -1, fraction 2, reset_peaks_after_event 2^32 + 5 or past
+                                  the trace's end, a statistic of 2^64 - 1, a JSON list): every command
+                                  refuses the sidecar with its path (exit 3), never a wrapped value
 Run it from anywhere: python3 tests/data/careless/make_careless_inputs.py
 """
 import os
@@ -30,6 +38,24 @@ def entries(*rows):
 def write(name, traces):
     with open(os.path.join(HERE, name), "wb") as f:
         pickle.dump({"segments": [], "device_traces": [traces]}, f, protocol=4)
+
+
+def write_sidecar(name, text):
+    with open(os.path.join(HERE, name), "w") as f:
+        f.write(text + "\n")
+
+
+def sidecars():
+    good = entries(("segment_alloc", A, 2 * MIB), ("alloc", A, 512), ("free_requested", A, 512),
+                   ("free_completed", A, 512), ("segment_free", A, 2 * MIB))
+    for stem, text in [("sidecar_device_total_negative", '{"device_total": -1, "fraction": 0.0}'),
+                       ("sidecar_fraction_2", '{"fraction": 2, "device_total": 150109880320}'),
+                       ("sidecar_reset_2pow32_plus_5", '{"reset_peaks_after_event": 4294967301}'),
+                       ("sidecar_reset_past_end", '{"reset_peaks_after_event": 1000}'),
+                       ("sidecar_stat_2pow64", '{"memory_stats": {"reserved_bytes.all.peak": 18446744073709551615}}'),
+                       ("sidecar_not_object", '[1, 2]')]:
+        write(stem + ".pickle", good)
+        write_sidecar(stem + ".json", text)
 
 
 def main():
@@ -59,6 +85,11 @@ def main():
     write("unknown_action.pickle",
           entries(("segment_alloc", A, 2 * MIB), ("frobnicate", A, 512), ("free_requested", A, 512),
                   ("free_completed", A, 512), ("segment_free", A, 2 * MIB)))
+    zero = entries(("segment_alloc", A, 2 * MIB), ("alloc", A, 512), ("free_requested", A, 512),
+                   ("free_completed", A, 512), ("segment_free", A, 2 * MIB))
+    zero.insert(0, {"action": "oom", "device_free": 0, "size": 512, "stream": 0, "time_us": 500})
+    write("oom_device_free_zero.pickle", zero)
+    sidecars()
 
 
 if __name__ == "__main__":

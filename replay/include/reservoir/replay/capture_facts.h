@@ -23,9 +23,21 @@ struct CaptureFacts {
   std::optional<std::uint32_t> reset_peaks_after_event;
 };
 
-// Reads `path` (a capture JSON).
+// A capture's sidecar is a few KB (the kit's, with every FSDP parameter listed, ~20 KB): a
+// larger X.json is no sidecar, and is not read.
+inline constexpr std::uint64_t kMaxCaptureJsonBytes = std::uint64_t{16} << 20;
+
+// Reads `path` (a capture JSON): a regular file of at most kMaxCaptureJsonBytes holding a JSON
+// object, whose values are range-checked (fraction in [0, 1], device_total in [1, 2^62),
+// reset_peaks_after_event an event index, statistics within int64; null is absent). Anything else
+// is an error naming the file and what is wrong with it, never a value taken modulo 2^64.
 Expected<CaptureFacts> readCaptureFacts(const std::string& path);
-// X.json beside X.pickle (or X.pickle.gz / .zst), if it exists and reads.
+// The capture JSON beside a trace (captureJsonPath): nullopt when there is none; an error (its
+// path and why) when something is there that cannot be used: a directory, a device, a file too
+// large, not a JSON object, a value out of range. readTrace calls it, so every front end refuses
+// the same sidecars.
+Expected<std::optional<CaptureFacts>> captureFactsBeside(const std::string& trace_path);
+// captureFactsBeside, with any problem as "no facts" (for tests that only want the figures).
 std::optional<CaptureFacts> findCaptureFacts(const std::string& trace_path);
 // Where a trace's capture JSON is: X.json for X.pickle, X.pickle.zst, X.pkl.gz, ...
 std::string captureJsonPath(const std::string& trace_path);

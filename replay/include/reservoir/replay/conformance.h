@@ -80,6 +80,10 @@ struct ConformanceReport {
   std::string settings;  // the allocator settings replayed
   double fraction = 1.0;
   ByteCount total_memory = 0;
+  // Where total_memory comes from: "given" (the environment's: a capacity given for the device),
+  // the capture JSON's path (its device_total), or empty: assumed, an H200's (kH200TotalMemory),
+  // for want of either.
+  std::string total_memory_source;
   bool window_complete = true;
   std::size_t events_total = 0;
   std::size_t events_compared = 0;

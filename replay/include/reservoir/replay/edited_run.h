@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "reservoir/core/units.h"
 #include "reservoir/replay/conformance.h"
@@ -42,6 +43,8 @@ struct EditedRun {
   // The recording's own settings and fraction (the baseline run), with the same capacity.
   sim::AllocatorConfig recorded_config;
   double recorded_fraction = 1.0;
+  // What the reports should say about the choice (a recorded fraction taken of an assumed total).
+  std::vector<std::string> notes;
 
   // Run settings for the edited run and for the unedited baseline (config, fraction, usable);
   // the caller adds the address model, analyses and outputs.
@@ -51,7 +54,11 @@ struct EditedRun {
 
 // Decides the edited run for `prepared` (prepared in editedRunEnvironment(env, options)). An
 // overhead that leaves no memory under the capacity chosen (given, derived from oom events, or
-// the device's total) is a usage error: every request would fail, which answers nothing.
+// the device's total) is a usage error: every request would fail, which answers nothing. When a
+// memory fraction below 1 caps a run and nothing else gives a capacity, the capacity is the
+// device's total memory (the fraction's base), named with where it comes from; a fraction given
+// for a device whose total is only assumed (no capacity, no capture JSON's device_total) is a
+// usage error, and the recording's own fraction on an assumed total gets a note.
 Expected<EditedRun> chooseEditedRun(const PreparedTrace& prepared, const EditedRunOptions& options);
 
 }  // namespace reservoir::replay

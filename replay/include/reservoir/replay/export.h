@@ -21,11 +21,8 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& prepared, const std::v
 // recorded event).
 std::string timelineCsv(const PreparedTrace& prepared, const RunResult& run);
 
-// An export's outputs ({label, path}; empty paths are skipped) checked against its input: one that
-// is the trace being read or the trace's capture JSON, or two that are one regular file, would lose
-// data without a word, and is a usage error naming the label ("--csv X is the trace being read").
-// Paths are compared as the files they name (links followed, "./" and ".." resolved), whether they
-// exist yet or not; a device (/dev/null) may take several outputs.
+// An export's outputs ({label, path}; empty paths are skipped) checked against its one input:
+// checkOutputTargets (output_targets.h), the rule of every command that writes.
 Status checkExportTargets(const std::string& trace, const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // What writeEditedRun wrote.

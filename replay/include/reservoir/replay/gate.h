@@ -65,10 +65,18 @@ struct GateVerdict {
   std::size_t worst_trace = 0;  // the failing condition's worst trace, else the one with the largest peak
   std::string reason;           // the first failing (else undecided) condition's reason; empty on a pass
   std::string summary;          // one line: every condition's reason (for a pass)
+  // Traces that gave no report (unreadable, nothing to replay: addUnjudgedTraces); the conditions
+  // above judge only the others.
+  std::vector<std::string> unjudged;
 };
 
 // The verdict of every condition on every trace (the edited run, `report.whatif`). Out of
 // memory is checked first, then the demands in order, then the peak budget.
 Expected<GateVerdict> judgeGate(const std::vector<GateInput>& traces, const GateConditions& conditions);
+
+// The verdict over the traces read, when `names` (others of the same gate) gave no report: never
+// a pass, since they were not judged. Without a failure among the traces read, the reason says
+// how many were not judged (and the first one) and what the others gave.
+void addUnjudgedTraces(GateVerdict& verdict, const std::vector<std::string>& names);
 
 }  // namespace reservoir::replay

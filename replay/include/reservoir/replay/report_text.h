@@ -20,7 +20,10 @@ std::string describeEdits(const WhatIfReport& rep);
 // A point in words: "after state_dict_loader.py:load", "at the start of ProfilerStep", "after event 12".
 std::string describePoint(const std::string& point_text);
 
-std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path);
+// The what-if report in words. `recorded`: `snap` is a recording (a trace scale predicted is not:
+// its baseline is compared with no recording).
+std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path,
+                             bool recorded = true);
 
 // The sweep's ranking: the cap and objective, the best `top` candidates, and the Pareto view
 // (saving against price).

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +55,10 @@ struct CleanupPriceModel {
 double cleanupPriceSeconds(const RunResult& baseline, const RunResult& edited, std::size_t inserted_calls,
                            const CleanupPriceModel& model = {});
 
+// The depth of a placement at an annotation, which has no call depth of its own: ranked as the
+// deepest; --json shows null.
+inline constexpr std::uint32_t kAnnotationDepth = std::numeric_limits<std::uint32_t>::max();
+
 struct SweepCandidate;
 
 // The device every candidate runs on is the edited run's (EditedRunOptions: capacity,
@@ -94,7 +99,8 @@ struct SweepCandidate {
   std::optional<double> calls_per_step;           // when steps are known
   double price_seconds = 0;                       // 0 for a settings candidate
   double mean_reserved = 0;                       // reserved averaged over the run (ties)
-  std::uint32_t depth = 0;  // the program's own frames around the placement (ties: nearer its top level)
+  std::uint32_t depth = 0;  // the program's own frames around the placement (ties: nearer its top level);
+                            // kAnnotationDepth at an annotation
   bool settings = false;    // a settings candidate (no empty_cache)
   bool within_cap = true;   // empty_cache_calls <= the report's max_calls
   bool pareto = false;      // no other saves as much for less

@@ -163,6 +163,10 @@ struct PreparedTrace {
   std::optional<sim::ByteCount> derived_capacity;  // usable bytes, from recorded ooms (device_free + reserved)
   // Recorded oom entries without 'device_free': no capacity is derived from them.
   bool oom_without_device_free = false;
+  // The capacity the recorded ooms imply, when the recording itself reserves more (memory outside
+  // PyTorch's cache changed: an oom with device_free 0 and nothing reserved implies 0 bytes): it
+  // is no capacity, and derived_capacity stays empty.
+  std::optional<sim::ByteCount> contradicted_capacity;
   std::int64_t recorded_peak_reserved = 0;
   // For the what-if device models, computed once: the recording's cudaMalloc addresses by
   // size (in order) and, per allocation tag, the op at which its deferred free completed.
