@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "reservoir/replay/capture_facts.h"
 #include "reservoir/traces/writer.h"
@@ -24,9 +25,16 @@ bool sameFile(const std::string& x, const std::string& y) {
 
 }  // namespace
 
-Status checkExportTargets(const std::string& trace, const std::vector<std::pair<std::string, std::string>>& outputs) {
+Status checkExportTargets(const std::string& trace, const std::vector<std::pair<std::string, std::string>>& outputs,
+                          const std::string& capture_json) {
   const std::string json = captureJsonPath(trace);
   for (const auto& [label, path] : outputs) {
+    if (path.find('\0') != std::string::npos)
+      return Status::usage(
+          fmt::format("{} contains a NUL byte, which no file name can hold: give another path", label));
+    if (sameFile(path, capture_json))
+      return Status::usage(
+          fmt::format("{} {} is the capture JSON the trace was read with: write to another file", label, path));
     if (sameFile(path, trace))
       return Status::usage(fmt::format("{} {} is the trace being read: write to another file", label, path));
     if (sameFile(path, json))
@@ -42,26 +50,39 @@ Status checkExportTargets(const std::string& trace, const std::vector<std::pair<
 }
 
 Expected<ExportCounts> writeEditedRun(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits,
-                                      const WhatIfOptions& options, const std::string& out, const std::string& csv) {
+                                      const WhatIfOptions& options, const std::string& out, const std::string& csv,
+                                      const std::atomic<bool>* cancel) {
+  const auto cancelled = [cancel] { return cancel && cancel->load(); };
   ExportCounts counts;
   const auto chosen = chooseEditedRun(prepared, options);
   if (!chosen) return chosen.status();
   RunSettings s = chosen->edited();
   s.address_model = options.address_model;
+  s.cancel = cancel;
+  std::optional<traces::Snapshot> snap;
   if (!out.empty()) {
-    auto snap = exportRun(prepared, edits, s);
-    if (!snap) return snap.status();
-    if (Status st = traces::writeSnapshotFile(*snap, out); !st.ok()) return Status::error(out + ": " + st.message());
+    auto run = exportRun(prepared, edits, s);
+    if (!run) return run.status();
+    snap = std::move(*run);
     counts.events = snap->devices[prepared.device_index].events.size();
     counts.segments = snap->segments.size();
   }
-  if (!csv.empty()) {
+  std::string timeline;
+  if (!csv.empty() && !cancelled()) {
     RunSettings t = s;
     t.keep_timeline = true;
     const auto run = replayProgram(prepared, edits, t);
-    if (Status st = traces::writeOutputFile(csv, timelineCsv(prepared, run)); !st.ok()) return st;
+    timeline = timelineCsv(prepared, run);
     counts.rows = run.timeline.size();
   }
+  if (cancelled()) return Status::error("cancelled: nothing written");
+  if (snap) {
+    traces::WriteOptions w;
+    w.cancel = cancel;
+    if (Status st = traces::writeSnapshotFile(*snap, out, w); !st.ok()) return Status::error(out + ": " + st.message());
+  }
+  if (!csv.empty())
+    if (Status st = traces::writeOutputFile(csv, timeline); !st.ok()) return st;
   return counts;
 }
 

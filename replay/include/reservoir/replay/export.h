@@ -2,6 +2,7 @@
 // PyTorch's memory_viz opens, and CSV timelines.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,7 +27,11 @@ std::string timelineCsv(const PreparedTrace& prepared, const RunResult& run);
 // data without a word, and is a usage error naming the label ("--csv X is the trace being read").
 // Paths are compared as the files they name (links followed, "./" and ".." resolved), whether they
 // exist yet or not; a device (/dev/null) may take several outputs.
-Status checkExportTargets(const std::string& trace, const std::vector<std::pair<std::string, std::string>>& outputs);
+// `capture_json`, when given, is a capture JSON the trace was read with from elsewhere (a snapshot
+// loaded from memory with its capture facts): it is refused as the one beside the trace is. A
+// path with a NUL byte names no file (the system would cut it there) and is refused too.
+Status checkExportTargets(const std::string& trace, const std::vector<std::pair<std::string, std::string>>& outputs,
+                          const std::string& capture_json = {});
 
 // What writeEditedRun wrote.
 struct ExportCounts {
@@ -37,7 +42,10 @@ struct ExportCounts {
 // The edited run (`options`' device and address model; `edits` resolved on `prepared`, which
 // was prepared in editedRunEnvironment(env, options)) written as a snapshot to `out` and/or as
 // a CSV timeline to `csv` (an empty path: not written). Every front end's export.
+// Both outputs are made in memory before either is written; `cancel`, once set, stops the work
+// at the next stage or frame and leaves no output written (an error saying it was cancelled).
 Expected<ExportCounts> writeEditedRun(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits,
-                                      const WhatIfOptions& options, const std::string& out, const std::string& csv);
+                                      const WhatIfOptions& options, const std::string& out, const std::string& csv,
+                                      const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace reservoir::replay
