@@ -5,16 +5,29 @@
     r = trace.whatif(cleanup=["after:state_dict_loader.py:load"])
     r["whatif"]["peak_reserved"]      # bytes
 
-The API (reservoir.api, docs/python.md) loads the compiled part on first use; `reservoir.capture`
-(the capture kit, pure Python, docs/capture.md) imports torch only when it is used. Importing
-this package needs neither.
+The same commands as the command line, with the same answers (each result is the dict of the
+command's ``--json``, every key in docs/json.md): load, check, whatif, sweep, gate, scale, and
+Trace's methods (info, check, whatif, sweep, gate, export). `python3 -m reservoir` is the command
+line itself. `reservoir.capture` (the capture kit, docs/capture.md) records a snapshot and its
+sidecar; `reservoir.pytest_plugin` gates a test's memory (docs/ci.md).
+
+Importing this package needs neither torch nor the compiled part: the API (reservoir.api,
+docs/python.md) loads reservoir._core on first use; the capture kit imports torch only when a
+capture starts.
 """
+
+from __future__ import annotations
 
 import importlib
 
-__all__ = ["load", "whatif", "gate", "Trace", "TraceError", "GateFailed", "capture"]
+from ._errors import GateFailed, GateUndecided, NothingToReplay, TraceError, TraceFileNotFoundError
 
-_API = frozenset(["load", "whatif", "gate", "Trace", "TraceError", "GateFailed"])
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "load", "check", "whatif", "sweep", "gate", "scale", "Trace", "TraceError",
+           "TraceFileNotFoundError", "NothingToReplay", "GateFailed", "GateUndecided", "capture"]
+
+_API = frozenset(["load", "check", "whatif", "sweep", "gate", "scale", "Trace"])
 
 
 def __getattr__(name):
@@ -26,4 +39,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(list(globals()) + __all__)
+    return sorted(set(globals()) | set(__all__))

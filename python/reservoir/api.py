@@ -1,215 +1,479 @@
-"""Reservoir's Python API: the replay library (reservoir._core), the same calls as the command line.
+"""Reservoir's Python API: the replay library (reservoir._core), the same commands as the command line.
 
-Every result is a dict with the keys of the command line's ``--json`` (docs/json.md, docs/python.md).
-Sizes are given as PyTorch prints them ("60GiB", "512MiB") or as ints (bytes); points as on the
-command line ("after:state_dict_loader.py:load", "event:120", "annotation:step:end").
-Long calls release the GIL, stop on Ctrl-C (KeyboardInterrupt) and take ``progress``: a callable
-``progress(done, total)`` called on the calling thread (raise from it to stop the work).
+Every result is a dict with the keys of the command line's ``--json`` (docs/json.md lists every key).
+Sizes are ints (bytes) or texts: "60GiB" (2^30 bytes each) or "80GB" (10^9 bytes each), as PyTorch
+and Hugging Face Accelerate write them. Points are the command line's: "after:FILE:NAME",
+"before:NAME", "after:train.py:212", "...#k" (the k-th run), "annotation:NAME:start|end",
+"event:N", "time:US". Edits are keyword-only. Long calls release the GIL, stop on Ctrl-C
+(KeyboardInterrupt) and take ``progress``: a callable ``progress(done, total)`` called on the
+calling thread (raise from it to stop the work).
 """
 
+from __future__ import annotations
+
+import io
 import json
 import os
 import pickle
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
-from . import _core
+from . import _args, _core
+from ._errors import GateFailed, GateUndecided, NothingToReplay, TraceError, TraceFileNotFoundError
+from ._snapshot_dict import plain_snapshot
 
-__all__ = ["load", "whatif", "gate", "Trace", "TraceError", "GateFailed"]
+if TYPE_CHECKING:
+    from .results import (CheckReport, ExportResult, GateVerdict, InfoReport, ScaleTarget, SweepReport,
+                          WhatIfReport)
 
-#: Unreadable or invalid input: the message says what is wrong in plain words first, then names the
-#: file, the byte offset and what was expected; .headline, .path and .offset hold those parts.
-TraceError = _core.TraceError
+__all__ = ["load", "check", "whatif", "sweep", "gate", "scale", "Trace", "TraceError", "TraceFileNotFoundError",
+           "NothingToReplay", "GateFailed", "GateUndecided"]
 
+Progress = Optional[Callable[[int, int], Any]]
+Device = Any  # int, "cuda:N", a torch.device (.type "cuda", .index), or None
+Source = Union["Trace", str, "os.PathLike[str]", bytes, bytearray, memoryview, Dict[str, Any]]
+Traces = Union[Source, Iterable[Source]]
+Points = Union[str, Sequence[str], None]  # one point (or "SELECTOR@POINT", "BYTES@POINT") or several
+SizeArg = Union[int, str, None]  # bytes, or "80GiB" (2^30 bytes each), "80GB" (10^9 bytes each)
+PathArg = Union[str, "os.PathLike[str]"]
 
-class GateFailed(AssertionError):
-    """A gate condition failed (or could not be judged: ``undecided``); ``str(e)`` is the one-line reason."""
+_EDIT_HELP = """
+    Edits (keyword-only; each list keyword also takes one str):
+        cleanup: points where torch.cuda.empty_cache() is inserted.
+        release: "SELECTOR@POINT": free there the live tensors allocated under SELECTOR (a frame,
+            "file.py:name").
+        probe: points to report reserved / allocated / active memory at (r["whatif"]["probes"]).
+        demand: "BYTES@POINT": another process needs BYTES there (does it fit?).
+        reset_peaks: points where the program called torch.cuda.reset_peak_memory_stats().
+        set: allocator settings for the edited run (PYTORCH_CUDA_ALLOC_CONF syntax).
+        capacity: the edited run's device memory ("80GiB", "80GB" or bytes; default: derived from
+            recorded out-of-memory events, else unlimited).
+        overhead: memory outside PyTorch's cache (CUDA context, NCCL), taken off the capacity.
+        fraction: the memory fraction (set_per_process_memory_fraction), 0..1.
+        address_model: "recorded" (default) or "driver".
 
-    def __init__(self, reason, result, undecided=False):
-        super().__init__(reason)
-        self.reason = reason
-        self.result = result  # the gate's dict (the command line's gate --json)
-        self.undecided = undecided
-
-
-def _size(value, name):
-    if value is None:
-        return ""
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise TypeError(f"{name}: expected a size such as '60GiB' or an int of bytes, not {type(value).__name__}")
-    if isinstance(value, int) and value < 0:
-        raise ValueError(f"{name}: {value} is negative")
-    return str(value)
-
-
-def _texts(value, name):
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    texts = list(value)
-    for t in texts:
-        if not isinstance(t, str):
-            raise TypeError(f"{name}: expected strings, got {type(t).__name__}")
-    return texts
-
-
-def _edited_run(set=None, capacity=None, overhead=None, fraction=None):
-    d = _core.EditedRunText()
-    d.set = set or ""
-    d.capacity = _size(capacity, "capacity")
-    d.overhead = _size(overhead, "overhead")
-    d.fraction = None if fraction is None else float(fraction)
-    return d
+    Points: "after:FILE:NAME" / "before:NAME" (a call of that function; FILE may be left out),
+    "after:train.py:212" (a line), "NAME#k" (its k-th run), "annotation:NAME:start|end"
+    (record_function ranges), "event:N" (after trace event N), "time:US".
+"""
 
 
 def _whatif_text(cleanup=None, release=None, probe=None, demand=None, reset_peaks=None, set=None, capacity=None,
                  overhead=None, fraction=None, address_model="recorded"):
     t = _core.WhatIfText()
-    t.cleanup = _texts(cleanup, "cleanup")
-    t.release = _texts(release, "release")
-    t.probe = _texts(probe, "probe")
-    t.demand = _texts(demand, "demand")
-    t.reset_peaks = _texts(reset_peaks, "reset_peaks")
+    t.cleanup = _args.texts(cleanup, "cleanup")
+    t.release = _args.texts(release, "release")
+    t.probe = _args.texts(probe, "probe")
+    t.demand = _args.texts(demand, "demand")
+    t.reset_peaks = _args.texts(reset_peaks, "reset_peaks")
     t.device = _edited_run(set, capacity, overhead, fraction)
-    t.address_model = address_model
+    t.address_model = _args.choice(address_model, "address_model", ("recorded", "driver"))
     return t
 
 
+def _edited_run(set=None, capacity=None, overhead=None, fraction=None):
+    d = _core.EditedRunText()
+    d.set = "" if set is None else _args.text(set, "set")
+    d.capacity = _args.size(capacity, "capacity")
+    d.overhead = _args.size(overhead, "overhead")
+    d.fraction = _args.fraction(fraction)
+    return d
+
+
+def _is_trace(obj: Any) -> bool:
+    """A Trace, also one made before an importlib.reload of this module (its class is the old one)."""
+    return isinstance(getattr(obj, "_t", None), _core.Trace) and hasattr(obj, "_source")
+
+
 class Trace:
-    """One device of a loaded snapshot (``reservoir.load``); cheap to keep, immutable."""
+    """One device of a loaded snapshot (``reservoir.load``): immutable, cheap to keep, safe to use
+    from several threads at once, and picklable (by its path and device, or by its bytes), so
+    ``multiprocessing.Pool.map`` over ranks works."""
 
-    __slots__ = ("_t",)
+    __slots__ = ("_t", "_source")
 
-    def __init__(self, core_trace):
+    def __init__(self, core_trace, source: Tuple[Any, ...]) -> None:
         self._t = core_trace
+        self._source = source
 
     @property
-    def path(self):
+    def path(self) -> str:
         """The file, or the name given to a snapshot loaded from memory."""
         return self._t.path
 
     @property
-    def device(self):
+    def device(self) -> Optional[int]:
         """The CUDA device number replayed (asked for at load, else the one with the most events)."""
         return self._t.device
 
     @property
-    def events(self):
+    def events(self) -> int:
         """The number of trace events of that device."""
         return self._t.events
 
-    def __repr__(self):
+    @property
+    def capture_json(self) -> Optional[str]:
+        """The capture JSON (X.json) read with the snapshot, or None."""
+        return self._t.capture_json
+
+    @property
+    def has_history(self) -> bool:
+        """False for a snapshot recorded without allocation history (replays raise NothingToReplay)."""
+        return self._t.nothing_to_replay is None
+
+    def __repr__(self) -> str:
         return f"<reservoir.Trace {self.path!r} device {self.device}, {self.events} events>"
 
-    def info(self, progress=None):
-        """`reservoir info --json`: events, peaks, final state (of the device asked for at load, else of every one)."""
+    def __reduce__(self):
+        return (_restore_trace, (self._source,))
+
+    def info(self, *, progress: Progress = None) -> "InfoReport":
+        """`reservoir info --json`: events by action, time span, peaks (with event and stack), final
+        state, settings, anomalies; of the device asked for at load, else of every device.
+
+        Keys: "trace", "file_bytes", "compression", "pickle_protocol", "devices" (each: "device",
+        "events", "actions", "peak_reserved", "peak_allocated", ...), "anomalies" (docs/json.md).
+        """
         return json.loads(self._t.info_json(progress))
 
-    def check(self, reset_peaks=None, fraction=None, capacity=None, expensive=False, progress=None):
+    def check(self, *, reset_peaks: Points = None, fraction: Optional[float] = None, capacity: SizeArg = None,
+              expensive: bool = False, progress: Progress = None) -> "CheckReport":
         """`reservoir check --json`: the model against the recording, event by event (``r["exact"]``).
 
         reset_peaks: points where the program called torch.cuda.reset_peak_memory_stats();
-        fraction, capacity: the recorded device's, when the capture's facts are missing or wrong.
+        fraction, capacity: the recorded device's, when the capture's facts are missing or wrong;
+        expensive=True validates the whole allocator state after every operation (slow).
+        Keys: "exact", "events_compared", "first_divergence", "layout_mismatches",
+        "stats_mismatches", "notes", ... (docs/json.md). Raises NothingToReplay without history.
         """
-        return json.loads(
-            self._t.check_json(_texts(reset_peaks, "reset_peaks"), None if fraction is None else float(fraction),
-                               _size(capacity, "capacity"), bool(expensive), progress))
+        return cast("CheckReport", check(self, reset_peaks=reset_peaks, fraction=fraction, capacity=capacity,
+                                         expensive=expensive, progress=progress))
 
-    def whatif(self, cleanup=None, release=None, set=None, capacity=None, overhead=None, fraction=None, demand=None,
-               probe=None, reset_peaks=None, address_model="recorded", progress=None):
-        """`reservoir whatif --json`: the recorded run and the edited one (``r["baseline"]``, ``r["whatif"]``).
+    def whatif(self, *, cleanup: Points = None, release: Points = None, probe: Points = None, demand: Points = None,
+               reset_peaks: Points = None, set: Optional[str] = None, capacity: SizeArg = None,
+               overhead: SizeArg = None, fraction: Optional[float] = None, address_model: str = "recorded",
+               progress: Progress = None) -> "WhatIfReport":
+        """`reservoir whatif --json`: the recorded run and the edited one, replayed through the model.
 
-        cleanup: points for torch.cuda.empty_cache(); release: "SELECTOR@POINT" (free what was
-        allocated under SELECTOR at POINT); probe: points to report memory at; demand:
-        "BYTES@POINT" another process needs; reset_peaks: points; set: allocator settings
-        (PYTORCH_CUDA_ALLOC_CONF syntax); capacity, overhead: sizes; fraction: 0..1.
+        Returns a dict: "baseline" and "whatif" (each: "peak_reserved", "peak_allocated",
+        "final_reserved", "probes" {POINT: {"reserved", "allocated", "active"}}, "demands", "oom",
+        "at_peak" (what pins the cache), ...), "saving" (baseline minus edited peak reserved),
+        "recorded_peak_reserved", "baseline_matches_recording", "capacity", "capacity_source",
+        "settings", "edits", "notes" (docs/json.md lists every key).
         """
-        return whatif([self], cleanup=cleanup, release=release, set=set, capacity=capacity, overhead=overhead,
-                      fraction=fraction, demand=demand, probe=probe, reset_peaks=reset_peaks,
-                      address_model=address_model, progress=progress)
+        return cast("WhatIfReport", whatif(self, cleanup=cleanup, release=release, probe=probe, demand=demand,
+                                           reset_peaks=reset_peaks, set=set, capacity=capacity, overhead=overhead,
+                                           fraction=fraction, address_model=address_model, progress=progress))
 
-    def sweep(self, minimize="peak", top=10, jobs=None, max_candidates=100, settings=True, set=None, capacity=None,
-              overhead=None, fraction=None, max_calls=None, steps=None, progress=None):
+    def sweep(self, *, minimize: str = "peak", top: int = 10, jobs: Optional[int] = None, max_candidates: int = 100,
+              settings: bool = True, set: Optional[str] = None, capacity: SizeArg = None, overhead: SizeArg = None,
+              fraction: Optional[float] = None, max_calls: Optional[int] = None, steps: Optional[int] = None,
+              progress: Progress = None) -> "SweepReport":
         """`reservoir sweep --json`: candidate cleanups (and settings), best first (``r["candidates"]``).
+        See reservoir.sweep."""
+        return sweep(self, minimize=minimize, top=top, jobs=jobs, max_candidates=max_candidates, settings=settings,
+                     set=set, capacity=capacity, overhead=overhead, fraction=fraction, max_calls=max_calls,
+                     steps=steps, progress=progress)
 
-        minimize: "peak", "reserved:POINT" (or a bare point) or "peak-in:ANNOTATION"; jobs: threads (None:
-        every core); settings=False: only cleanup placements; max_calls: empty_cache calls allowed in the
-        whole trace (None: one per training step where steps are known); steps: training steps in the trace.
+    def gate(self, max_peak_reserved: SizeArg = None, *, demand: Points = None, capacity: SizeArg = None,
+             fraction: Optional[float] = None, overhead: SizeArg = None, set: Optional[str] = None,
+             cleanup: Points = None, release: Points = None, probe: Points = None, reset_peaks: Points = None,
+             address_model: str = "recorded", progress: Progress = None) -> "GateVerdict":
+        """`reservoir gate` on this trace: see reservoir.gate."""
+        __tracebackhide__ = True
+        return gate(self, max_peak_reserved, demand=demand, capacity=capacity, fraction=fraction, overhead=overhead,
+                    set=set, cleanup=cleanup, release=release, probe=probe, reset_peaks=reset_peaks,
+                    address_model=address_model, progress=progress)
+
+    def export(self, path: Optional[PathArg] = None, *, csv: Optional[PathArg] = None, cleanup: Points = None,
+               release: Points = None, probe: Points = None, demand: Points = None, reset_peaks: Points = None,
+               set: Optional[str] = None, capacity: SizeArg = None, overhead: SizeArg = None,
+               fraction: Optional[float] = None, address_model: str = "recorded",
+               progress: Progress = None) -> "ExportResult":
+        """`reservoir export`: the modelled (edited) run as a snapshot at ``path`` (memory_viz opens
+        it) and/or a CSV timeline at ``csv`` ("event,time_us,allocated,reserved,active,requested").
+
+        Neither may be this trace's file or its capture JSON, nor both one file (ValueError, nothing
+        written). Ctrl-C stops it and leaves no file. Returns {"trace", "out", "csv", "events",
+        "segments", "rows"}.
         """
-        if jobs is not None and int(jobs) < 1:
-            raise ValueError(f"jobs: give at least 1 thread (or None for every core), not {jobs}")
-        if max_calls is not None and int(max_calls) < 0:
-            raise ValueError(f"max_calls: give 0 or more empty_cache calls, not {max_calls}")
-        if steps is not None and int(steps) < 1:
-            raise ValueError(f"steps: give at least 1 training step, not {steps}")
-        return json.loads(
-            self._t.sweep_json(minimize or "peak", int(top), int(max_candidates), int(jobs or 0), bool(settings),
-                               _edited_run(set, capacity, overhead, fraction),
-                               None if max_calls is None else int(max_calls), None if steps is None else int(steps),
-                               progress))
-
-    def export(self, path=None, csv=None, cleanup=None, release=None, set=None, capacity=None, overhead=None,
-               fraction=None, demand=None, probe=None, reset_peaks=None, address_model="recorded", progress=None):
-        """`reservoir export`: the modelled (edited) run as a snapshot at ``path`` (memory_viz opens it)
-        and/or a CSV timeline at ``csv``. Returns {"out", "csv", "events", "segments", "rows"}."""
         text = _whatif_text(cleanup, release, probe, demand, reset_peaks, set, capacity, overhead, fraction,
                             address_model)
-        out = "" if path is None else os.fspath(path)
-        csv_path = "" if csv is None else os.fspath(csv)
+        out = "" if path is None else _args.path(path, "path")
+        csv_path = "" if csv is None else _args.path(csv, "csv")
         return json.loads(self._t.export_json(text, out, csv_path, progress))
 
 
-def load(src, device=None, *, name=None, capture=None, capture_json=True, progress=None):
-    """Loads a snapshot: a path (.pickle, .gz, .zst), its bytes, or the dict torch.cuda.memory._snapshot() returns.
+def _add_help(fn: Callable[..., Any], text: str) -> None:
+    if fn.__doc__:  # None under python -OO
+        fn.__doc__ += text
 
-    The dict is pickled here and read by the C++ reader (which never runs pickle code); no file
-    is ever unpickled in Python. device: the CUDA device number (default: the one with the most
-    events). name: how errors and results name a snapshot from memory. capture: a capture JSON
-    (X.json) to use; capture_json=False: ignore the one beside a path. Raises TraceError.
+
+_add_help(Trace.whatif, _EDIT_HELP)
+_add_help(Trace.export, _EDIT_HELP)
+
+
+def _restore_trace(source: Tuple[Any, ...]) -> "Trace":
+    """Unpickles a Trace: loads its source again (the file by path, or the bytes)."""
+    kind = source[0]
+    if kind == "path":
+        _, path, device, capture_json, capture = source
+        return load(path, device, capture=capture, capture_json=capture_json)
+    _, data, name, device, capture = source
+    return load(data, device, name=name, capture=capture)
+
+
+def load(src: Source, device: Device = None, *, name: Optional[str] = None, capture: Optional[PathArg] = None,
+         capture_json: bool = True, progress: Progress = None) -> Trace:
+    """Loads a snapshot: a path (.pickle, .gz, .zst), its bytes, or the dict
+    torch.cuda.memory._snapshot() returns.
+
+    The dict is pickled here (OrderedDicts and int, float or str subclasses are taken as the plain
+    types) and read by the C++ reader, which never runs pickle code; no file is ever unpickled in
+    Python. device: the CUDA device (an int, "cuda:N", a torch.device; default: the one with the
+    most events). name: how errors and results name a snapshot from memory. capture: a capture
+    JSON (X.json) to use; capture_json=False: ignore the one beside a path.
+
+    Raises TraceError (TraceFileNotFoundError, also a FileNotFoundError, for a missing file),
+    TypeError / ValueError for wrong arguments.
     """
-    if isinstance(src, Trace):
-        if device is not None and device != src.device:
-            raise ValueError(f"load: {src.path} is loaded for device {src.device}; load its source again for another")
-        return src
-    capture_path = None if capture is None else os.fspath(capture)
+    dev = _args.device(device)
+    name = _args.optional_text(name, "name")
+    capture_path = _args.optional_path(capture, "capture")
+    _args.flag(capture_json, "capture_json")
+    if _is_trace(src):
+        trace = cast(Trace, src)
+        if dev is not None and dev != trace.device:
+            raise ValueError(f"load: {trace.path} is loaded for device {trace.device}; load its source again "
+                             "for another")
+        return trace
     if isinstance(src, (str, os.PathLike)):
-        return Trace(_core.load_path(os.fspath(src), device, bool(capture_json), capture_path, progress))
+        path = _args.path(src, "src")
+        core = _core.load_path(path, dev, capture_json, capture_path, progress)
+        return Trace(core, ("path", path, dev, capture_json, capture_path))
     if isinstance(src, (bytes, bytearray, memoryview)):
-        return Trace(_core.load_bytes(bytes(src), name or "<bytes>", device, capture_path, progress))
+        data = bytes(src)
+        label = name or "<bytes>"
+        return Trace(_core.load_bytes(data, label, dev, capture_path, progress), ("bytes", data, label, dev,
+                                                                                  capture_path))
     if isinstance(src, dict):
-        data = pickle.dumps(src, protocol=4)
-        return Trace(_core.load_bytes(data, name or "<snapshot>", device, capture_path, progress))
-    raise TypeError(f"load: expected a path, bytes or the dict torch.cuda.memory._snapshot() returns, "
-                    f"not {type(src).__name__}")
+        data = _pickle_snapshot(src)
+        label = name or "<snapshot>"
+        return Trace(_core.load_bytes(data, label, dev, capture_path, progress), ("bytes", data, label, dev,
+                                                                                  capture_path))
+    raise _args.type_error("src", "a path, bytes or the dict torch.cuda.memory._snapshot() returns", src)
 
 
-def _traces(traces):
-    if isinstance(traces, (Trace, str, os.PathLike, bytes, bytearray, memoryview, dict)):
-        traces = [traces]
-    return [load(t) for t in traces]
+class _NotPlain(Exception):
+    pass
 
 
-def whatif(traces, cleanup=None, release=None, set=None, capacity=None, overhead=None, fraction=None, demand=None,
-           probe=None, reset_peaks=None, address_model="recorded", progress=None):
-    """`reservoir whatif --json` over one or several traces (ranks): one trace gives its report;
-    several give {"traces": [...], "max_over_traces": {...}}. See Trace.whatif for the edits."""
-    core = [t._t for t in _traces(traces)]
+class _PlainPickler(pickle.Pickler):
+    """Pickles plain dicts, lists, tuples, strings, bytes and numbers only: anything else (an
+    OrderedDict, an int subclass, an object) would be pickled as a call the reader refuses."""
+
+    def reducer_override(self, obj: Any) -> Any:  # called only for objects of other types than those
+        raise _NotPlain
+
+
+def _pickle_snapshot(snapshot: Dict[str, Any]) -> bytes:
+    """The dict as protocol-4 pickle bytes of plain dicts, lists, strings and numbers; a dict that
+    holds other mappings or number and str subclasses is copied as the plain types first."""
+    buffer = io.BytesIO()
+    try:
+        _PlainPickler(buffer, protocol=4).dump(snapshot)  # fast: what torch returns is plain already
+        return buffer.getvalue()
+    except _NotPlain:
+        pass
+    return pickle.dumps(plain_snapshot(snapshot), protocol=4)
+
+
+def _traces(traces: Traces, device: Device = None) -> List[Trace]:
+    if _is_trace(traces) or isinstance(traces, (str, os.PathLike, bytes, bytearray, memoryview, dict)):
+        return [load(cast(Source, traces), device)]
+    if not isinstance(traces, Iterable):
+        raise _args.type_error("traces", "a Trace, a path, bytes, a snapshot dict or a list of them", traces)
+    return [load(t, device) for t in cast(Iterable[Source], traces)]
+
+
+def _core_traces(traces: Traces, device: Device) -> list:
+    loaded = _traces(traces, device)
+    if not loaded:
+        raise ValueError("traces: give at least one trace")
+    return [t._t for t in loaded]
+
+
+def check(traces: Traces, *, device: Device = None, reset_peaks: Points = None, fraction: Optional[float] = None,
+          capacity: SizeArg = None, expensive: bool = False, progress: Progress = None) -> Dict[str, Any]:
+    """`reservoir check --json` over one trace or several (ranks): one trace gives its report
+    (``r["exact"]``), several {"traces": [...], "exact": N, "not_exact": N, "unreadable": []}.
+    See Trace.check for the options. Raises NothingToReplay for a snapshot without history."""
+    core = _core_traces(traces, device)
+    return json.loads(_core.check_json(core, _args.texts(reset_peaks, "reset_peaks"), _args.fraction(fraction),
+                                       _args.size(capacity, "capacity"), _args.flag(expensive, "expensive"),
+                                       progress))
+
+
+def whatif(traces: Traces, *, device: Device = None, jobs: Optional[int] = None, cleanup: Points = None,
+           release: Points = None, probe: Points = None, demand: Points = None, reset_peaks: Points = None,
+           set: Optional[str] = None, capacity: SizeArg = None, overhead: SizeArg = None,
+           fraction: Optional[float] = None, address_model: str = "recorded",
+           progress: Progress = None) -> Dict[str, Any]:
+    """`reservoir whatif --json` over one trace or several (ranks): one trace gives its report
+    (see Trace.whatif); several give {"traces": [report, ...], "max_over_traces":
+    {"baseline_peak_reserved", "whatif_peak_reserved"}}. jobs: traces replayed at once (default:
+    every core). Raises NothingToReplay when a trace has no history."""
+    core = _core_traces(traces, device)
     text = _whatif_text(cleanup, release, probe, demand, reset_peaks, set, capacity, overhead, fraction,
                         address_model)
-    return json.loads(_core.whatif_json(core, text, progress))
+    return json.loads(_core.whatif_json(core, text, _args.count(jobs, "jobs", 1, 0, 2**32 - 1), progress))
 
 
-def gate(traces, max_peak_reserved=None, demand=None, capacity=None, fraction=None, overhead=None, set=None,
-         cleanup=None, release=None, address_model="recorded", progress=None):
-    """`reservoir gate`: raises GateFailed (an AssertionError) with the one-line reason when a
-    condition fails: the edited run's peak reserved over ``max_peak_reserved``, a ``demand``
-    ("BYTES@POINT") that does not fit, an out-of-memory under ``capacity``/``fraction``.
-    traces: Trace objects or anything load() accepts (one or several ranks: the worst decides).
-    Returns the verdict's dict (gate --json) when every condition holds."""
-    core = [t._t for t in _traces(traces)]
-    text = _whatif_text(cleanup, release, None, demand, None, set, capacity, overhead, fraction, address_model)
-    result, passed, undecided, reason, _summary = _core.gate(core, _size(max_peak_reserved, "max_peak_reserved"),
-                                                             text, progress)
-    result = json.loads(result)
-    if not passed or undecided:
-        raise GateFailed(reason, result, undecided)
+_add_help(whatif, _EDIT_HELP)
+
+
+def sweep(traces: Traces, *, device: Device = None, minimize: str = "peak", top: int = 10, jobs: Optional[int] = None,
+          max_candidates: int = 100, settings: bool = True, set: Optional[str] = None, capacity: SizeArg = None,
+          overhead: SizeArg = None, fraction: Optional[float] = None, max_calls: Optional[int] = None,
+          steps: Optional[int] = None, progress: Progress = None) -> "SweepReport":
+    """`reservoir sweep --json`: where empty_cache belongs (and which settings help), best first.
+
+    minimize: "peak", "reserved:POINT" (or a bare point) or "peak-in:ANNOTATION"; top: candidates
+    returned; jobs: threads (default: every core); max_candidates: candidates replayed;
+    settings=False: only cleanup placements; max_calls: empty_cache calls allowed in the whole trace
+    (default: one per training step where steps are known); steps: training steps in the trace;
+    set, capacity, overhead, fraction: the device every candidate runs on. Several traces (ranks):
+    each candidate is scored on its worst trace.
+
+    Each candidate has "edits" (the command line's flags), "changes" (the structured form:
+    {"kind": "cleanup", "point": P} or {"kind": "settings", "settings": S}), "kwargs" (the keywords
+    that reproduce it: ``trace.whatif(**c["kwargs"])`` gives its "peak_reserved"), "saving",
+    "peak_reserved", "empty_cache_calls", "price_seconds", "pareto", ... (docs/json.md).
+    """
+    core = _core_traces(traces, device)
+    device_text = _edited_run(set, capacity, overhead, fraction)
+    result = json.loads(_core.sweep_json(
+        core, _args.text(minimize, "minimize") or "peak", _args.count(top, "top", 0), _args.count(max_candidates,
+                                                                                               "max_candidates", 0),
+        _args.count(jobs, "jobs", 1, 0, 2**32 - 1), _args.flag(settings, "settings"), device_text,
+        _args.optional_count(max_calls, "max_calls", 0), _args.optional_count(steps, "steps", 1), progress))
+    given = {k: v for k, v in (("set", set), ("capacity", capacity), ("overhead", overhead), ("fraction", fraction))
+             if v is not None}
+    for c in result.get("candidates", []) + result.get("pareto", []):
+        c["kwargs"] = _candidate_kwargs(c, given, result.get("objective_point"))
     return result
+
+
+def _candidate_kwargs(candidate: Dict[str, Any], given: Dict[str, Any], point: Optional[str]) -> Dict[str, Any]:
+    """The whatif() keywords that reproduce a candidate: its changes on the sweep's own device."""
+    kwargs = dict(given)
+    for change in candidate.get("changes", []):
+        if change["kind"] == "cleanup":
+            kwargs.setdefault("cleanup", []).append(change["point"])
+        elif change["kind"] == "settings":
+            kwargs["set"] = change["settings"]
+    if point is not None:
+        kwargs["probe"] = [point]  # the figure a reserved:POINT objective compares
+    return kwargs
+
+
+def gate(traces: Traces, max_peak_reserved: SizeArg = None, *, device: Device = None, demand: Points = None,
+         capacity: SizeArg = None, fraction: Optional[float] = None, overhead: SizeArg = None,
+         set: Optional[str] = None, cleanup: Points = None, release: Points = None, probe: Points = None,
+         reset_peaks: Points = None, address_model: str = "recorded", progress: Progress = None) -> "GateVerdict":
+    """`reservoir gate`: for CI. Raises GateFailed (an AssertionError) with the one-line reason when
+    a condition fails: the edited run's peak reserved over ``max_peak_reserved``, a ``demand``
+    ("BYTES@POINT" another process needs) that does not fit, an out-of-memory under
+    ``capacity``/``fraction``. Raises GateUndecided (a ValueError) when a condition cannot be judged
+    (a demand without a known capacity: its message names ``capacity=``). traces: one or several
+    (ranks: the worst decides). Returns the verdict's dict (gate --json) when every condition holds.
+    """
+    __tracebackhide__ = True
+    core = _core_traces(traces, device)
+    text = _whatif_text(cleanup, release, probe, demand, reset_peaks, set, capacity, overhead, fraction,
+                        address_model)
+    budget = _args.size(max_peak_reserved, "max_peak_reserved")
+    answer, passed, undecided, reason, _summary = _core.gate(core, budget, text, progress)
+    result = json.loads(answer)
+    if undecided:
+        raise GateUndecided(reason, result, result.get("missing"))
+    if not passed:
+        raise GateFailed(reason, result)
+    return cast("GateVerdict", result)
+
+
+def scale(inputs: Sequence[Any], to: Union[str, Mapping[str, Any], Sequence[Any], None] = None, *,
+          out: Optional[PathArg] = None, measured: Optional[Source] = None, device: Device = None,
+          capture_json: bool = True, max_unexplained: int = 20, cleanup: Points = None, release: Points = None,
+          probe: Points = None, demand: Points = None, reset_peaks: Points = None, set: Optional[str] = None,
+          capacity: SizeArg = None, overhead: SizeArg = None, fraction: Optional[float] = None,
+          address_model: str = "recorded", progress: Progress = None) -> Dict[str, Any]:
+    """`reservoir scale --json`: the trace of the job at another size, from captures at a few sizes.
+
+    inputs: the captures, each a path (parameters from its capture sidecar X.json), a
+    "world=2,seq=4096:PATH" string, or a (params, path-or-Trace) pair with params a dict
+    ({"world": 2, "seq": 4096}). to: the target, a dict ({"world": 64, "seq": 16384}; a list of
+    values makes a grid) or a "world=64,seq=16384" string (value lists: "world=8,16,32").
+    out: write the predicted snapshot (one target); measured: a capture of the target to check
+    the prediction against (its error in bytes, request by request: r["check"]). Edits as whatif's.
+
+    One target gives its dict ("target", "predicted", "whatif" with edits, "capacity", "needs",
+    "model_exact", "model", and "out" / "check" when asked); a grid {"targets": [...]}.
+    """
+    if isinstance(inputs, (str, os.PathLike)) or _is_trace(inputs) or not isinstance(inputs, Iterable):
+        raise _args.type_error("inputs", "a list of captures (paths, 'NAME=V,...:PATH', or (params, trace) pairs)",
+                               inputs)
+    pairs = [_scale_input(item, i, device, capture_json) for i, item in enumerate(inputs)]
+    if not pairs:
+        raise ValueError("inputs: give at least one capture")
+    targets = _scale_targets(to)
+    text = _whatif_text(cleanup, release, probe, demand, reset_peaks, set, capacity, overhead, fraction,
+                        address_model)
+    out_path = "" if out is None else _args.path(out, "out")
+    measured_trace = None if measured is None else load(measured, device, capture_json=capture_json)._t
+    return json.loads(_core.scale_json(pairs, targets, text, out_path, measured_trace,
+                                       _args.count(max_unexplained, "max_unexplained", 0), progress))
+
+
+def _params_text(params: Any, name: str, grid: bool) -> str:
+    """{"world": 2, "seq": [4096, 8192]} as the library's "world=2,seq=4096,8192" (values checked here)."""
+    if not isinstance(params, Mapping):
+        raise _args.type_error(name, "a dict of parameter name to int", params)
+    parts = []
+    for key, value in params.items():
+        if not isinstance(key, str) or not key or any(c in key for c in "=,:"):
+            raise ValueError(f"{name}=: {_args.short(key)} is not a parameter name")
+        values = list(value) if grid and isinstance(value, (list, tuple, range)) else [value]
+        if not values:
+            raise ValueError(f"{name}=: {key} has no value")
+        for v in values:
+            if not _args._is_int(v):
+                raise _args.type_error(f"{name}[{key!r}]", "an int", v)
+        parts.append(f"{key}=" + ",".join(str(int(v)) for v in values))
+    return ",".join(parts)
+
+
+def _scale_targets(to: Any) -> List[str]:
+    if to is None:
+        raise TypeError("scale() needs to=: the target's parameters, e.g. {'world': 64} or 'world=64'")
+    if isinstance(to, str):
+        return [to]
+    if isinstance(to, Mapping):
+        return [_params_text(to, "to", True)]
+    if isinstance(to, (list, tuple)):
+        return [t if isinstance(t, str) else _params_text(t, "to", True) for t in to]
+    raise _args.type_error("to", "a dict or a 'world=64,seq=16384' string", to)
+
+
+def _scale_input(item: Any, index: int, device: Device, capture_json: bool) -> Tuple[Any, Optional[str]]:
+    name = f"inputs[{index}]"
+    params_text: Optional[str]
+    if isinstance(item, tuple) and len(item) == 2:
+        params, source = item
+        params_text = _params_text(params, name, False)
+    elif isinstance(item, (str, os.PathLike)):
+        params_text, source = _core.split_scale_input(_args.path(item, name))
+    elif _is_trace(item):
+        params_text, source = None, item
+    else:
+        raise _args.type_error(name, "a path, a 'NAME=V,...:PATH' string or a (params, trace) pair", item)
+    return (load(source, device, capture_json=capture_json)._t, params_text)

@@ -1,10 +1,12 @@
 // What reservoir._core does: each call is the library's, as the command line makes it, and
 // returns the library's JSON rendering (replay/report_json.h) as text for Python to load.
+// Messages name Python's keywords (pythonWording: "give capacity=", "reset_peaks=['event:7']").
 #pragma once
 
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -12,22 +14,36 @@
 
 #include "reservoir/replay/option_text.h"
 #include "reservoir/replay/trace.h"
+#include "reservoir/replay/wording.h"
 
 namespace reservoir::python {
 
 namespace py = pybind11;
 
-// Unreadable or invalid input: reservoir.TraceError. From the reader it keeps the plain-words
-// headline, the file and the byte offset (TraceError's .headline, .path, .offset).
+// How the library's messages name inputs and commands in Python.
+const replay::Wording& pythonWording();
+
+// Unreadable or invalid input: reservoir.TraceError (and its kinds: a file that does not exist,
+// reservoir.TraceFileNotFoundError; a snapshot without history, reservoir.NothingToReplay). From
+// the reader it keeps the plain-words headline, the file and the byte offset.
 struct TraceInputError : std::runtime_error {
+  enum class Kind : std::uint8_t { kInput, kFileNotFound, kNothingToReplay };
   using std::runtime_error::runtime_error;
+  TraceInputError(const std::string& message, Kind k, std::string file)
+      : std::runtime_error(message), kind(k), path(std::move(file)) {}
   explicit TraceInputError(const Status& status)
       : std::runtime_error(status.message()), headline(status.headline()), path(status.file()) {
     if (status.hasByteOffset()) offset = status.byteOffset();
   }
+  Kind kind = Kind::kInput;
   std::string headline;
   std::string path;
   std::optional<std::uint64_t> offset;
+};
+
+// An output that could not be written: OSError.
+struct OutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // A loaded trace and the device chosen in it.
@@ -35,8 +51,8 @@ struct LoadedTrace {
   replay::Trace trace;
   std::size_t device_index = 0;
   std::optional<std::int64_t> device_asked;  // the CUDA device asked for at load (info: else every device)
-  // A snapshot without allocation history: the library's sentence (replay::nothingToReplay),
-  // which check and whatif return instead of a report, as the command line prints it.
+  // A snapshot without allocation history: the library's sentence (replay::nothingToReplay).
+  // It loads (info works); every replay raises NothingToReplay with it.
   std::optional<std::string> nothing_to_replay;
 
   [[nodiscard]] bool hasDevice() const { return device_index < trace.snap().devices.size(); }
@@ -59,9 +75,12 @@ struct CheckText {
   replay::RecordedDeviceText device;
   bool expensive = false;
 };
-std::string checkJson(const LoadedTrace& t, const CheckText& text, const py::object& progress);
+// One trace: its report (`check --json`); several: {"traces", "exact", "not_exact", "unreadable"}.
+std::string checkJson(const std::vector<const LoadedTrace*>& traces, const CheckText& text, const py::object& progress);
 
-std::string whatifJson(const std::vector<const LoadedTrace*>& traces, const replay::WhatIfText& text,
+// One trace: its report; several: {"traces": [...], "max_over_traces": {...}}. `jobs` traces at
+// once (0: every core).
+std::string whatifJson(const std::vector<const LoadedTrace*>& traces, const replay::WhatIfText& text, unsigned jobs,
                        const py::object& progress);
 
 struct SweepText {
@@ -74,9 +93,11 @@ struct SweepText {
   std::optional<std::size_t> max_calls;  // empty_cache calls in the whole trace (default: one per step)
   std::optional<std::size_t> steps;      // training steps, where the trace does not show them
 };
-std::string sweepJson(const LoadedTrace& t, const SweepText& text, const py::object& progress);
+// One trace's sweep, or several traces' (each candidate scored on its worst trace), as `sweep --json`.
+std::string sweepJson(const std::vector<const LoadedTrace*>& traces, const SweepText& text, const py::object& progress);
 
-// Writes the edited run; returns {"out": .., "csv": .., "events": .., "segments": .., "rows": ..} as JSON.
+// Writes the edited run; returns {"trace", "out", "csv", "events", "segments", "rows"} as JSON.
+// The outputs are checked as the command line checks them (replay::checkExportTargets).
 std::string exportRun(const LoadedTrace& t, const replay::WhatIfText& text, const std::string& out,
                       const std::string& csv, const py::object& progress);
 
@@ -89,5 +110,24 @@ struct GateOutcome {
 };
 GateOutcome gate(const std::vector<const LoadedTrace*>& traces, const std::string& max_peak_reserved,
                  const replay::WhatIfText& text, const py::object& progress);
+
+// One input of a scale: a loaded capture and its parameters ("world=2,seq=4096"; none: from the
+// capture sidecar beside the trace's file).
+struct ScaleInput {
+  const LoadedTrace* trace = nullptr;
+  std::optional<std::string> params;
+};
+struct ScaleText {
+  std::vector<std::string> to;  // "world=64,seq=16384" (value lists make a grid)
+  replay::WhatIfText edits;
+  std::string out;                        // write the predicted trace here (one target)
+  const LoadedTrace* measured = nullptr;  // a capture of the target (one target)
+  std::size_t max_unexplained = 20;
+};
+// `scale --json`: one target's answer (with "out" and "check" when asked), or {"targets": [...]}.
+std::string scaleJson(const std::vector<ScaleInput>& inputs, const ScaleText& text, const py::object& progress);
+
+// "world=2,seq=4096:A.pickle" -> ("world=2,seq=4096", "A.pickle"); "A.pickle" -> (None, "A.pickle").
+std::pair<std::optional<std::string>, std::string> splitScaleInput(const std::string& spec);
 
 }  // namespace reservoir::python

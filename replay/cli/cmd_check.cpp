@@ -161,7 +161,7 @@ int printChecks(const CheckArgs& a, const std::vector<std::string>& paths, const
     if (!a.json) out << r["out"].get<std::string>();
   }
   if (a.json) {
-    nlohmann::json j{{"traces", traces}, {"exact", exact}, {"not_exact", not_exact}, {"unreadable", unreadable}};
+    nlohmann::json j = replay::checksJson(std::move(traces), exact, not_exact, std::move(unreadable));
     addMpiObject(j);
     out << j.dump(2) << "\n";
   } else {

@@ -71,7 +71,7 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return usage(err, w.message());
   w->analyze_peak = false;
-  auto gate_conditions = replay::gateConditions(a.budget, *w, "--");
+  auto gate_conditions = replay::gateConditions(a.budget, *w, cliWording());
   if (!gate_conditions) return fail(err, gate_conditions.status());
   const replay::GateConditions& conditions = *gate_conditions;
   if (!replay::hasCondition(conditions, !a.edits.device.capacity.empty() || a.edits.device.fraction.has_value())) {

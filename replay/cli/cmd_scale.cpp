@@ -14,6 +14,7 @@
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/report_text.h"
 #include "reservoir/replay/scale.h"
+#include "reservoir/replay/scale_report.h"
 #include "reservoir/traces/writer.h"
 #include "work_pool.h"
 
@@ -38,21 +39,11 @@ struct Opened {
   std::vector<scale::Input> inputs;
 };
 
-// "world=2,seq=4096:A.pickle" or "A.pickle" (parameters from the capture sidecar A.json).
-Expected<std::pair<std::optional<scale::Params>, std::string>> splitFrom(const std::string& spec) {
-  const auto colon = spec.find(':');
-  if (colon == std::string::npos || spec.substr(0, colon).find('=') == std::string::npos)
-    return std::pair<std::optional<scale::Params>, std::string>{std::nullopt, spec};
-  auto params = scale::parseParams(spec.substr(0, colon));
-  if (!params) return Status::error("--from " + spec + ": " + params.message());
-  return std::pair<std::optional<scale::Params>, std::string>{std::move(*params), spec.substr(colon + 1)};
-}
-
 Expected<Opened> openInputs(const ScaleArgs& a, std::ostream& err) {
   Opened o;
   for (const auto& spec : a.from) {
-    auto split = splitFrom(spec);
-    if (!split) return split.status();
+    auto split = scale::splitInputSpec(spec);
+    if (!split) return Status::error("--from " + spec + ": " + split.message());
     if (!split->first && a.env.no_capture_json)
       return Status::error("--from " + spec +
                            ": no parameters, and --no-capture-json keeps them from being read from "
@@ -71,72 +62,12 @@ Expected<Opened> openInputs(const ScaleArgs& a, std::ostream& err) {
 }
 
 Expected<std::vector<scale::Params>> targetsOf(const ScaleArgs& a) {
-  std::vector<scale::Params> targets;
-  for (const auto& t : a.to) {
-    auto grid = scale::parseGrid(t);
-    if (!grid) return Status::error("--to " + t + ": " + grid.message());
-    targets.insert(targets.end(), grid->begin(), grid->end());
-  }
+  auto targets = scale::parseTargets(a.to);
+  if (!targets) return targets.status().prefixed("--to ");
   return targets;
 }
 
-nlohmann::json modelJson(const scale::Scaler& s, const scale::ScaleModel& m, std::size_t max_unexplained) {
-  nlohmann::json j;
-  const auto& tin = s.inputs()[m.template_input];
-  j["template"] = tin.name;
-  j["requests"] = m.requests.size();
-  j["matched_in_every_input"] = m.matched_everywhere;
-  j["laws"] = m.laws;
-  j["inexact_at_target"] = m.inexact;
-  j["inputs"] = nlohmann::json::array();
-  for (std::size_t i = 0; i < s.inputs().size(); ++i)
-    j["inputs"].push_back({{"trace", s.inputs()[i].name},
-                           {"params", s.inputs()[i].params},
-                           {"requests", s.keys(i).size()},
-                           {"not_in_template", m.unmatched_per_input[i]}});
-  j["unexplained"] = nlohmann::json::array();
-  for (const auto& f : m.requests) {
-    if (f.law.kind != scale::LawKind::kUnexplained) continue;
-    if (j["unexplained"].size() >= max_unexplained) break;
-    j["unexplained"].push_back({{"op", f.op},
-                                {"sizes", f.sizes},
-                                {"kept", f.predicted},
-                                {"stack", replay::describeStack(*tin.snapshot, f.stack, 6)}});
-  }
-  j["notes"] = m.notes;
-  return j;
-}
-
-struct TargetResult {
-  scale::Params asked;  // as --to gave it
-  scale::ScaleModel model;
-  scale::ScaledTrace trace;
-  replay::WhatIfReport report;                    // on the given device (capacity, overhead)
-  std::optional<replay::WhatIfReport> unlimited;  // with a capacity: the same runs without one (what it needs)
-};
-
-Expected<TargetResult> runTarget(const scale::Scaler& s, const scale::Params& target, const replay::WhatIfOptions& w) {
-  TargetResult r;
-  r.asked = target;
-  auto model = s.fit(target);
-  if (!model) return model.status();
-  r.model = std::move(*model);
-  auto trace = s.synthesize(r.model);
-  if (!trace) return trace.status();
-  r.trace = std::move(*trace);
-  auto rep = replay::runWhatIf(r.trace.snapshot, r.trace.device_index, r.trace.env, w);
-  if (!rep) return Status::error("replaying the predicted trace: " + rep.message());
-  r.report = std::move(*rep);
-  if (r.report.capacity) {
-    replay::WhatIfOptions free = w;
-    free.capacity.reset();
-    free.overhead = 0;
-    auto un = replay::runWhatIf(r.trace.snapshot, r.trace.device_index, r.trace.env, free);
-    if (!un) return Status::error("replaying the predicted trace: " + un.message());
-    r.unlimited = std::move(*un);
-  }
-  return r;
-}
+using scale::TargetResult;
 
 // --measured: the prediction against a capture of the target, peaks and request by request.
 Expected<nlohmann::json> checkJson(const scale::Scaler& s, const TargetResult& r, const ScaleArgs& a,
@@ -144,28 +75,7 @@ Expected<nlohmann::json> checkJson(const scale::Scaler& s, const TargetResult& r
   auto opened = openTrace(a.measured, a.device, a.env, err);
   if (!opened) return opened.status();
   const scale::Input in{opened->trace.snapshot, opened->device, opened->env, {}, a.measured};
-  auto cmp = s.compare(r.model, in);
-  if (!cmp) return cmp.status();
-  auto rep = replay::runWhatIf(opened->trace.snapshot, opened->device, opened->env, {});
-  if (!rep) return Status::error(a.measured + ": " + rep.message());
-  nlohmann::json j;
-  j["trace"] = a.measured;
-  j["measured"] = {{"peak_reserved", rep->baseline.peak_reserved.bytes},
-                   {"peak_allocated", rep->baseline.peak_allocated.bytes}};
-  j["error_peak_reserved"] = r.report.baseline.peak_reserved.bytes - rep->baseline.peak_reserved.bytes;
-  j["error_peak_allocated"] = r.report.baseline.peak_allocated.bytes - rep->baseline.peak_allocated.bytes;
-  j["requests_compared"] = cmp->compared;
-  j["requests_equal"] = cmp->equal;
-  j["only_predicted"] = cmp->only_predicted;
-  j["only_measured"] = cmp->only_measured;
-  j["misses"] = nlohmann::json::array();
-  for (const auto& m : cmp->misses)
-    j["misses"].push_back({{"where", m.where},
-                           {"law", m.law},
-                           {"count", m.count},
-                           {"bytes", m.bytes},
-                           {"example", {{"predicted", m.example_predicted}, {"measured", m.example_measured}}}});
-  return j;
+  return scale::measuredJson(s, r, in);
 }
 
 void printCheck(std::ostream& out, const nlohmann::json& c) {
@@ -210,28 +120,11 @@ void printGridRow(std::ostream& out, const TargetResult& r, bool edits, bool cap
 }
 
 // One target's row of --json.
-nlohmann::json rowJson(const scale::Scaler& s, const TargetResult& r, const ScaleArgs& a, bool edits,
-                       bool capacity_known) {
-  nlohmann::json j;
-  j["target"] = r.model.target;
-  j["predicted"] = replay::runJson(*r.trace.snapshot, r.report.baseline);
-  j["predicted"]["fits"] = capacity_known ? nlohmann::json(!r.report.baseline.oom) : nlohmann::json(nullptr);
-  if (edits) {
-    j["whatif"] = replay::runJson(*r.trace.snapshot, r.report.whatif);
-    j["whatif"]["fits"] = capacity_known ? nlohmann::json(!r.report.whatif.oom) : nlohmann::json(nullptr);
-  }
-  j["capacity"] = r.report.capacity ? nlohmann::json(*r.report.capacity) : nlohmann::json(nullptr);
-  if (r.unlimited) {  // what the target needs, whatever the capacity
-    j["needs"] = {{"peak_reserved", r.unlimited->baseline.peak_reserved.bytes},
-                  {"peak_allocated", r.unlimited->baseline.peak_allocated.bytes}};
-    if (edits) j["needs"]["whatif_peak_reserved"] = r.unlimited->whatif.peak_reserved.bytes;
-  }
-  j["model_exact"] = r.report.conformance.exact();
-  j["model"] = modelJson(s, r.model, a.max_unexplained);
-  return j;
+nlohmann::json rowJson(const scale::Scaler& s, const TargetResult& r, const ScaleArgs& a, bool edits) {
+  return scale::targetJson(s, r, edits, a.max_unexplained);
 }
 
-bool hasEdits(const replay::WhatIfOptions& w) { return !w.edits.empty() || w.settings || w.fraction; }
+bool hasEdits(const replay::WhatIfOptions& w) { return scale::hasEdits(w); }
 
 // The inputs and their scaler, made once per process and only by a process that runs a target.
 struct GridInputs {
@@ -257,10 +150,10 @@ std::string gridItem(const ScaleArgs& a, const replay::WhatIfOptions& w, GridInp
     }
   }
   if (!in.status.ok()) return itemError(in.status);
-  auto r = runTarget(*in.scaler, target, w);
+  auto r = scale::runTarget(*in.scaler, target, w);
   if (!r) return itemError(fmt::format("--to {}: {}", scale::paramsText(target), r.message()));
   const bool capacity_known = r->report.capacity.has_value();
-  if (a.json) return nlohmann::json{{"json", rowJson(*in.scaler, *r, a, hasEdits(w), capacity_known)}}.dump();
+  if (a.json) return nlohmann::json{{"json", rowJson(*in.scaler, *r, a, hasEdits(w))}}.dump();
   std::ostringstream row, model;
   printGridRow(row, *r, hasEdits(w), capacity_known);
   printModel(model, *in.scaler, r->model);
@@ -336,7 +229,7 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
   auto scaler = scale::Scaler::create(opened->inputs);
   if (!scaler) return fail(err, scaler.status());
   const bool edits = hasEdits(*w);
-  auto result = runTarget(*scaler, targets->front(), *w);
+  auto result = scale::runTarget(*scaler, targets->front(), *w);
   if (!result) return fail(err, fmt::format("--to {}: {}", scale::paramsText(targets->front()), result.message()));
   const TargetResult& r = *result;
   if (!a.out_path.empty()) {
@@ -351,7 +244,7 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
     check = std::move(*c);
   }
   if (a.json) {
-    nlohmann::json j = rowJson(*scaler, r, a, edits, capacity_known);
+    nlohmann::json j = rowJson(*scaler, r, a, edits);
     if (!a.out_path.empty()) j["out"] = a.out_path;
     if (check) j["check"] = *check;
     out << j.dump(2) << "\n";

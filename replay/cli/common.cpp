@@ -12,6 +12,30 @@
 
 namespace reservoir::cli {
 
+namespace {
+
+std::string flagOf(replay::Input input) {
+  std::string name(replay::inputName(input));
+  for (char& c : name)
+    if (c == '_') c = '-';
+  return "--" + name;
+}
+
+std::string flagWithValue(replay::Input input, std::string_view value) {
+  return flagOf(input) + " " + std::string(value);
+}
+
+std::string commandLine(replay::Command command) {
+  return command == replay::Command::kInfo ? "'reservoir info'" : "'reservoir check'";
+}
+
+}  // namespace
+
+const replay::Wording& cliWording() {
+  static const replay::Wording wording{&flagOf, &flagOf, &flagWithValue, &commandLine};
+  return wording;
+}
+
 CLI::Validator fractionCheck() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -61,14 +85,14 @@ Expected<replay::Trace> loadTrace(const std::string& path, std::ostream& err, bo
 }
 
 Expected<replay::ReplayEnvironment> makeEnvironment(const EnvOptions& opts, const replay::Trace& trace) {
-  return replay::replayEnvironment(trace, {opts.fraction, opts.capacity, opts.settings}, "--");
+  return replay::replayEnvironment(trace, {opts.fraction, opts.capacity, opts.settings}, cliWording());
 }
 
 Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_t> device, const EnvOptions& opts,
                               std::ostream& err) {
   auto trace = loadTrace(path, err, !opts.no_capture_json);
   if (!trace) return trace.status();
-  if (auto none = replay::nothingToReplay(trace->snap()); none && !device) {
+  if (auto none = replay::nothingToReplay(trace->snap(), std::nullopt, cliWording()); none && !device) {
     OpenTrace empty{std::move(*trace), 0, {}, std::nullopt};
     empty.nothing_to_replay = path + ": " + *none;
     return empty;
@@ -78,7 +102,8 @@ Expected<OpenTrace> openTrace(const std::string& path, std::optional<std::int64_
   auto env = makeEnvironment(opts, *trace);
   if (!env) return env.status();
   OpenTrace opened{std::move(*trace), *dev, std::move(*env), std::nullopt};
-  if (auto none = replay::nothingToReplay(opened.trace.snap(), *dev)) opened.nothing_to_replay = path + ": " + *none;
+  if (auto none = replay::nothingToReplay(opened.trace.snap(), *dev, cliWording()))
+    opened.nothing_to_replay = path + ": " + *none;
   return opened;
 }
 

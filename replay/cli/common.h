@@ -12,9 +12,14 @@
 #include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/conformance.h"
 #include "reservoir/replay/trace.h"
+#include "reservoir/replay/wording.h"
 #include "reservoir/traces/snapshot.h"
 
 namespace reservoir::cli {
+
+// How the library's messages name inputs and commands on the command line: "--capacity",
+// "--reset-peaks event:7", "'reservoir check'".
+const replay::Wording& cliWording();
 
 // --fraction's check: a number in [0, 1] (CLI::Range lets nan through).
 CLI::Validator fractionCheck();

@@ -16,7 +16,7 @@ void addEditedRunFlags(CLI::App* app, EditedRunFlags* f) {
 }
 
 Expected<replay::EditedRunOptions> makeEditedRunOptions(const EditedRunFlags& f) {
-  return replay::parseEditedRunOptions(f, "--");
+  return replay::parseEditedRunOptions(f, cliWording());
 }
 
 void addEditOptions(CLI::App* app, EditOptions* o) {
@@ -30,6 +30,8 @@ void addEditOptions(CLI::App* app, EditOptions* o) {
       ->check(CLI::IsMember({"recorded", "driver"}));
 }
 
-Expected<replay::WhatIfOptions> makeWhatIfOptions(const EditOptions& o) { return replay::parseWhatIfOptions(o, "--"); }
+Expected<replay::WhatIfOptions> makeWhatIfOptions(const EditOptions& o) {
+  return replay::parseWhatIfOptions(o, cliWording());
+}
 
 }  // namespace reservoir::cli

@@ -26,44 +26,74 @@ std::string formatSizeExact(ByteCount bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
-std::optional<ByteCount> parseSize(std::string_view text) {
+namespace {
+
+struct SizeText {
+  std::string number, unit;  // "1.5", "gib" (lower case; spaces dropped)
+};
+
+SizeText splitSize(std::string_view text) {
   std::string s;
   for (char c : text)
     if (!std::isspace(static_cast<unsigned char>(c))) s += c;
-  if (s.empty()) return std::nullopt;
   std::size_t i = 0;
   while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-  if (i == 0) return std::nullopt;
-  const std::string number = s.substr(0, i);
-  std::string unit = s.substr(i);
-  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  double mult = 1;
-  if (unit.empty() || unit == "b" || unit == "bytes")
-    mult = 1;
-  else if (unit == "k" || unit == "kb" || unit == "kib")
-    mult = 1024.0;
-  else if (unit == "m" || unit == "mb" || unit == "mib")
-    mult = 1024.0 * 1024;
-  else if (unit == "g" || unit == "gb" || unit == "gib")
-    mult = 1024.0 * 1024 * 1024;
-  else if (unit == "t" || unit == "tb" || unit == "tib")
-    mult = 1024.0 * 1024 * 1024 * 1024;
-  else
-    return std::nullopt;
-  if (number.find('.') == std::string::npos) {
+  SizeText t{s.substr(0, i), s.substr(i)};
+  for (char& c : t.unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return t;
+}
+
+// The unit's bytes (1 for bytes; 0: not a unit; nullopt: a bare k/m/g/t, ambiguous).
+std::optional<ByteCount> unitBytes(const std::string& unit) {
+  if (unit.empty() || unit == "b" || unit == "bytes") return 1;
+  static constexpr const char* kPrefixes = "kmgt";
+  for (int p = 0; p < 4; ++p) {
+    const std::string letter(1, kPrefixes[p]);
+    ByteCount binary = 1, decimal = 1;
+    for (int k = 0; k <= p; ++k) {
+      binary *= 1024;
+      decimal *= 1000;
+    }
+    if (unit == letter + "ib") return binary;
+    if (unit == letter + "b") return decimal;
+    if (unit == letter) return std::nullopt;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<ByteCount> parseSize(std::string_view text) {
+  const SizeText t = splitSize(text);
+  if (t.number.empty()) return std::nullopt;
+  const auto unit = unitBytes(t.unit);
+  if (!unit || *unit == 0) return std::nullopt;
+  const ByteCount m = *unit;
+  if (t.number.find('.') == std::string::npos) {
     ByteCount v = 0;
-    auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
-    if (ec != std::errc() || p != number.data() + number.size()) return std::nullopt;
-    const auto m = static_cast<ByteCount>(mult);
-    if (m != 0 && v > ~ByteCount{0} / m) return std::nullopt;
+    auto [p, ec] = std::from_chars(t.number.data(), t.number.data() + t.number.size(), v);
+    if (ec != std::errc() || p != t.number.data() + t.number.size()) return std::nullopt;
+    if (v > ~ByteCount{0} / m) return std::nullopt;
     return v * m;
   }
   char* end = nullptr;
-  const double v = std::strtod(number.c_str(), &end);
+  const double v = std::strtod(t.number.c_str(), &end);
   if (*end != '\0' || !std::isfinite(v) || v < 0) return std::nullopt;
-  const double bytes = std::round(v * mult);
+  const double bytes = std::round(v * static_cast<double>(m));
   if (bytes > 1.8e19) return std::nullopt;
   return static_cast<ByteCount>(bytes);
+}
+
+std::string sizeError(std::string_view text) {
+  if (parseSize(text)) return {};
+  const SizeText t = splitSize(text);
+  if (!t.number.empty() && !unitBytes(t.unit)) {
+    const char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(t.unit[0])));
+    return fmt::format("'{}' is ambiguous: write {}{}iB ({} x 2^{} bytes) or {}{}B ({} x 10^{} bytes)", text, t.number,
+                       upper, t.number, 10 * (std::string_view("KMGT").find(upper) + 1), t.number, upper, t.number,
+                       3 * (std::string_view("KMGT").find(upper) + 1));
+  }
+  return fmt::format("not a size: '{}'", text);
 }
 
 }  // namespace reservoir::sim

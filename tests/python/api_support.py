@@ -3,6 +3,7 @@ manual `PYTHONPATH=build/python python3 -m pytest tests/python`)."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -36,3 +37,30 @@ def cli_json(*args):
     rc, out, err = run_cli(*args, "--json")
     assert rc in (0, 1), f"reservoir {' '.join(map(str, args))} exited {rc}: {err}"
     return json.loads(out)
+
+
+# How the command line's messages name an input or a command, and how Python's name them (the
+# library words each through the front end's Wording): a CLI answer read as Python words it.
+CLI_TO_PYTHON = [
+    (re.compile(r"--reset-peaks (event:\d+|POINT)"), lambda m: f"reset_peaks=['{m.group(1)}']"),
+    (re.compile(r"give --capacity"), lambda m: "give capacity="),
+    (re.compile(r"'reservoir check'"), lambda m: "trace.check()"),
+    (re.compile(r"'reservoir info'"), lambda m: "trace.info()"),
+]
+
+
+def in_python_words(value):
+    """A CLI --json answer with its messages worded as Python words them."""
+    if isinstance(value, str):
+        for pattern, replace in CLI_TO_PYTHON:
+            value = pattern.sub(replace, value)
+        return value
+    if isinstance(value, list):
+        return [in_python_words(v) for v in value]
+    if isinstance(value, dict):
+        return {k: in_python_words(v) for k, v in value.items()}
+    return value
+
+
+def cli_json_in_python_words(*args):
+    return in_python_words(cli_json(*args))

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import reservoir
-from api_support import EXPANDABLE, LOAD_POINT, TINY, cli_json, run_cli
+from api_support import EXPANDABLE, LOAD_POINT, TINY, cli_json, cli_json_in_python_words, run_cli
 
 
 def capture_json(path):
@@ -67,11 +67,16 @@ def test_whatif_has_the_keys_of_the_command_line_json():
 def test_every_command_equals_the_command_line():
     t = reservoir.load(EXPANDABLE)
     assert t.info() == cli_json("info", EXPANDABLE)
-    assert t.check() == cli_json("check", EXPANDABLE)
+    check = t.check()
+    # The same report; a note that names an option names Python's keyword where the CLI names its flag.
+    assert check == cli_json_in_python_words("check", EXPANDABLE) != cli_json("check", EXPANDABLE)
+    assert any("reset_peaks=['event:985'] pins it" in n for n in check["notes"])
     sweep = t.sweep(top=5, jobs=1, settings=False)
     cli_sweep = cli_json("sweep", EXPANDABLE, "--top", 5, "--jobs", 1, "--no-settings")
     sweep.pop("seconds", None)
     cli_sweep.pop("seconds", None)
+    for c in sweep["candidates"] + sweep["pareto"]:  # Python's candidates add the keywords that reproduce them
+        assert c.pop("kwargs") == {"cleanup": [c["changes"][0]["point"]]}, c
     assert sweep == cli_sweep
     assert sweep["candidates"], "a sweep with no candidates tests nothing"
     r = t.whatif(set="expandable_segments:False", capacity="40GiB", overhead=512 << 20)
@@ -138,13 +143,18 @@ def test_python_m_reservoir_runs_the_command_line():
     assert p.returncode == 3 and "/no/such.pickle" in p.stderr
 
 
-def test_a_gate_it_cannot_judge_raises_undecided():
-    # A demand with no capacity known (no recorded out-of-memory, none given) cannot be judged.
+def test_a_gate_it_cannot_judge_raises_a_value_error_naming_capacity():
+    # A demand with no capacity known (no recorded out-of-memory, none given) cannot be judged:
+    # the command line exits 2 (a usage error); Python raises GateUndecided, a ValueError.
     demand = "1GiB@" + LOAD_POINT
-    with pytest.raises(reservoir.GateFailed) as undecided:
+    with pytest.raises(ValueError) as undecided:
         reservoir.gate(TINY, demand=[demand])
-    assert undecided.value.undecided and undecided.value.result["undecided"] is True
+    e = undecided.value
+    assert isinstance(e, reservoir.GateUndecided) and not isinstance(e, AssertionError)
+    assert e.result["undecided"] is True and e.missing == "capacity" == e.result["missing"]
+    assert str(e).endswith("(give capacity=)") and "--" not in str(e)
     rc, out, _ = run_cli("gate", TINY, "--demand", demand)
-    assert rc == 2 and out.strip() == "UNDECIDED: " + str(undecided.value)
+    assert rc == 2 and out.strip().endswith("(give --capacity)")
+    assert out.strip()[len("UNDECIDED: "):-len("(give --capacity)")] == str(e)[:-len("(give capacity=)")]
     # With a capacity it is judged: 1 GiB fits beside this small run on 80 GiB.
     assert reservoir.gate(TINY, demand=[demand], capacity="80GiB")["pass"] is True

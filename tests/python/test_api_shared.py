@@ -8,7 +8,7 @@ from collections import defaultdict
 import pytest
 
 import reservoir
-from api_support import LOAD_POINT, cli_json, run_cli, shared_traces
+from api_support import LOAD_POINT, cli_json, cli_json_in_python_words, in_python_words, run_cli, shared_traces
 
 SHARED = shared_traces()
 TRACES = sorted(SHARED.glob("resume-*/*.pickle")) if SHARED else []
@@ -42,7 +42,7 @@ def whatif_both(paths, kwargs):
         assert err.strip() == "reservoir: " + str(e.value)
         return None
     python = reservoir.whatif(paths, **kwargs)
-    assert python == json.loads(out)
+    assert python == in_python_words(json.loads(out))
     return python
 
 
@@ -64,4 +64,4 @@ def test_every_run_over_its_ranks_equals_the_command_line():
 @pytest.mark.skipif(not SHARED, reason="../shared/traces is not beside this checkout: the real-trace tests need it")
 def test_check_equals_the_command_line_on_every_trace():
     for path in TRACES:
-        assert reservoir.load(path).check() == cli_json("check", path)
+        assert reservoir.load(path).check() == cli_json_in_python_words("check", path)

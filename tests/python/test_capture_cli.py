@@ -28,11 +28,11 @@ def capture(kit, tmp_path, body, *options, world=8, rank=0, args=()):
     return kit([*kit_args, *options, "--", s, *args], cwd=tmp_path)
 
 
-def sidecar(tmp_path, stem="train.rank0"):
+def sidecar(tmp_path, stem="train.w8.rank0"):
     return json.loads((tmp_path / "out" / f"{stem}.json").read_text())
 
 
-def trace(tmp_path, stem="train.rank0"):
+def trace(tmp_path, stem="train.w8.rank0"):
     with open(tmp_path / "out" / f"{stem}.pickle", "rb") as f:
         return pickle.load(f)["device_traces"][0]
 
@@ -50,7 +50,7 @@ def test_init_process_group_becomes_the_fake_group_with_torchrun_environment(kit
     assert out["env"] == {"RANK": "5", "WORLD_SIZE": "64", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1",
                           "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500"}
     assert out["argv"] == ["--lr", "3"] and out["rank"] == 5
-    facts = sidecar(tmp_path, "train.rank5")
+    facts = sidecar(tmp_path, "train.w64.rank5")
     assert (facts["world_size"], facts["rank"]) == (64, 5)
     assert facts["capture"]["requested_backend"] == "nccl" and facts["capture"]["fake_group"] is True
 
@@ -184,9 +184,10 @@ def test_a_caught_out_of_memory_keeps_its_own_trace_beside_a_ring_buffer(kit, tm
             alloc(i + 1)
     """, "--max-entries", "8")
     assert r.returncode == 0, r.stderr
-    oom = json.loads((tmp_path / "out" / "train.rank0.oom.json").read_text())
+    oom = json.loads((tmp_path / "out" / "rank0_memory_snapshot.json").read_text())  # torchtitan's name
     assert oom["dump_reason"] == "oom" and len(oom["ooms"]) == 1
-    assert trace(tmp_path, "train.rank0.oom")[-1]["action"] == "oom"
+    assert trace(tmp_path, "rank0_memory_snapshot")[-1]["action"] == "oom"
+    assert "rank0_memory_snapshot.pickle" in r.stderr  # the summary points to it
     final = sidecar(tmp_path)
     assert final["dump_reason"] == "exit" and len(final["ooms"]) == 1
     assert all(e["action"] != "oom" for e in trace(tmp_path))  # the ring buffer dropped it
@@ -205,6 +206,19 @@ def test_dcp_save_and_load_run_for_one_rank(kit, tmp_path):
     assert "[{'no_dist': True, 'process_group': None}] [{'no_dist': True}]" in r.stdout
     emulated = sidecar(tmp_path)["emulated"]
     assert emulated["dcp.save"]["calls"] == 1 and emulated["dcp.load"]["calls"] == 1
+
+
+def test_dcps_single_process_warning_is_explained_once_not_printed(kit, tmp_path):
+    r = capture(kit, tmp_path, """
+        import torch.distributed.checkpoint as dcp
+        dist.init_process_group("nccl")
+        for step in range(2):
+            dcp.save({"model": 1}, checkpoint_id=sys.argv[1])
+            dcp.load({"model": 1}, checkpoint_id=sys.argv[1])
+    """, args=(str(tmp_path / "ckpt"),))
+    assert r.returncode == 0, r.stderr
+    assert "assuming the intent is to" not in r.stderr, r.stderr  # torch's own warning, silenced
+    assert r.stderr.count("run on this rank alone (no_dist=True)") == 1, r.stderr
 
 
 def test_dcp_async_save_runs_as_a_synchronous_save(kit, tmp_path):
@@ -242,7 +256,7 @@ def test_an_object_from_another_rank_stops_the_run_and_says_what(kit, tmp_path):
     """, world=4, rank=0)
     assert r.returncode == 2
     assert "broadcast_object_list from rank 1" in r.stderr and "--rank 1" in r.stderr
-    assert sidecar(tmp_path)["dump_reason"] == "exception"  # the trace up to there is still written
+    assert sidecar(tmp_path, "train.w4.rank0")["dump_reason"] == "exception"  # the trace up to there is still written
 
 
 def test_fsdp_groups_record_global_shapes_dtypes_and_module_paths(kit, tmp_path):
@@ -275,7 +289,7 @@ def test_a_module_runs_with_dash_m(kit, tmp_path):
     r = kit(["--world-size", "2", "--out", str(tmp_path / "out"), "--", "-m", "mytrain", "x"], cwd=tmp_path,
             env_extra=None)
     assert r.returncode == 0, r.stderr
-    assert "argv ['x']" in r.stdout and (tmp_path / "out" / "mytrain.rank0.pickle").exists()
+    assert "argv ['x']" in r.stdout and (tmp_path / "out" / "mytrain.w2.rank0.pickle").exists()
 
 
 def test_without_world_size_a_real_rank_is_recorded_as_it_runs(kit, tmp_path):
@@ -284,8 +298,50 @@ def test_without_world_size_a_real_rank_is_recorded_as_it_runs(kit, tmp_path):
             env_extra={"RANK": "2", "WORLD_SIZE": "4", "LOCAL_RANK": "0"})
     assert r.returncode == 0, r.stderr
     assert "no group" in r.stdout
-    f = sidecar(tmp_path, "train.rank2")
+    f = sidecar(tmp_path, "train.w4.rank2")
     assert (f["world_size"], f["rank"], f["capture"]["fake_group"]) == (4, 2, False)
+
+
+def test_captures_at_several_world_sizes_into_one_folder_keep_their_own_files(kit, tmp_path):
+    for world in (2, 4):
+        assert capture(kit, tmp_path, "alloc(%d)\n" % world, world=world).returncode == 0
+    assert sidecar(tmp_path, "train.w2.rank0")["world_size"] == 2
+    assert sidecar(tmp_path, "train.w4.rank0")["world_size"] == 4
+
+
+def test_keep_steps_keeps_only_the_last_steps_history(kit, tmp_path):
+    r = capture(kit, tmp_path, """
+        import time
+        opt = torch.optim.Optimizer()
+        for step in range(5):
+            alloc(1000 + step)
+            time.sleep(0.002)
+            opt.step()
+            time.sleep(0.002)
+        alloc(7)
+    """, "--keep-steps", "2")
+    assert r.returncode == 0, r.stderr
+    sizes = [e["size"] for e in trace(tmp_path) if e["action"] == "alloc"]
+    assert sizes == [1003, 1004, 7]  # the last two steps, and what followed them
+    kept = sidecar(tmp_path)["keep_steps"]
+    assert kept["asked"] == 2 and kept["steps_seen"] == 5 and kept["dropped_events"] == 6
+
+
+def test_keep_steps_with_fewer_steps_keeps_everything(kit, tmp_path):
+    r = capture(kit, tmp_path, """
+        opt = torch.optim.Optimizer()
+        alloc(1); opt.step(); alloc(2)
+    """, "--keep-steps", "3")
+    assert r.returncode == 0, r.stderr
+    assert [e["size"] for e in trace(tmp_path) if e["action"] == "alloc"] == [1, 2]
+    assert "fewer steps" in sidecar(tmp_path)["keep_steps"]["note"]
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_needs_neither_torch_nor_a_program(kit, tmp_path, flag):
+    r = kit([flag], cwd=tmp_path, stub=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage: python3 -m reservoir.capture") and "--keep-steps" in r.stdout
 
 
 @pytest.mark.parametrize("args, message", [
@@ -297,6 +353,7 @@ def test_without_world_size_a_real_rank_is_recorded_as_it_runs(kit, tmp_path):
     (["--world-size", "2", "--", "missing.py"], "missing.py: no such file"),
     (["--world-size", "2", "--max-entries", "0", "--", "train.py"], "max_entries must be at least 1"),
     (["--rank", "3", "--", "train.py"], "--rank needs --world-size"),
+    (["--world-size", "2", "--keep-steps", "0", "--", "train.py"], "keep_steps must be at least 1"),
 ])
 def test_usage_errors_say_what_is_wrong(kit, tmp_path, args, message):
     script(tmp_path, "alloc(1)\n")

@@ -1,5 +1,6 @@
 """The examples of docs/python.md run: every ```python block, in order, in one namespace, from the
-repository root (a block after an `<!-- not run: ... -->` line is skipped: it needs torch and a GPU);
+repository root (a block after an `<!-- not run: ... -->` line is skipped: it needs torch and a GPU,
+or the shared traces);
 then every test_* function the blocks define (the pytest gate examples) is called."""
 
 import os
@@ -20,7 +21,8 @@ def blocks():
 
 def test_the_page_has_examples_that_run():
     run, skipped = blocks()
-    assert len(run) >= 6 and len(skipped) <= 1, (len(run), len(skipped))
+    # What is not run needs torch and a GPU, or the shared traces: three blocks at most.
+    assert len(run) >= 6 and len(skipped) <= 3, (len(run), len(skipped))
 
 
 def test_the_examples_of_docs_python_md_run(capsys, monkeypatch):

@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
 #include "cli.h"
 #include "cli_runner.h"
 #include "reservoir/replay/export.h"
+#include "reservoir/replay/report_json.h"
 #include "reservoir/replay/sweep.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
@@ -90,7 +92,93 @@ TEST(ExportTargets, NoOutputOverAnInputOrAnotherOutput) {
           "--out and --csv name the same file");
   EXPECT_TRUE(checkExportTargets(trace, {{"--out", (dir / "o").string()}, {"--csv", ""}}).ok());
   EXPECT_TRUE(checkExportTargets(trace, {{"--out", "/dev/null"}, {"--csv", "/dev/null"}}).ok());
+  // A capture JSON read from elsewhere (a snapshot loaded from memory with its facts) is an input too.
+  const std::string facts = (dir / "facts.json").string();
+  const Status given = checkExportTargets(trace, {{"csv", facts}}, facts);
+  EXPECT_TRUE(given.isUsage());
+  EXPECT_NE(given.message().find("csv " + facts + " is the capture JSON the trace was read with"), std::string::npos)
+      << given.message();
+  EXPECT_FALSE(checkExportTargets("<bytes>", {{"csv", facts}}, facts).ok());
+  EXPECT_TRUE(checkExportTargets("<bytes>", {{"csv", (dir / "o.csv").string()}}, facts).ok());
+  // A NUL byte would cut the name where the system reads it: refused, whatever follows it.
+  const Status nul = checkExportTargets(trace, {{"path", (dir / "o").string() + std::string(1, '\0') + "x"}});
+  EXPECT_TRUE(nul.isUsage());
+  EXPECT_NE(nul.message().find("path contains a NUL byte"), std::string::npos) << nul.message();
   fs::remove_all(dir);
+}
+
+// A cancel stops the export before anything is written: no file, no temporary, the error says so.
+TEST(ExportTargets, ACancelledExportWritesNothing) {
+  namespace fs = std::filesystem;
+  const Loaded l = load("resume-tiny/resume-main.rank0.pickle");
+  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  const auto dir = fs::temp_directory_path() / ("reservoir-cancel-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string out = (dir / "o.pickle").string(), csv = (dir / "o.csv").string();
+  std::atomic<bool> cancel{true};
+  auto r = writeEditedRun(*prepared, {}, WhatIfOptions{}, out, csv, &cancel);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("cancelled"), std::string::npos) << r.message();
+  EXPECT_TRUE(fs::is_empty(dir));
+  cancel = false;
+  auto done = writeEditedRun(*prepared, {}, WhatIfOptions{}, out, csv, &cancel);
+  ASSERT_TRUE(done.ok()) << done.message();
+  EXPECT_TRUE(fs::exists(out) && fs::exists(csv));
+  fs::remove_all(dir);
+}
+
+// A cancelled sweep stops within its baseline pass (it checks every 4096 ops) instead of
+// replaying to the end: no candidate, cancelled said.
+TEST(Sweep, ACancelStopsItInTheBaselinePass) {
+  const Loaded l = load("resume-tiny/resume-main.rank0.pickle");
+  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  std::atomic<bool> cancel{true};
+  SweepOptions o;
+  o.cancel = &cancel;
+  auto rep = runSweep(*prepared, o);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  EXPECT_TRUE(rep->cancelled);
+  EXPECT_TRUE(rep->candidates.empty());
+  EXPECT_FALSE(prepareTrace(l.snapshot, l.device, ReplayEnvironment{}, &cancel).ok());
+}
+
+// Each candidate says what it changes as data; its flags ("edits", what sweep --json has always
+// listed) are made from it.
+TEST(Sweep, CandidatesDescribeTheirChangesAsData) {
+  const Loaded l = load("resume-tiny/resume-main.rank0.pickle");
+  auto rep = sweepOf(l);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  bool cleanup = false, settings = false;
+  for (const auto& c : rep->candidates) {
+    ASSERT_EQ(c.changes.size(), 1u) << c.description;
+    EXPECT_EQ(c.edits, changeFlags(c.changes));
+    const auto& ch = c.changes[0];
+    if (ch.kind == CandidateChange::Kind::kCleanup) {
+      cleanup = true;
+      EXPECT_FALSE(ch.point.empty());
+      EXPECT_TRUE(ch.settings.empty());
+      EXPECT_EQ(c.edits, (std::vector<std::string>{"--cleanup", ch.point}));
+    } else {
+      settings = true;
+      EXPECT_TRUE(c.settings);
+      EXPECT_EQ(c.edits, (std::vector<std::string>{"--set", ch.settings}));
+    }
+  }
+  EXPECT_TRUE(cleanup && settings);
+  // The structured form survives the JSON that carries reports between processes.
+  const auto back = sweepReportFromJson(sweepJson(*rep, "t", rep->candidates.size()));
+  ASSERT_EQ(back.candidates.size(), rep->candidates.size());
+  for (std::size_t i = 0; i < back.candidates.size(); ++i)
+    EXPECT_EQ(back.candidates[i].changes, rep->candidates[i].changes);
+  const auto j = sweepJson(*rep, "t", 3);
+  EXPECT_EQ(j["candidates"][0]["changes"][0]["kind"], candidateChangeKindName(rep->candidates[0].changes[0].kind));
+  EXPECT_TRUE(j["objective_point"].is_null());
+  EXPECT_EQ(sweepJson(*sweepOf(l, "reserved:event:10"), "t", 1)["objective_point"], "event:10");
+  // Over several traces a candidate keeps its changes.
+  const auto worst = worstOverTraces({*rep, *rep});
+  for (const auto& c : worst.candidates) EXPECT_EQ(c.edits, changeFlags(c.changes));
 }
 
 TEST(Sweep, FindsAPlacementAtLeastAsGoodAsTheMeasuredFix) {

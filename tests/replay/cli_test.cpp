@@ -322,6 +322,21 @@ void expectOneLine(const test::CliResult& r, const std::string& words) {
   EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;  // CLI11's own errors add a "run --help" line
 }
 
+// Sizes on the command line follow the library's one rule: "80GB" is 80 x 10^9 bytes, "80GiB"
+// 80 x 2^30, and a bare "80G" is refused as ambiguous (exit 2).
+TEST(CliHostile, SizesAreDecimalInGBAndBinaryInGiB) {
+  const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
+  auto gb = run({"whatif", trace, "--capacity", "80GB", "--json"});
+  ASSERT_EQ(gb.code, kOk) << gb.err;
+  EXPECT_EQ(nlohmann::json::parse(gb.out)["capacity"], 80'000'000'000LL);
+  auto gib = run({"whatif", trace, "--capacity", "80GiB", "--json"});
+  ASSERT_EQ(gib.code, kOk) << gib.err;
+  EXPECT_EQ(nlohmann::json::parse(gib.out)["capacity"], 80LL << 30);
+  auto bare = run({"gate", trace, "--max-peak-reserved", "80G"});
+  EXPECT_EQ(bare.code, kUsage) << bare.err;
+  expectOneLine(bare, "--max-peak-reserved: '80G' is ambiguous: write 80GiB (80 x 2^30 bytes) or 80GB");
+}
+
 TEST(CliHostile, BadFlagValuesAreUsageErrors) {
   const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
   for (const char* cmd : {"whatif", "sweep", "gate"}) {
@@ -387,7 +402,7 @@ TEST(CliHostile, TheMemoryCapComesFromTheEnvironment) {
   ::setenv("RESERVOIR_MAX_MEMORY", "lots", 1);
   auto bad = run({"info", trace});
   EXPECT_EQ(bad.code, kUsage) << bad.err;
-  expectOneLine(bad, "RESERVOIR_MAX_MEMORY='lots' is not a size");
+  expectOneLine(bad, "RESERVOIR_MAX_MEMORY: not a size: 'lots'");
   ::setenv("RESERVOIR_MAX_MEMORY", "1MiB", 1);  // below what the sample needs (the 512 MiB floor aside)
   auto small = run({"info", trace});
   EXPECT_EQ(traces::defaultReadMemoryCap(), 1u << 20);

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cli_runner.h"
 #include "reservoir/replay/gate.h"
+#include "reservoir/replay/report_json.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/traces/reader.h"
 #include "test_paths.h"
@@ -258,6 +259,31 @@ TEST(GateLibrary, JudgesReportsAndRefusesMissingOnes) {
   ASSERT_TRUE(u.ok()) << u.message();
   EXPECT_FALSE(u->pass);
   EXPECT_TRUE(u->undecided);
+  // What it lacks is data (a capacity); each front end words it: plain words by default, the
+  // front end's own when its Wording is given (the CLI's "--capacity", Python's "capacity=").
+  EXPECT_EQ(u->missing, Input::kCapacity);
+  EXPECT_EQ(u->conditions.back().missing, Input::kCapacity);
+  EXPECT_NE(u->reason.find("(give a capacity)"), std::string::npos) << u->reason;
+  EXPECT_EQ(u->reason.find("--"), std::string::npos) << u->reason;
+  static const Wording keywords{
+      [](Input i) { return std::string(inputName(i)); }, [](Input i) { return std::string(inputName(i)) + "="; },
+      [](Input i, std::string_view v) { return std::string(inputName(i)) + "=" + std::string(v); },
+      [](Command) { return std::string("trace.check()"); }};
+  GateConditions worded = c;
+  worded.wording = &keywords;
+  auto w = judgeGate({{"main", &*rep2}}, worded);
+  ASSERT_TRUE(w.ok()) << w.message();
+  EXPECT_NE(w->reason.find("(give capacity=)"), std::string::npos) << w->reason;
+  EXPECT_EQ(gateJson(*w, {"main"}, {*rep2}, std::nullopt)["missing"], "capacity");
+  EXPECT_TRUE(gateJson(*v, {"main"}, {*rep}, std::nullopt)["missing"].is_null());
+  // A demand whose point is never reached names the option in the same words (a usage error).
+  GateConditions never = worded;
+  never.demands = {*parseDemand("1GiB@event:999999999")};
+  auto nr = judgeGate({{"main", &*rep2}}, never);
+  ASSERT_FALSE(nr.ok());
+  EXPECT_TRUE(nr.status().isUsage());
+  EXPECT_NE(nr.message().find("main: demand '1GiB@event:999999999': its point was never reached"), std::string::npos)
+      << nr.message();
 }
 
 // docs/ci.md: every `reservoir gate ...  # exit N` line in it runs, from the repository root,

@@ -4,11 +4,24 @@
 
 #include <gtest/gtest.h>
 
+#include "reservoir/replay/gate.h"
 #include "reservoir/replay/trace.h"
+#include "reservoir/simulator/sizes.h"
 #include "test_paths.h"
 
 namespace reservoir::replay {
 namespace {
+
+// A front end's wording, as the command line's: every input a flag.
+std::string dashes(Input input) {
+  std::string name(inputName(input));
+  for (char& c : name)
+    if (c == '_') c = '-';
+  return "--" + name;
+}
+std::string dashesWithValue(Input input, std::string_view value) { return dashes(input) + " " + std::string(value); }
+std::string command(Command) { return "'reservoir check'"; }
+const Wording kDashes{&dashes, &dashes, &dashesWithValue, &command};
 
 TEST(OptionText, EditedRunSizesSettingsAndFraction) {
   auto o = parseEditedRunOptions({"expandable_segments:True", "80GiB", "512MiB", 0.5});
@@ -24,15 +37,40 @@ TEST(OptionText, EditedRunSizesSettingsAndFraction) {
   EXPECT_EQ(none->overhead, 0u);
 }
 
-TEST(OptionText, ErrorsNameTheOptionWithTheFrontEndsPrefix) {
-  EXPECT_EQ(parseEditedRunOptions({"", "lots", "", {}}, "--").message(),
-            "--capacity: not a size: 'lots' (e.g. 141GiB, 150109880320)");
-  EXPECT_EQ(parseEditedRunOptions({"", "lots", "", {}}, "").message(),
-            "capacity: not a size: 'lots' (e.g. 141GiB, 150109880320)");
-  EXPECT_NE(parseEditedRunOptions({"", "", "x", {}}, "").message().find("overhead: not a size: 'x'"),
-            std::string::npos);
-  EXPECT_EQ(parseEditedRunOptions({"", "", "", 1.5}, "").message(), "fraction: 1.5 is not in [0, 1]");
-  EXPECT_EQ(parseEditedRunOptions({"no_such:1", "", "", {}}, "--").message().rfind("--set 'no_such:1': ", 0), 0u);
+TEST(OptionText, ErrorsNameTheOptionInTheFrontEndsWords) {
+  EXPECT_EQ(parseEditedRunOptions({"", "lots", "", {}}, kDashes).message(),
+            "--capacity: not a size: 'lots' (e.g. 141GiB, 80GB, 150109880320)");
+  EXPECT_EQ(parseEditedRunOptions({"", "lots", "", {}}).message(),
+            "capacity: not a size: 'lots' (e.g. 141GiB, 80GB, 150109880320)");
+  EXPECT_NE(parseEditedRunOptions({"", "", "x", {}}).message().find("overhead: not a size: 'x'"), std::string::npos);
+  EXPECT_EQ(parseEditedRunOptions({"", "", "", 1.5}).message(), "fraction: 1.5 is not in [0, 1]");
+  EXPECT_EQ(parseEditedRunOptions({"no_such:1", "", "", {}}, kDashes).message().rfind("--set 'no_such:1': ", 0), 0u);
+}
+
+// "80GB" is 80 x 10^9 bytes (as Hugging Face Accelerate and GPU makers read it), "80GiB" 80 x 2^30;
+// a bare "80G" could be either and is refused, saying so.
+TEST(OptionText, SizesAreDecimalInGBBinaryInGiBAndABareLetterIsRefused) {
+  auto o = parseEditedRunOptions({"", "80GB", "512MiB", {}});
+  ASSERT_TRUE(o.ok()) << o.message();
+  EXPECT_EQ(o->capacity, ByteCount{80'000'000'000});
+  EXPECT_EQ(o->overhead, ByteCount{512} << 20);
+  EXPECT_EQ(sim::parseSize("80GiB"), ByteCount{80} << 30);
+  EXPECT_EQ(sim::parseSize("80 gib"), ByteCount{80} << 30);
+  EXPECT_EQ(sim::parseSize("1.5GB"), ByteCount{1'500'000'000});
+  EXPECT_EQ(sim::parseSize("20MB"), ByteCount{20'000'000});
+  EXPECT_EQ(sim::parseSize("4kB"), ByteCount{4000});
+  EXPECT_EQ(sim::parseSize("4KiB"), ByteCount{4096});
+  EXPECT_EQ(sim::parseSize("2 TB"), ByteCount{2'000'000'000'000});
+  EXPECT_EQ(sim::parseSize("2TiB"), ByteCount{2} << 40);
+  EXPECT_EQ(sim::parseSize("100B"), ByteCount{100});
+  EXPECT_EQ(sim::parseSize("150109880320"), ByteCount{150109880320});
+  for (const char* bare : {"80G", "512m", "4K", "1T"}) EXPECT_EQ(sim::parseSize(bare), std::nullopt) << bare;
+  EXPECT_EQ(sim::sizeError("80GB"), "");
+  EXPECT_EQ(parseEditedRunOptions({"", "80G", "", {}}, kDashes).message(),
+            "--capacity: '80G' is ambiguous: write 80GiB (80 x 2^30 bytes) or 80GB (80 x 10^9 bytes) "
+            "(e.g. 141GiB, 80GB, 150109880320)");
+  EXPECT_EQ(gateConditions("4k", WhatIfOptions{}).message(),
+            "max_peak_reserved: '4k' is ambiguous: write 4KiB (4 x 2^10 bytes) or 4KB (4 x 10^3 bytes)");
 }
 
 TEST(OptionText, WhatIfEditsInKindOrderAndTheAddressModel) {
@@ -41,7 +79,7 @@ TEST(OptionText, WhatIfEditsInKindOrderAndTheAddressModel) {
   t.cleanup = {"after:x.py:f", "event:5"};
   t.demand = {"4GiB@event:7"};
   t.address_model = "driver";
-  auto w = parseWhatIfOptions(t, "");
+  auto w = parseWhatIfOptions(t);
   ASSERT_TRUE(w.ok()) << w.message();
   ASSERT_EQ(w->edits.size(), 4u);
   EXPECT_EQ(w->edits[0].kind, Edit::Kind::kCleanup);
@@ -50,10 +88,10 @@ TEST(OptionText, WhatIfEditsInKindOrderAndTheAddressModel) {
   EXPECT_EQ(w->edits[3].bytes, ByteCount{4} << 30);
   EXPECT_EQ(w->address_model, AddressModel::kDriver);
   t.address_model = "exact";
-  EXPECT_EQ(parseWhatIfOptions(t, "").message(), "address-model: 'exact': expected 'recorded' or 'driver'");
+  EXPECT_EQ(parseWhatIfOptions(t).message(), "address_model: 'exact': expected 'recorded' or 'driver'");
   t.address_model = "recorded";
   t.release = {"x.py:f"};
-  EXPECT_EQ(parseWhatIfOptions(t, "--").message().rfind("--release: 'x.py:f': expected SELECTOR@POINT", 0), 0u);
+  EXPECT_EQ(parseWhatIfOptions(t, kDashes).message().rfind("--release: 'x.py:f': expected SELECTOR@POINT", 0), 0u);
 }
 
 TEST(OptionText, GateConditionsTakeTheDemandsAndTheFraction) {
@@ -70,18 +108,18 @@ TEST(OptionText, GateConditionsTakeTheDemandsAndTheFraction) {
   EXPECT_EQ(c->demands[1].bytes, ByteCount{2} << 30);
   EXPECT_EQ(c->fraction, 0.25);
   EXPECT_EQ(gateConditions("", *w)->max_peak_reserved, std::nullopt);
-  EXPECT_EQ(gateConditions("big", *w, "").message(), "max-peak-reserved: not a size: 'big'");
+  EXPECT_EQ(gateConditions("big", *w).message(), "max_peak_reserved: not a size: 'big'");
 }
 
 TEST(OptionText, RecordedDeviceResetPeaksAndInfoDevices) {
   auto trace = readTrace((test::samplesDir() / "resume-tiny" / "resume-main.rank0.pickle").string());
   ASSERT_TRUE(trace.ok()) << trace.message();
-  auto env = replayEnvironment(*trace, {0.5, "40GiB", ""}, "");
+  auto env = replayEnvironment(*trace, {0.5, "40GiB", ""});
   ASSERT_TRUE(env.ok()) << env.message();
   EXPECT_EQ(env->fraction, 0.5);
   EXPECT_EQ(env->total_memory, ByteCount{40} << 30);
   EXPECT_EQ(env->capture, trace->capture);
-  EXPECT_EQ(replayEnvironment(*trace, {{}, "", "bogus"}, "").message().rfind("settings: ", 0), 0u);
+  EXPECT_EQ(replayEnvironment(*trace, {{}, "", "bogus"}).message().rfind("settings: ", 0), 0u);
 
   auto resets = choosePeakResets(trace->snap(), 0, nullptr, {"event:10", "event:20"});
   ASSERT_TRUE(resets.ok()) << resets.message();

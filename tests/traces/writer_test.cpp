@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -210,6 +212,34 @@ TEST(Writer, BigSnapshotRoundTripsAndHasPythonsOpcodes) {
     std::string out;
     EXPECT_EQ(test::runPickleTool(equal, &out), 0) << out;  // all four load to the same object
   }
+  std::filesystem::remove_all(dir);
+}
+
+// A cancelled write fails with "cancelled", leaves no file (nor its temporary), and keeps a file
+// that was there before.
+TEST(Writer, ACancelledWriteLeavesNoFileAndKeepsAnOldOne) {
+  const Snapshot s = bigSnapshot();
+  const auto dir = test::freshTempDir("writer-cancel");
+  const auto path = (dir / "big.pickle").string();
+  std::atomic<bool> cancel{true};
+  WriteOptions o;
+  o.cancel = &cancel;
+  const Status st = writeSnapshotFile(s, path, o);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("cancelled"), std::string::npos) << st.message();
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  std::ofstream(path) << "old";
+  EXPECT_FALSE(writeSnapshotFile(s, path, o).ok());
+  std::ifstream in(path);
+  std::string kept;
+  in >> kept;
+  EXPECT_EQ(kept, "old");
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  cancel = false;
+  ASSERT_TRUE(writeSnapshotFile(s, path, o).ok());
+  auto again = readSnapshotFile(path);
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_TRUE(test::sameModel(s, *again));
   std::filesystem::remove_all(dir);
 }
 

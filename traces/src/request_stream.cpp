@@ -156,7 +156,7 @@ class Builder {
 
 }  // namespace
 
-RequestStream buildRequestStream(const DeviceTrace& trace) {
+RequestStream buildRequestStream(const DeviceTrace& trace, const std::atomic<bool>* cancel) {
   RequestStream out;
   out.event_allocation.assign(trace.events.size(), AllocationId());
   std::size_t allocs = 0;
@@ -166,7 +166,10 @@ RequestStream buildRequestStream(const DeviceTrace& trace) {
   Builder b(&out, 1024);
   b.free_requested_skipped_ = std::find(out.skipped_actions.begin(), out.skipped_actions.end(),
                                         Action::kFreeRequested) != out.skipped_actions.end();
-  for (std::uint32_t i = 0; i < trace.events.size(); ++i) b.onEvent(i, trace.events[i]);
+  for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+    if (cancel && (i & 4095) == 0 && cancel->load(std::memory_order_relaxed)) break;
+    b.onEvent(i, trace.events[i]);
+  }
   return out;
 }
 

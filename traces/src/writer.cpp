@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "writer_pickler.h"
 #include "writer_settings.h"
@@ -23,7 +24,7 @@ constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
 // Writes `count` list items with Python's batching: MARK ... APPENDS per 1000, APPEND for one.
 template <typename WriteItem>
 void appendBatched(Pickler& p, std::size_t count, WriteItem&& write_item) {
-  for (std::size_t start = 0; start < count; start += Pickler::kBatchSize) {
+  for (std::size_t start = 0; start < count && !p.failed(); start += Pickler::kBatchSize) {
     const std::size_t n = std::min(Pickler::kBatchSize, count - start);
     if (n > 1) p.mark();
     for (std::size_t i = start; i < start + n; ++i) write_item(i);
@@ -252,9 +253,30 @@ void SnapshotPickler::write() {
   p_.endDictBatch(snap_.settings.present ? 4 : 3);
 }
 
-Status writeTo(const Snapshot& snapshot, detail::ByteSink* out, const WriteOptions& options) {
+// Fails every write once `cancel` is set (WriteOptions::cancel).
+class CancellableSink final : public detail::ByteSink {
+ public:
+  CancellableSink(detail::ByteSink* inner, const std::atomic<bool>* cancel) : inner_(inner), cancel_(cancel) {}
+  Status write(std::span<const std::uint8_t> bytes) override {
+    if (cancel_->load(std::memory_order_relaxed)) return Status::error("cancelled");
+    return inner_->write(bytes);
+  }
+  Status finish() override {
+    if (cancel_->load(std::memory_order_relaxed)) return Status::error("cancelled");
+    return inner_->finish();
+  }
+
+ private:
+  detail::ByteSink* inner_;
+  const std::atomic<bool>* cancel_;
+};
+
+Status writeTo(const Snapshot& snapshot, detail::ByteSink* sink, const WriteOptions& options) {
   if (options.protocol < 2 || options.protocol > 5)
     return Status::error(fmt::format("cannot write pickle protocol {} (snapshots use 2-5)", options.protocol));
+  std::optional<CancellableSink> cancellable;
+  if (options.cancel) cancellable.emplace(sink, options.cancel);
+  detail::ByteSink* out = cancellable ? &*cancellable : sink;
   auto compressor = detail::compressingSink(out, options.compression, options.compression_level);
   Pickler pickler(compressor ? compressor.get() : out, options.protocol);
   SnapshotPickler writer(snapshot, pickler);

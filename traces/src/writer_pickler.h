@@ -26,6 +26,8 @@ class Pickler {
 
   // Call before each object (Python's commit_frame() at the start of save()).
   void boundary();
+  // A write has failed (the sink's error, e.g. a cancel): what follows is never written.
+  [[nodiscard]] bool failed() const { return !error_.ok(); }
 
   void none() { op(0x4e); }
   void boolean(bool b);

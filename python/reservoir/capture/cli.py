@@ -1,9 +1,11 @@
 """python3 -m reservoir.capture --world-size W --rank R [--param NAME=VALUE]... [--out DIR] [--tag T]
-[--max-entries N] [--stacks python|all] -- SCRIPT [ARGS...]   (or -- -m MODULE [ARGS...])
+[--max-entries N] [--keep-steps K] [--stacks python|all] -- SCRIPT [ARGS...]   (or -- -m MODULE [ARGS...])
 
 Runs SCRIPT in this process as rank R of a W-rank job (PyTorch's fake process group, CUDA
-device 0) and writes DIR/T.rankR.pickle and DIR/T.rankR.json. Without --world-size, under
-torchrun, it records this real rank instead (no fake group).
+device 0) and writes DIR/T.wW.rankR.pickle and DIR/T.wW.rankR.json (captures at several world
+sizes into one DIR keep their own files). Without --world-size, under torchrun, it records this
+real rank instead (no fake group). On a CUDA out-of-memory each rank also writes
+DIR/rankR_memory_snapshot.pickle (and .json) at once, as torchtitan names its dumps.
 """
 
 import argparse
@@ -20,7 +22,9 @@ from .session import STACKS, Capture
 
 EXIT_USAGE = 2
 DESCRIPTION = ("Runs SCRIPT in this process as rank R of a W-rank job (PyTorch's fake process group, CUDA device 0) "
-               "and writes OUT/TAG.rankR.pickle and OUT/TAG.rankR.json (the snapshot and its sidecar).")
+               "and writes OUT/TAG.wW.rankR.pickle and OUT/TAG.wW.rankR.json (the snapshot and its sidecar); on a CUDA "
+               "out-of-memory also OUT/rankR_memory_snapshot.pickle. Needs torch only to run SCRIPT.")
+USAGE_TAIL = " -- SCRIPT [ARGS...]   (or -- -m MODULE [ARGS...])"
 
 
 def split_command(argv: List[str]) -> Tuple[List[str], List[str]]:
@@ -43,7 +47,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="capture", help="output folder (default: ./capture)")
     p.add_argument("--tag", help="file name stem (default: the script's name)")
     p.add_argument("--max-entries", type=int, help="keep only the last N trace events (a ring buffer; default all)")
+    p.add_argument("--keep-steps", type=int, metavar="K",
+                   help="keep only the history of the last K optimizer steps (for long jobs with a ring buffer)")
     p.add_argument("--stacks", choices=STACKS, default="python", help="stack frames per event (default python)")
+    p.usage = " ".join(p.format_usage().split()[1:]) + USAGE_TAIL  # the program after '--'
     return p
 
 
@@ -60,11 +67,12 @@ def make_capture(options: argparse.Namespace, command: List[str], environ=None) 
     if options.rank is not None and not fake:
         raise CaptureError("--rank needs --world-size (without it the kit records the real rank torchrun started)")
     rank = (options.rank or 0) if fake else int(environ.get("RANK", 0))
+    world = options.world_size if fake else int(environ.get("WORLD_SIZE", 1))
     tag = options.tag or _default_tag(command)
-    stem = os.path.join(options.out, f"{tag}.rank{rank}")
+    stem = os.path.join(options.out, f"{tag}.w{world}.rank{rank}")
     return Capture(stem, max_entries=options.max_entries, stacks=options.stacks, params=config,
                    world_size=options.world_size, rank=rank if fake else None, fake_group=fake, tag=tag,
-                   command=list(command), environ=environ)
+                   command=list(command), environ=environ, keep_steps=options.keep_steps)
 
 
 def run_program(command: List[str]) -> None:
@@ -102,13 +110,19 @@ def _summary(cap: Capture) -> str:
     stats = facts.get("memory_stats", {})
     reset = facts.get("reset_peaks_after_event")
     check = f"reservoir check {cap.stem}.pickle" + (f" --reset-peaks event:{reset}" if reset is not None else "")
-    return (f"reservoir.capture: wrote {cap.stem}.pickle ({facts.get('events')} events, {facts.get('dump_reason')}) "
+    text = (f"reservoir.capture: wrote {cap.stem}.pickle ({facts.get('events')} events, {facts.get('dump_reason')}) "
             f"and {cap.stem}.json; peak reserved {stats.get('reserved_bytes.all.peak')} bytes"
             f"{' since the last reset_peak_memory_stats()' if reset is not None else ''}\n  check: {check}")
+    if cap.oom_path:
+        text += f"\n  out of memory: its trace at that moment is {cap.oom_path}"
+    return text
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if "--" not in argv and ("-h" in argv or "--help" in argv):
+        parser().print_help()  # needs no torch and no program
+        return 0
     try:
         kit_args, command = split_command(argv)
         options = parser().parse_args(kit_args)

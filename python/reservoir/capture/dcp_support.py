@@ -9,11 +9,31 @@ planner's check that the chunks fill every tensor is relaxed. Load a checkpoint 
 
 Not emulated: in a real NCCL run the object collectives copy pickles into CUDA tensors
 (allocations this local plan does not make), docs/capture.md.
+
+With no_dist=True torch warns "torch.distributed is disabled, unavailable or uninitialized,
+assuming the intent is to save (load) in a single process" at every save and load. That is what
+the kit asks for, so the warning is silenced and explained once per process instead.
 """
+
+# torch's warning when DCP plans without collectives (save and load word it alike).
+SINGLE_PROCESS_WARNING = r"torch\.distributed is disabled, unavailable or uninitialized"
+_explained = False
+
+
+def _explain_once() -> None:
+    global _explained
+    if not _explained:
+        _explained = True
+        print("reservoir.capture: dcp.save / dcp.load run on this rank alone (no_dist=True), so torch's warning "
+              "'torch.distributed is disabled, unavailable or uninitialized, assuming ... a single process' is "
+              "expected here; it is not shown again", file=sys.stderr)
+
 
 import concurrent.futures
 import functools
 import inspect
+import sys
+import warnings
 
 from .patching import Patches, try_import
 
@@ -58,7 +78,10 @@ class DcpSupport:
             kwargs.pop("process_group", None)
             if has_no_dist:
                 kwargs["no_dist"] = True
-            return original(*args, **kwargs)
+            _explain_once()
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=SINGLE_PROCESS_WARNING)
+                return original(*args, **kwargs)
 
         return one_rank
 

@@ -2,7 +2,7 @@
 (a trace carries sizes only) that `reservoir scale` can re-shard for another world size."""
 
 import functools
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Set
 
 from .patching import Patches, try_import
 
@@ -46,7 +46,7 @@ class FsdpRecorder:
         self.groups: List[Dict[str, Any]] = []
         self._modules: List[List[int]] = []  # per group, the ids of its modules
         self._paths: Dict[int, str] = {}  # module id -> path from the outermost module sharded so far
-        self._owned = set()  # ids of parameters an earlier fully_shard took
+        self._owned: Set[int] = set()  # ids of parameters an earlier fully_shard took
 
     def install(self, patches: Patches) -> None:
         wrapped: Dict[int, Any] = {}  # one wrapper per distinct fully_shard
@@ -56,7 +56,7 @@ class FsdpRecorder:
             if not callable(original):  # absent in this torch (a submodule of that name is not callable)
                 continue
             wrapper = wrapped.setdefault(id(original), self.wrap(original))
-            patches.replace(module, "fully_shard", lambda _original, w=wrapper: w)
+            patches.replace(module, "fully_shard", lambda _original, w=wrapper: w)  # type: ignore[misc]
 
     def wrap(self, original):
         recorder = self

@@ -14,6 +14,11 @@ def try_import(name: str):
 class Patches:
     def __init__(self) -> None:
         self._saved: List[Tuple[Any, str, Any]] = []
+        self._handles: List[Any] = []
+
+    def hold(self, handle: Any) -> None:
+        """A hook's removable handle (torch's RemovableHandle): removed by restore()."""
+        self._handles.append(handle)
 
     def replace(self, owner: Any, name: str, make: Callable[[Any], Any]) -> Optional[Any]:
         """owner.name = make(original); returns the original (None when owner lacks it)."""
@@ -31,6 +36,8 @@ class Patches:
             self.replace(owner, name, lambda _original: replacement)
 
     def restore(self) -> None:
+        while self._handles:
+            self._handles.pop().remove()
         while self._saved:
             owner, name, original = self._saved.pop()
             setattr(owner, name, original)

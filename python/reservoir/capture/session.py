@@ -44,11 +44,13 @@ class Capture:
     def __init__(self, path: str, *, max_entries: Optional[int] = None, stacks: str = "python",
                  params: Optional[Dict[str, Any]] = None, world_size: Optional[int] = None,
                  rank: Optional[int] = None, fake_group: bool = False, tag: Optional[str] = None,
-                 command: Optional[List[str]] = None, environ=None) -> None:
+                 command: Optional[List[str]] = None, environ=None, keep_steps: Optional[int] = None) -> None:
         if stacks not in STACKS:
             raise CaptureError(f"stacks must be one of {', '.join(STACKS)} (got {stacks!r})")
         if max_entries is not None and max_entries < 1:
             raise CaptureError(f"max_entries must be at least 1 (got {max_entries})")
+        if keep_steps is not None and keep_steps < 1:
+            raise CaptureError(f"keep_steps must be at least 1 (got {keep_steps})")
         if fake_group and world_size is None:
             raise CaptureError("fake_group needs world_size (and rank)")
         self.stem = _stem(path)
@@ -64,10 +66,13 @@ class Capture:
         self.fraction_set: Dict[int, float] = {}
         self.dumps: List[str] = []
         self.seconds = {"reset_marks": 0.0, "dumps": 0.0}  # what the kit's own work took
+        self.keep_steps = keep_steps
+        self.step_ends: List[int] = []  # wall-clock microseconds at each optimizer step's end
+        self.oom_path: Optional[str] = None
         self._patches = Patches()
         self._fsdp = FsdpRecorder()
-        self._torch = None
-        self._record_history = None
+        self._torch: Any = None  # torch, once the capture starts
+        self._record_history: Any = None
         self._oom_dumped = False
 
     # -- what the hooks report -------------------------------------------------------------
@@ -89,6 +94,7 @@ class Capture:
             raise CaptureError("no CUDA device is visible: the capture records the CUDA caching allocator")
         try:
             if self.fake_group:
+                assert self.world_size is not None and self.rank is not None  # __init__ checks fake_group's
                 job_environment(self.world_size, self.rank, self.environ)
                 FakeGroup(self.world_size, self.rank, self).install(self._patches)
                 DcpSupport(self).install(self._patches)
@@ -101,7 +107,7 @@ class Capture:
         _active = self
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> None:
         global _active
         try:
             self.dump(_reason(self._torch, exc_type), exc)
@@ -109,7 +115,15 @@ class Capture:
             _active = None
             self._patches.restore()
             self._stop_recording()
-        return False
+
+    def stop(self) -> None:
+        """Stops recording without writing anything more (what `with` does at its end, less the
+        dump): for a caller that has dumped what it needs (reservoir's pytest plugin)."""
+        global _active
+        if _active is self:
+            _active = None
+        self._patches.restore()
+        self._stop_recording()
 
     def _init_cuda(self) -> None:
         """The allocator exists per device only once CUDA is initialised: recording and the OOM
@@ -144,9 +158,19 @@ class Capture:
         self._patches.replace_everywhere([memory, torch.cuda], "set_per_process_memory_fraction",
                                          self._fraction_hook(fraction))
         self._fsdp.install(self._patches)
+        if self.keep_steps is not None:
+            self._install_step_hook()
         if not _oom_observer_attached and hasattr(torch._C, "_cuda_attach_out_of_memory_observer"):
             torch._C._cuda_attach_out_of_memory_observer(_on_oom)  # cannot be detached: dispatches to _active
             _oom_observer_attached = True
+
+    def _install_step_hook(self) -> None:
+        """--keep-steps: the end of every optimizer step, as the wall-clock time torch's trace uses."""
+        optimizer = importlib.import_module("torch.optim.optimizer")
+        register = getattr(optimizer, "register_optimizer_step_post_hook", None)
+        if register is None:
+            raise CaptureError("keep_steps needs torch.optim's register_optimizer_step_post_hook (torch >= 2.0)")
+        self._patches.hold(register(lambda opt, args, kwargs: self.step_ends.append(time.time_ns() // 1000)))
 
     def _script_record_history(self, *args, **kwargs) -> None:
         self.note("_record_memory_history", "the script's own call was ignored: the kit records")
@@ -184,14 +208,18 @@ class Capture:
                           "device_free": int(device_free)})
         if not self._oom_dumped:  # the first OOM's trace, at once: the process may not survive it
             self._oom_dumped = True
-            self.dump("oom")
+            self.oom_path = self.dump("oom", stem=self._oom_stem())
+
+    def _oom_stem(self) -> str:
+        """rank{R}_memory_snapshot beside the capture, as torchtitan names its dumps (one per rank)."""
+        rank = self._world()[1]
+        return os.path.join(os.path.dirname(self.stem), f"rank{rank}_memory_snapshot")
 
     # -- the snapshot and its sidecar --------------------------------------------------------------
-    def dump(self, reason: str, exc: Optional[BaseException] = None) -> str:
+    def dump(self, reason: str, exc: Optional[BaseException] = None, stem: Optional[str] = None) -> str:
+        """Writes the history so far: STEM.pickle and its sidecar STEM.json (stem: the capture's)."""
         torch = self._torch
-        if self._oom_dumped and reason != "oom" and self.max_entries and os.path.exists(self.stem + ".pickle"):
-            for ext in (".pickle", ".json"):  # a ring buffer may drop the OOM's events: keep that trace
-                os.replace(self.stem + ext, self.stem + ".oom" + ext)
+        stem = self.stem if stem is None else stem
         t0 = time.perf_counter()
         gc_enabled = gc.isenabled()
         gc.disable()  # no tensor freed by the collector between the snapshot and memory_stats()
@@ -203,12 +231,38 @@ class Capture:
         finally:
             if gc_enabled:
                 gc.enable()
-        sidecar.write_atomically(self.stem + ".pickle", lambda f: pickle.dump(snapshot, f, protocol=4))
+        kept = self._keep_last_steps(snapshot)
+        sidecar.write_atomically(stem + ".pickle", lambda f: pickle.dump(snapshot, f, protocol=4))
         data = self._sidecar(snapshot, dev, stats, reason, exc)
-        sidecar.write_json(self.stem + ".json", data)
+        if kept is not None:
+            data["keep_steps"] = kept
+        sidecar.write_json(stem + ".json", data)
         self.dumps.append(reason)
         self.seconds["dumps"] += time.perf_counter() - t0
-        return self.stem + ".pickle"
+        return stem + ".pickle"
+
+    def _keep_last_steps(self, snapshot) -> Optional[Dict[str, Any]]:
+        """--keep-steps K: every device's history cut to what follows the end of the (K+1)-th last
+        optimizer step (as a ring buffer cuts it: the replay rebuilds the state at its first event)."""
+        if self.keep_steps is None:
+            return None
+        kept: Dict[str, Any] = {"asked": self.keep_steps, "steps_seen": len(self.step_ends), "dropped_events": 0,
+                                "cut_at_us": None}
+        if len(self.step_ends) <= self.keep_steps:
+            kept["note"] = "fewer steps than asked: the whole history is kept"
+            return kept
+        boundary = self.step_ends[-self.keep_steps - 1]
+        traces = snapshot.get("device_traces", [])
+        times = [e.get("time_us", 0) for t in traces for e in t]
+        if not times or not min(times) <= boundary <= max(times):
+            kept["note"] = "the step times fall outside the trace's clock: the whole history is kept"
+            return kept
+        for d, t in enumerate(traces):
+            first = next((i for i, e in enumerate(t) if e.get("time_us", 0) > boundary), len(t))
+            kept["dropped_events"] += first
+            traces[d] = t[first:]
+        kept["cut_at_us"] = boundary
+        return kept
 
     def _sidecar(self, snapshot, dev: int, stats, reason: str, exc) -> Dict[str, Any]:
         torch = self._torch
@@ -272,6 +326,8 @@ def _reason(torch, exc_type) -> str:
 
 
 def capture(path: str, **options) -> Capture:
-    """with reservoir.capture("out/run", max_entries=..., stacks="python"): ... writes
-    out/run.pickle and out/run.json at exit, on an exception and on a CUDA OOM."""
+    """with reservoir.capture("out/run", max_entries=..., stacks="python", keep_steps=None): ...
+    writes out/run.pickle and out/run.json at exit and on an exception; on a CUDA out-of-memory,
+    out/rank{R}_memory_snapshot.pickle (and .json) at once, as torchtitan names its dumps.
+    keep_steps=K keeps only the history of the last K optimizer steps."""
     return Capture(path, **options)

@@ -13,7 +13,8 @@ from typing import Any, Dict, Optional
 RESERVED_KEY = "reserved_bytes.all.current"
 
 
-def overhead_outside_cache(device_total: int, device_free: int, memory_stats: Dict[str, Any]) -> Optional[int]:
+def overhead_outside_cache(device_total: Optional[int], device_free: Optional[int],
+                           memory_stats: Dict[str, Any]) -> Optional[int]:
     """Device memory in use that the caching allocator does not hold: CUDA context, libraries'
     own buffers, other processes (total - free - reserved)."""
     reserved = memory_stats.get(RESERVED_KEY)

@@ -102,7 +102,8 @@ std::string_view pointText(const Edit& demand) {
   return at == std::string::npos ? std::string_view(demand.text) : std::string_view(demand.text).substr(at + 1);
 }
 
-Expected<ConditionVerdict> judgeDemand(const std::vector<GateInput>& traces, const Edit& demand) {
+Expected<ConditionVerdict> judgeDemand(const std::vector<GateInput>& traces, const Edit& demand,
+                                       const Wording& wording) {
   ConditionVerdict c;
   c.kind = ConditionVerdict::Kind::kDemand;
   c.text = demand.text;
@@ -111,7 +112,8 @@ Expected<ConditionVerdict> judgeDemand(const std::vector<GateInput>& traces, con
   for (std::size_t i = 0; i < traces.size(); ++i) {
     TraceVerdict t = demandOnTrace(i, *traces[i].report, demand);
     if (t.count == 0)
-      return Status::error(fmt::format("{}: --demand '{}': its point was never reached", traces[i].name, demand.text));
+      return Status::usage(fmt::format("{}: {} '{}': its point was never reached", traces[i].name,
+                                       wording.label(Input::kDemand), demand.text));
     c.traces.push_back(t);
   }
   // The first trace where it cannot be judged, else the one with the least free bytes.
@@ -128,8 +130,9 @@ Expected<ConditionVerdict> judgeDemand(const std::vector<GateInput>& traces, con
   const auto& w = c.traces[c.worst];
   const std::string& name = traces[c.worst].name;
   if (c.verdict == Verdict::kUnknown) {
-    c.reason = fmt::format("{}: demand {} at {} cannot be judged: the capacity is unknown (give --capacity)", name,
-                           sized(c.limit), c.point);
+    c.missing = Input::kCapacity;
+    c.reason = fmt::format("{}: demand {} at {} cannot be judged: the capacity is unknown (give {})", name,
+                           sized(c.limit), c.point, wording.give(Input::kCapacity));
     return c;
   }
   c.verdict = w.verdict;
@@ -173,7 +176,7 @@ Expected<GateVerdict> judgeGate(const std::vector<GateInput>& traces, const Gate
   if (conditions.no_oom) v.conditions.push_back(judgeOom(traces, conditions.fraction));
   for (const auto& d : conditions.demands) {
     if (d.kind != Edit::Kind::kDemand) return Status::error(fmt::format("gate: '{}' is not a demand", d.text));
-    auto c = judgeDemand(traces, d);
+    auto c = judgeDemand(traces, d, wordingOr(conditions.wording));
     if (!c) return c.status();
     v.conditions.push_back(std::move(*c));
   }
@@ -194,6 +197,7 @@ Expected<GateVerdict> judgeGate(const std::vector<GateInput>& traces, const Gate
   } else if (auto u = first(Verdict::kUnknown); u != v.conditions.end()) {
     v.pass = false;
     v.undecided = true;
+    v.missing = u->missing;
     v.worst_trace = u->worst;
     v.reason = u->reason;
   }

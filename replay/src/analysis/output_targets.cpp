@@ -40,8 +40,15 @@ Status againstInputs(const NamedPath& output, const std::vector<NamedPath>& inpu
 
 }  // namespace
 
-Status checkOutputTargets(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
+Status checkOutputTargets(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs,
+                          const std::vector<NamedPath>& read_too) {
   for (const auto& output : outputs) {
+    if (output.second.find('\0') != std::string::npos)
+      return Status::usage(
+          fmt::format("{} contains a NUL byte, which no file name can hold: give another path", output.first));
+    for (const auto& [what, path] : read_too)
+      if (sameFile(output.second, path))
+        return Status::usage(fmt::format("{} {} is {}: write to another file", output.first, output.second, what));
     if (output.second == "-")
       return Status::usage(fmt::format(
           "{} -: '-' names no file here (standard output is not written to): give a file name ('./-' for a file "

@@ -67,8 +67,8 @@ void modelAllocatedPeak(const traces::Snapshot& snap, std::size_t device_index, 
   s.peak_allocated = p;
   if (report->first_divergence)
     s.peak_allocated_note =
-        fmt::format("up to event {} only: the model diverged from the recording there (run 'reservoir check')",
-                    report->first_divergence->event_index);
+        fmt::format("up to event {} only: the model diverged from the recording there (run {})",
+                    report->first_divergence->event_index, wordingOr(env.wording).run(Command::kCheck));
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ namespace reservoir::replay {
 namespace {
 
 struct Candidate {
-  std::vector<std::string> flags;
+  std::vector<CandidateChange> changes;
   std::string description;
   std::vector<ResolvedEdit> edits;  // cleanups (resolved)
   std::optional<sim::AllocatorConfig> settings;
@@ -36,7 +36,7 @@ std::optional<Candidate> cleanupCandidateAt(const PreparedTrace& p, const std::s
   auto point = parsePoint(point_text);
   if (!point || gaps.empty()) return std::nullopt;
   Candidate c;
-  c.flags = {"--cleanup", point_text};
+  c.changes = {{CandidateChange::Kind::kCleanup, point_text, {}}};
   c.description = std::move(description);
   Edit e;
   e.kind = Edit::Kind::kCleanup;
@@ -94,10 +94,12 @@ constexpr std::size_t kMaxPointText = 4096;
 void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vector<Candidate>& out,
                          std::set<std::vector<std::uint32_t>>& seen_gaps) {
   const CallGraph graph(*p.snapshot, p.device_index);
+  if (o.cancel && o.cancel->load()) return;
   const auto depths = userDepths(*p.snapshot, p.device_index);
   const auto ranked = graph.byAllocatedBytes(1);
   std::uint32_t depth = 0;
   auto add = [&](const std::string& text, const std::string& why) {
+    if (o.cancel && o.cancel->load(std::memory_order_relaxed)) return;  // each point is a pass over the trace
     auto c = cleanupCandidate(p, text, why);
     if (!c) return;
     c->depth = depth;
@@ -157,7 +159,7 @@ void addSettingsCandidates(const EditedRun& device, std::vector<Candidate>& out)
     auto parsed = sim::parseAllocConf(full);
     if (!parsed) continue;  // cannot happen: a valid configuration plus a valid key
     Candidate c;
-    c.flags = {"--set", full};
+    c.changes = {{CandidateChange::Kind::kSettings, {}, full}};
     c.description = "allocator settings: " + why;
     c.settings = std::move(*parsed);
     out.push_back(std::move(c));
@@ -301,7 +303,8 @@ void markPareto(SweepReport& rep) {
 SweepCandidate scoreCandidate(const Candidate& cand, const Evaluation& ev, const RunResult& b, const SweepOptions& o,
                               const SweepReport& rep) {
   SweepCandidate sc;
-  sc.edits = cand.flags;
+  sc.changes = cand.changes;
+  sc.edits = changeFlags(cand.changes);
   sc.description = cand.description;
   sc.settings = cand.settings.has_value();
   sc.peak_reserved = ev.run.peak_reserved.bytes;
@@ -335,6 +338,11 @@ bool sweepRanksBefore(const SweepCandidate& x, const SweepCandidate& y) {
 
 namespace {
 
+// Whether the sweep was cancelled, looked at every 4096 ops of a replay.
+bool cancelledAt(const SweepOptions& o, std::uint32_t op) {
+  return o.cancel && (op & 4095) == 0 && o.cancel->load(std::memory_order_relaxed);
+}
+
 // Every candidate replayed: settings from the start, a placement from the checkpoint before
 // its first cleanup; `results[i]` stays empty for the ones a cancel skipped.
 std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const SweepOptions& o,
@@ -362,16 +370,18 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
       if (c.settings) {
         RunSettings s = base;
         s.config = *c.settings;
+        s.cancel = o.cancel;
         ev.run = replayProgram(p, observe, s);
       } else {
         const std::size_t k =
             std::min<std::size_t>(c.first_op / every, checkpoints.empty() ? 0 : checkpoints.size() - 1);
         detail::Runner r(checkpoints.empty() ? detail::Runner(p, observe, base) : checkpoints[k]);
         r.addEdits(c.edits);
-        while (!r.done()) r.step();
+        while (!r.done() && !cancelledAt(o, r.nextOp())) r.step();
         r.finish();
         ev.run = r.result();
       }
+      if (o.cancel && o.cancel->load()) return;  // an incomplete run is no result
       ev.at_point = probeValue(ev.run);
       results[i] = std::move(ev);
       const std::size_t d = ++done;
@@ -397,11 +407,19 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   const EditedRun& device = *chosen;
   RunSettings base = device.edited();
   std::vector<ResolvedEdit> observe;
+  // A cancel is looked at between the passes over the trace that come before the replays.
+  const auto cancelled = [&] {
+    rep.cancelled = o.cancel && o.cancel->load();
+    return rep.cancelled;
+  };
   if (Status s = setUpObjective(p, o.objective, observe, base); !s.ok()) return s;
+  if (cancelled()) return rep;
   chooseCap(p, o, rep);
+  if (cancelled()) return rep;
   std::vector<Candidate> cands;
   std::set<std::vector<std::uint32_t>> seen;
   addRegionCandidates(p, o, cands, seen);
+  if (cancelled()) return rep;
   addAnnotationCandidates(p, cands, seen);
   // The settings candidates are few: keep them, and cut the placements to make room.
   std::vector<Candidate> settings;
@@ -418,6 +436,10 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   detail::Runner runner(p, observe, base);
   const std::uint32_t every = std::max<std::uint32_t>(o.checkpoint_every, 1);
   while (!runner.done()) {
+    if (cancelledAt(o, runner.nextOp())) {
+      rep.cancelled = true;  // no baseline: nothing to score candidates against
+      return rep;
+    }
     if (runner.nextOp() % every == 0) checkpoints.emplace_back(runner);
     runner.step();
   }
@@ -512,9 +534,11 @@ SweepCandidate baselineCandidate(const SweepReport& trace) {
 // the trace did not make it (`made` false); `first`: the first trace.
 void worsen(SweepCandidate& into, const SweepCandidate& c, bool made, bool first) {
   if (first) {
-    const auto edits = std::move(into.edits);
+    auto edits = std::move(into.edits);
+    auto changes = std::move(into.changes);
     into = c;
-    into.edits = edits;
+    into.edits = std::move(edits);
+    into.changes = std::move(changes);
     into.pareto = false;
     return;
   }
@@ -538,6 +562,22 @@ void worsen(SweepCandidate& into, const SweepCandidate& c, bool made, bool first
 
 }  // namespace
 
+std::string_view candidateChangeKindName(CandidateChange::Kind kind) {
+  return kind == CandidateChange::Kind::kSettings ? "settings" : "cleanup";
+}
+
+std::vector<std::string> changeFlags(const std::vector<CandidateChange>& changes) {
+  std::vector<std::string> flags;
+  for (const auto& ch : changes) {
+    if (ch.kind == CandidateChange::Kind::kCleanup) {
+      flags.insert(flags.end(), {"--cleanup", ch.point});
+    } else {
+      flags.insert(flags.end(), {"--set", ch.settings});
+    }
+  }
+  return flags;
+}
+
 SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace) {
   if (per_trace.empty()) return {};
   if (per_trace.size() == 1) return per_trace.front();
@@ -557,6 +597,8 @@ SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace) {
   for (const auto& key : keys) {
     SweepCandidate c;
     c.edits = key;
+    for (std::size_t t = 0; t < per_trace.size() && c.changes.empty(); ++t)
+      if (const auto it = by_key[t].find(key); it != by_key[t].end()) c.changes = it->second->changes;
     for (std::size_t t = 0; t < per_trace.size(); ++t) {
       const auto it = by_key[t].find(key);
       const bool made = it != by_key[t].end();

@@ -534,7 +534,8 @@ Expected<sim::AllocatorConfig> replayConfig(const traces::Snapshot& snapshot, co
   return sim::configFromRecorded(snapshot.settings);
 }
 
-std::optional<std::string> nothingToReplay(const traces::Snapshot& snapshot, std::optional<std::size_t> device) {
+std::optional<std::string> nothingToReplay(const traces::Snapshot& snapshot, std::optional<std::size_t> device,
+                                           const Wording& wording) {
   auto has_history = [](const traces::DeviceTrace& d) {
     return std::any_of(d.events.begin(), d.events.end(),
                        [](const TraceEvent& e) { return e.action != Action::kSnapshot; });
@@ -546,8 +547,8 @@ std::optional<std::string> nothingToReplay(const traces::Snapshot& snapshot, std
   }
   return fmt::format(
       "the snapshot has no allocation history (recorded without traces: _record_memory_history was off or "
-      "enabled=\"state\"), so there is nothing to replay; its {} segment(s) can be inspected with 'reservoir info'",
-      snapshot.segments.size());
+      "enabled=\"state\"), so there is nothing to replay; its {} segment(s) can be inspected with {}",
+      snapshot.segments.size(), wording.run(Command::kInfo));
 }
 
 std::vector<std::string> settingsNotes(const sim::AllocatorConfig& config) {
@@ -586,7 +587,10 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
                                : capture && capture->device_total ? capture->path
                                                                   : "";
   report.events_total = snapshot.devices[device_index].events.size();
-  traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index]);
+  // A cancel leaves no report: a replay cut short checks nothing.
+  const auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+  traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index], options.cancel);
+  if (cancelled()) return Status::error("cancelled before the replay");
   // Actions missing by design (skip_actions), unless entries with unknown actions may be them.
   if (!requests.skipped_actions.empty() && snapshot.anomalies.count(traces::Anomaly::unknown_action) == 0) {
     std::string names;
@@ -595,15 +599,16 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
     return Status::error(fmt::format(
         "recorded without some allocator actions (skip_actions=[{}], inferred: the trace has none of them, but "
         "the actions they pair with): the model needs every action to replay the program, so the event-by-event "
-        "check, what-ifs, sweeps and gates cannot be answered from it; 'reservoir info' still gives its final "
+        "check, what-ifs, sweeps and gates cannot be answered from it; {} still gives its final "
         "segments and the recorded reserved peak (record without skip_actions to replay it)",
-        names));
+        names, wordingOr(options.env.wording).run(Command::kInfo)));
   }
   traces::WindowOptions window;
   window.expandable_reserve = config->expandableReserve(report.total_memory);
   window.large_page = config->large_segment_size;
   auto start = traces::rebuildWindowStart(snapshot, device_index, requests, window);
   if (!start) return start.status();
+  if (cancelled()) return Status::error("cancelled before the replay");
   report.window_complete = start->complete;
   StartLayout layout = initialLayout(*start, *config);
   // A ring-buffer trace's unknown block sizes are fitted to the recording: replay, and at a
@@ -618,6 +623,7 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
     driver.collectPrivatePools(*start);
     driver.estimateCapacity(*start);
     driver.run();
+    if (cancelled()) return Status::error("cancelled");  // a partial replay checks nothing
     const bool refit =
         driver.diverged() && attempt + 1 < max_attempts && trial.first_divergence && driver.lastSimulated() &&
         refineLayout(

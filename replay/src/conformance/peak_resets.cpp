@@ -87,9 +87,11 @@ void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, c
   auto with_timeline = runConformance(snapshot, device_index, timeline_opts);
   if (!with_timeline) return;
   const auto range = candidateRange(with_timeline->timeline, *options.env.capture);
-  const std::string no_single =
+  const Wording& wording = wordingOr(options.env.wording);
+  const std::string no_single = fmt::format(
       "only .peak statistics differ from the capture's: the program reset peaks "
-      "(torch.cuda.reset_peak_memory_stats), but no single reset explains them (give --reset-peaks POINT)";
+      "(torch.cuda.reset_peak_memory_stats), but no single reset explains them (give {})",
+      wording.give_value(Input::kResetPeaks, "POINT"));
   if (!range) {
     report.notes.push_back(no_single);
     return;
@@ -144,7 +146,8 @@ void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, c
   std::string note = fmt::format("peaks were reset after event {}, before event {} ({}: {})", first - 1, first,
                                  describeEvent(events[first]), describeStack(snapshot, events[first].stack, 1));
   if (last > first) note += fmt::format("; a reset anywhere up to event {} gives the same peaks", last);
-  note += fmt::format(" (found from the replay; --reset-peaks event:{} pins it)", first - 1);
+  note += fmt::format(" (found from the replay; {} pins it)",
+                      wording.give_value(Input::kResetPeaks, fmt::format("event:{}", first - 1)));
   verified.notes.push_back(std::move(note));
   report = std::move(verified);
 }

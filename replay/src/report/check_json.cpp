@@ -45,4 +45,12 @@ nlohmann::json conformanceJson(const ConformanceReport& r, const std::string& pa
   return j;
 }
 
+nlohmann::json checksJson(nlohmann::json per_trace, std::size_t exact, std::size_t not_exact,
+                          nlohmann::json unreadable) {
+  return {{"traces", std::move(per_trace)},
+          {"exact", exact},
+          {"not_exact", not_exact},
+          {"unreadable", std::move(unreadable)}};
+}
+
 }  // namespace reservoir::replay

@@ -37,6 +37,8 @@ nlohmann::json gateJson(const GateVerdict& v, const std::vector<std::string>& pa
                      {"verdict", verdictName(c.verdict)},
                      {"worst_trace", paths[c.worst]},
                      {"reason", c.reason}};
+    // What would let an undecided condition be judged, as data ("capacity"); null otherwise.
+    j["missing"] = c.missing ? nlohmann::json(inputName(*c.missing)) : nlohmann::json(nullptr);
     if (c.kind == ConditionVerdict::Kind::kPeakReserved) j["budget"] = c.limit;
     if (c.kind == ConditionVerdict::Kind::kDemand) {
       j["demand"] = c.text;
@@ -59,6 +61,7 @@ nlohmann::json gateJson(const GateVerdict& v, const std::vector<std::string>& pa
           {"undecided", v.undecided},
           {"unjudged", v.unjudged},
           {"reason", v.reason},
+          {"missing", v.missing ? nlohmann::json(inputName(*v.missing)) : nlohmann::json(nullptr)},
           {"worst_trace", paths[v.worst_trace]},
           {"budget", budget ? nlohmann::json(*budget) : nlohmann::json(nullptr)},
           {"max_peak_reserved", reports[v.worst_trace].whatif.peak_reserved.bytes},

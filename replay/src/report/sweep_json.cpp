@@ -4,8 +4,37 @@
 namespace reservoir::replay {
 namespace {
 
+nlohmann::json changesJson(const std::vector<CandidateChange>& changes) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& ch : changes) {
+    nlohmann::json one{{"kind", candidateChangeKindName(ch.kind)}};
+    if (ch.kind == CandidateChange::Kind::kCleanup)
+      one["point"] = ch.point;
+    else
+      one["settings"] = ch.settings;
+    j.push_back(std::move(one));
+  }
+  return j;
+}
+
+std::vector<CandidateChange> changesFromJson(const nlohmann::json& j) {
+  std::vector<CandidateChange> changes;
+  for (const auto& one : j) {
+    CandidateChange ch;
+    ch.kind = one.at("kind").get<std::string>() == "settings" ? CandidateChange::Kind::kSettings
+                                                              : CandidateChange::Kind::kCleanup;
+    if (ch.kind == CandidateChange::Kind::kCleanup)
+      ch.point = one.at("point").get<std::string>();
+    else
+      ch.settings = one.at("settings").get<std::string>();
+    changes.push_back(std::move(ch));
+  }
+  return changes;
+}
+
 nlohmann::json candidateJson(const SweepCandidate& c) {
   nlohmann::json cj = {{"edits", c.edits},
+                       {"changes", changesJson(c.changes)},
                        {"description", c.description},
                        {"peak_reserved", c.peak_reserved},
                        {"peak_allocated", c.peak_allocated},
@@ -32,6 +61,10 @@ nlohmann::json sweepJson(const SweepReport& rep, const std::string& path, std::s
   j["trace"] = path;
   j["objective"] = rep.objective;
   j["minimize"] = rep.objective_spec.text();
+  // The point a reserved:POINT objective probes (a what-if's probe there shows the same figure).
+  j["objective_point"] = rep.objective_spec.kind == SweepObjective::Kind::kReservedAt && rep.objective_spec.point
+                             ? nlohmann::json(rep.objective_spec.point->text)
+                             : nlohmann::json(nullptr);
   j["baseline_peak_reserved"] = rep.baseline_peak_reserved;
   j["baseline_peak_allocated"] = rep.baseline_peak_allocated;
   j["baseline_objective"] = rep.baseline_objective;
@@ -77,6 +110,7 @@ std::optional<T> optionalField(const nlohmann::json& j, const char* key) {
 SweepCandidate candidateFromJson(const nlohmann::json& cj) {
   SweepCandidate c;
   c.edits = cj.at("edits").get<std::vector<std::string>>();
+  c.changes = changesFromJson(cj.at("changes"));
   c.description = cj.at("description").get<std::string>();
   c.peak_reserved = cj.at("peak_reserved").get<std::int64_t>();
   c.peak_allocated = cj.at("peak_allocated").get<std::int64_t>();

@@ -11,7 +11,7 @@ namespace reservoir::replay {
 using traces::Action;
 
 Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> shared, std::size_t device_index,
-                                     const ReplayEnvironment& env) {
+                                     const ReplayEnvironment& env, const std::atomic<bool>* cancel) {
   if (!shared) return Status::error("no snapshot");
   const traces::Snapshot& snapshot = *shared;
   PreparedTrace p;
@@ -25,8 +25,10 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   opts.program = &p.program;
   opts.request_stream = &p.requests;  // built once, by the conformance replay
   opts.find_peak_resets = false;      // a what-if uses the events, not the capture's peaks
+  opts.cancel = cancel;
   auto report = runConformance(snapshot, device_index, opts);
   if (!report) return report.status();
+  if (cancel && cancel->load()) return Status::error("cancelled");
   p.conformance = std::move(*report);
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
@@ -137,8 +139,9 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   rep.baseline_matches_recording = rep.baseline.peak_reserved.bytes == p.recorded_peak_reserved &&
                                    !rep.baseline.decision_change && !p.conformance.first_divergence;
   if (p.conformance.first_divergence)
-    rep.notes.push_back(fmt::format("the model is not exact on this trace from event {} on (run 'reservoir check')",
-                                    p.conformance.first_divergence->event_index));
+    rep.notes.push_back(fmt::format("the model is not exact on this trace from event {} on (run {})",
+                                    p.conformance.first_divergence->event_index,
+                                    wordingOr(options.wording).run(Command::kCheck)));
   if (rep.baseline.decision_change)
     rep.notes.push_back(
         fmt::format("the modelled baseline departs from the recording at event {} (addresses, "

@@ -80,9 +80,10 @@ Expected<EditedRun> chooseEditedRun(const PreparedTrace& p, const EditedRunOptio
         "derived from them; give a capacity to predict out-of-memory)",
         *p.contradicted_capacity, p.recorded_peak_reserved);
   } else if (p.oom_without_device_free) {
-    r.capacity_source =
+    r.capacity_source = fmt::format(
         "unlimited (the recorded oom entries have no 'device_free', so no capacity is derived from them; give "
-        "--capacity to predict out-of-memory)";
+        "{} to predict out-of-memory)",
+        wordingOr(o.wording).give(Input::kCapacity));
   } else {
     r.capacity_source = "unlimited (no oom recorded; give a capacity to predict out-of-memory)";
   }

@@ -11,49 +11,65 @@
 namespace reservoir::replay {
 namespace {
 
-Expected<sim::ByteCount> sizeOption(std::string_view prefix, std::string_view name, const std::string& text) {
+// A size option's bytes; the error names the option and says why, plainly ("not a size: 'x'", or
+// that '80G' is ambiguous between GiB and GB).
+Expected<sim::ByteCount> sizeOption(const Wording& wording, Input input, const std::string& text) {
   auto c = sim::parseSize(text);
-  if (!c) return Status::usage(fmt::format("{}{}: not a size: '{}' (e.g. 141GiB, 150109880320)", prefix, name, text));
+  if (!c)
+    return Status::usage(
+        fmt::format("{}: {} (e.g. 141GiB, 80GB, 150109880320)", wording.label(input), sim::sizeError(text)));
   return *c;
 }
 
-Status checkFraction(std::string_view prefix, const std::optional<double>& fraction) {
+Status checkFraction(const Wording& wording, const std::optional<double>& fraction) {
   if (fraction && !(*fraction >= 0.0 && *fraction <= 1.0))
-    return Status::usage(fmt::format("{}fraction: {} is not in [0, 1]", prefix, *fraction));
+    return Status::usage(fmt::format("{}: {} is not in [0, 1]", wording.label(Input::kFraction), *fraction));
   return {};
+}
+
+Input editInput(Edit::Kind kind) {
+  switch (kind) {
+    case Edit::Kind::kCleanup: return Input::kCleanup;
+    case Edit::Kind::kRelease: return Input::kRelease;
+    case Edit::Kind::kProbe: return Input::kProbe;
+    case Edit::Kind::kDemand: return Input::kDemand;
+    case Edit::Kind::kResetPeaks: return Input::kResetPeaks;
+  }
+  return Input::kCleanup;
 }
 
 }  // namespace
 
-Expected<EditedRunOptions> parseEditedRunOptions(const EditedRunText& t, std::string_view prefix) {
+Expected<EditedRunOptions> parseEditedRunOptions(const EditedRunText& t, const Wording& wording) {
   EditedRunOptions o;
+  o.wording = &wording;
   if (!t.set.empty()) {
     auto cfg = sim::parseAllocConf(t.set);
-    if (!cfg) return Status::usage(fmt::format("{}set '{}': {}", prefix, t.set, cfg.message()));
+    if (!cfg) return Status::usage(fmt::format("{} '{}': {}", wording.label(Input::kSet), t.set, cfg.message()));
     o.settings = std::move(*cfg);
   }
   if (!t.capacity.empty()) {
-    auto c = sizeOption(prefix, "capacity", t.capacity);
+    auto c = sizeOption(wording, Input::kCapacity, t.capacity);
     if (!c) return c.status();
     o.capacity = *c;
   }
   if (!t.overhead.empty()) {
-    auto c = sizeOption(prefix, "overhead", t.overhead);
+    auto c = sizeOption(wording, Input::kOverhead, t.overhead);
     if (!c) return c.status();
     o.overhead = *c;
   }
   if (o.capacity && o.overhead >= *o.capacity)
     return Status::usage(
-        fmt::format("{}overhead {} is not below {}capacity {}: the edited run would have no memory "
-                    "for PyTorch's cache",
-                    prefix, t.overhead.empty() ? std::string("0") : t.overhead, prefix, t.capacity));
-  if (Status st = checkFraction(prefix, t.fraction); !st.ok()) return st;
+        fmt::format("{} {} is not below {} {}: the edited run would have no memory for PyTorch's cache",
+                    wording.label(Input::kOverhead), t.overhead.empty() ? std::string("0") : t.overhead,
+                    wording.label(Input::kCapacity), t.capacity));
+  if (Status st = checkFraction(wording, t.fraction); !st.ok()) return st;
   o.fraction = t.fraction;
   return o;
 }
 
-Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& t, std::string_view prefix) {
-  auto device = parseEditedRunOptions(t.device, prefix);
+Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& t, const Wording& wording) {
+  auto device = parseEditedRunOptions(t.device, wording);
   if (!device) return device.status();
   WhatIfOptions w;
   static_cast<EditedRunOptions&>(w) = std::move(*device);
@@ -66,7 +82,7 @@ Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& t, std::string_view
   for (const auto& [kind, texts] : kinds)
     for (const auto& text : *texts) {
       auto e = parseEdit(kind, text);
-      if (!e) return Status::usage(fmt::format("{}{}: {}", prefix, editKindName(kind), e.message()));
+      if (!e) return Status::usage(fmt::format("{}: {}", wording.label(editInput(kind)), e.message()));
       w.edits.push_back(std::move(*e));
     }
   if (t.address_model == "driver")
@@ -75,35 +91,37 @@ Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& t, std::string_view
     w.address_model = AddressModel::kRecorded;
   else
     return Status::usage(
-        fmt::format("{}address-model: '{}': expected 'recorded' or 'driver'", prefix, t.address_model));
+        fmt::format("{}: '{}': expected 'recorded' or 'driver'", wording.label(Input::kAddressModel), t.address_model));
   return w;
 }
 
-Expected<ReplayEnvironment> replayEnvironment(const Trace& trace, const RecordedDeviceText& t,
-                                              std::string_view prefix) {
+Expected<ReplayEnvironment> replayEnvironment(const Trace& trace, const RecordedDeviceText& t, const Wording& wording) {
   ReplayEnvironment env = trace.environment();
-  if (Status st = checkFraction(prefix, t.fraction); !st.ok()) return st;
+  env.wording = &wording;
+  if (Status st = checkFraction(wording, t.fraction); !st.ok()) return st;
   env.fraction = t.fraction;
   if (!t.capacity.empty()) {
-    auto c = sizeOption(prefix, "capacity", t.capacity);
+    auto c = sizeOption(wording, Input::kCapacity, t.capacity);
     if (!c) return c.status();
     env.total_memory = *c;
   }
   if (!t.settings.empty()) {
     auto cfg = sim::parseAllocConf(t.settings);
-    if (!cfg) return Status::usage(fmt::format("{}settings: {}", prefix, cfg.message()));
+    if (!cfg) return Status::usage(fmt::format("{}: {}", wording.label(Input::kSettings), cfg.message()));
     env.settings = t.settings;
   }
   return env;
 }
 
 Expected<GateConditions> gateConditions(const std::string& max_peak_reserved, const WhatIfOptions& options,
-                                        std::string_view prefix) {
+                                        const Wording& wording) {
   GateConditions conditions;
+  conditions.wording = &wording;
   if (!max_peak_reserved.empty()) {
     conditions.max_peak_reserved = sim::parseSize(max_peak_reserved);
     if (!conditions.max_peak_reserved)
-      return Status::usage(fmt::format("{}max-peak-reserved: not a size: '{}'", prefix, max_peak_reserved));
+      return Status::usage(
+          fmt::format("{}: {}", wording.label(Input::kMaxPeakReserved), sim::sizeError(max_peak_reserved)));
   }
   conditions.fraction = options.fraction;
   for (const auto& e : options.edits)
@@ -131,7 +149,7 @@ Status applyMemoryCapFromEnvironment() {
   if (!text || !*text) return {};
   const auto bytes = sim::parseSize(text);
   if (!bytes)
-    return Status::usage(fmt::format("RESERVOIR_MAX_MEMORY='{}' is not a size (e.g. 8GiB, or 0 for no cap)", text));
+    return Status::usage(fmt::format("RESERVOIR_MAX_MEMORY: {} (e.g. 8GiB, or 0 for no cap)", sim::sizeError(text)));
   traces::setDefaultReadMemoryCap(*bytes);
   return {};
 }

@@ -207,6 +207,7 @@ RunResult Runner::run() {
   while (next_op_ < n) {
     step();
     if (s_.stop_after_op && next_op_ > *s_.stop_after_op) break;
+    if (s_.cancel && (next_op_ & 4095) == 0 && s_.cancel->load(std::memory_order_relaxed)) break;
   }
   finish();
   return r_;

@@ -15,6 +15,7 @@
 #include "reservoir/core/status.h"
 #include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/program.h"
+#include "reservoir/replay/wording.h"
 #include "reservoir/simulator/allocator.h"
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/snapshot.h"
@@ -31,6 +32,9 @@ struct ReplayEnvironment {
   std::optional<ByteCount> total_memory;        // totalGlobalMem
   std::optional<std::string> settings;          // PYTORCH_CUDA_ALLOC_CONF to use instead of the recorded one
   std::shared_ptr<const CaptureFacts> capture;  // figures to compare the final statistics with (shared)
+  // How notes and errors name an input to give or a command to run: the front end's that made
+  // this environment (replayEnvironment); null: plain words.
+  const Wording* wording = nullptr;
 };
 
 struct ConformanceOptions {
@@ -126,7 +130,8 @@ Expected<PeakResets> choosePeakResets(const traces::Snapshot& snapshot, std::siz
 // segments can be inspected, but there is nothing to replay; the sentence says so, else
 // nullopt. `device` indexes snapshot.devices (nullopt: every device).
 std::optional<std::string> nothingToReplay(const traces::Snapshot& snapshot,
-                                           std::optional<std::size_t> device = std::nullopt);
+                                           std::optional<std::size_t> device = std::nullopt,
+                                           const Wording& wording = plainWording());
 
 // Warnings about the settings a replay uses, once each: recorded keys this model does not
 // know (replayed as if absent, so the result may differ), torch's own non-fatal parse

@@ -11,6 +11,7 @@
 
 #include "reservoir/core/units.h"
 #include "reservoir/replay/conformance.h"
+#include "reservoir/replay/wording.h"
 #include "reservoir/simulator/alloc_config.h"
 
 namespace reservoir::replay {
@@ -24,6 +25,9 @@ struct EditedRunOptions {
   std::optional<ByteCount> capacity;             // the device's memory (default: recorded ooms, else unlimited)
   ByteCount overhead = 0;                        // memory outside the PyTorch cache (CUDA context, NCCL, ...)
   std::optional<double> fraction;                // memory fraction (default: the recorded one)
+  // How messages name inputs (a capacity to give, a check to run): the front end's that parsed
+  // these options (option_text.h); null: plain words.
+  const Wording* wording = nullptr;
 };
 
 // The environment a trace is prepared in for these options: a capacity is also the device's

@@ -9,6 +9,7 @@
 
 #include "reservoir/core/status.h"
 #include "reservoir/replay/whatif.h"
+#include "reservoir/replay/wording.h"
 
 namespace reservoir::replay {
 
@@ -17,6 +18,7 @@ struct GateConditions {
   std::vector<Edit> demands;                        // kDemand edits: each must fit wherever its point is reached
   bool no_oom = true;                               // the edited run must not run out of memory
   std::optional<double> fraction;                   // the edited run's memory fraction, when one was set (for reasons)
+  const Wording* wording = nullptr;                 // how reasons name an input to give (null: plain words)
 };
 
 // True when at least one condition is asked for: a budget, a demand, or (`capacity_given`: the
@@ -49,7 +51,8 @@ struct ConditionVerdict {
   Verdict verdict = Verdict::kPass;
   std::size_t worst = 0;  // the trace that decides (largest peak, least free, first OOM)
   std::vector<TraceVerdict> traces;
-  std::string reason;  // one line, naming the worst trace
+  std::string reason;            // one line, naming the worst trace
+  std::optional<Input> missing;  // what would let an undecided condition be judged (a capacity)
 };
 std::string_view conditionKindName(ConditionVerdict::Kind k);  // "peak_reserved", "demand", "oom"
 
@@ -62,9 +65,10 @@ struct GateVerdict {
   bool pass = true;
   bool undecided = false;  // some condition could not be judged (a demand without a capacity)
   std::vector<ConditionVerdict> conditions;
-  std::size_t worst_trace = 0;  // the failing condition's worst trace, else the one with the largest peak
-  std::string reason;           // the first failing (else undecided) condition's reason; empty on a pass
-  std::string summary;          // one line: every condition's reason (for a pass)
+  std::size_t worst_trace = 0;   // the failing condition's worst trace, else the one with the largest peak
+  std::string reason;            // the first failing (else undecided) condition's reason; empty on a pass
+  std::optional<Input> missing;  // undecided: what the undecided condition lacks (a capacity)
+  std::string summary;           // one line: every condition's reason (for a pass)
   // Traces that gave no report (unreadable, nothing to replay: addUnjudgedTraces); the conditions
   // above judge only the others.
   std::vector<std::string> unjudged;

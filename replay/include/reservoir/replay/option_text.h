@@ -1,8 +1,9 @@
 // The options every front end takes as text (the CLI's flags, the Python package's keywords),
-// parsed here once so that the rules and the errors are the same everywhere. `prefix` is how
-// the front end names an option in an error: "--" on the command line ("--capacity: not a
-// size: 'x'"), "" in Python ("capacity: not a size: 'x'"); underscores or dashes in names are
-// the front end's: the names used here are the command line's (reset-peaks, max-peak-reserved).
+// parsed here once so that the rules and the errors are the same everywhere. `wording` is how
+// the front end names an option in an error (wording.h): "--capacity: not a size: 'x'" on the
+// command line, "capacity: not a size: 'x'" in Python, "reset_peaks: ..." there too; the
+// options parsed keep the wording, so that later messages (a capacity to give, a check to run)
+// use the same front end's words.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "reservoir/replay/gate.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
+#include "reservoir/replay/wording.h"
 
 namespace reservoir::replay {
 
@@ -26,7 +28,7 @@ struct EditedRunText {
   std::string capacity, overhead;
   std::optional<double> fraction;
 };
-Expected<EditedRunOptions> parseEditedRunOptions(const EditedRunText& text, std::string_view prefix = "--");
+Expected<EditedRunOptions> parseEditedRunOptions(const EditedRunText& text, const Wording& wording = plainWording());
 
 // The edits (each kind's texts, parsed by parseEdit) and the device, and the address model
 // ("recorded" or "driver").
@@ -35,7 +37,7 @@ struct WhatIfText {
   EditedRunText device;
   std::string address_model = "recorded";
 };
-Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& text, std::string_view prefix = "--");
+Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& text, const Wording& wording = plainWording());
 
 // The recorded device, where the capture's facts are missing or wrong: fraction, capacity (its
 // total memory) and settings (the PYTORCH_CUDA_ALLOC_CONF to replay with).
@@ -46,11 +48,11 @@ struct RecordedDeviceText {
 };
 // The environment to replay `trace` in: these options over the capture's facts.
 Expected<ReplayEnvironment> replayEnvironment(const Trace& trace, const RecordedDeviceText& text,
-                                              std::string_view prefix = "--");
+                                              const Wording& wording = plainWording());
 
 // The gate's conditions: the budget (a size; empty: none), the what-if's demands and fraction.
 Expected<GateConditions> gateConditions(const std::string& max_peak_reserved, const WhatIfOptions& options,
-                                        std::string_view prefix = "--");
+                                        const Wording& wording = plainWording());
 
 // The devices `info` summarises: the one asked for, else every device with events (and the
 // busiest, so an empty snapshot still has one).

@@ -21,7 +21,10 @@ using NamedPath = std::pair<std::string, std::string>;
 // file (standard output or input are not written here). Each is a usage error naming the
 // output's label: "--out X is the trace being read (--measured): write to another file". Paths
 // are compared as the files they name (links followed, "./" and ".." resolved), whether they
-// exist yet or not; a device (/dev/null) may take several outputs.
-Status checkOutputTargets(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
+// exist yet or not; a device (/dev/null) may take several outputs. A path with a NUL byte names
+// no file (the system would cut it there) and is refused too. `read_too`: other files the command
+// reads ({what it is, path}: "the capture JSON the trace was read with"), refused as outputs.
+Status checkOutputTargets(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs,
+                          const std::vector<NamedPath>& read_too = {});
 
 }  // namespace reservoir::replay

@@ -48,6 +48,10 @@ nlohmann::json whatIfJson(std::vector<nlohmann::json> per_trace, const MaxOverTr
 nlohmann::json infoJson(const traces::Snapshot& snap, const std::string& path, const std::vector<DeviceSummary>& sums);
 // `reservoir check`: the conformance report.
 nlohmann::json conformanceJson(const ConformanceReport& r, const std::string& path);
+// Several traces' checks: each one's answer (conformanceJson) in order, how many were exact and
+// not, and the traces that could not be read ({"trace", "error"}).
+nlohmann::json checksJson(nlohmann::json per_trace, std::size_t exact, std::size_t not_exact,
+                          nlohmann::json unreadable);
 // `reservoir gate`: the verdict over the traces `paths` (in the order of `reports`).
 nlohmann::json gateJson(const GateVerdict& v, const std::vector<std::string>& paths,
                         const std::vector<WhatIfReport>& reports, std::optional<sim::ByteCount> budget);

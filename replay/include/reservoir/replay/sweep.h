@@ -86,8 +86,24 @@ struct SweepOptions : EditedRunOptions {
   std::function<void(const SweepCandidate&)> on_candidate;
 };
 
+// One change a candidate makes to the run, as data: each front end words it (the command line
+// as flags, Python as keywords, the GUI as an edit).
+struct CandidateChange {
+  enum class Kind : std::uint8_t { kCleanup, kSettings };
+  Kind kind = Kind::kCleanup;
+  std::string point;     // kCleanup: where torch.cuda.empty_cache() goes ("after:x.py:f")
+  std::string settings;  // kSettings: the whole PYTORCH_CUDA_ALLOC_CONF the candidate runs with
+  friend bool operator==(const CandidateChange&, const CandidateChange&) = default;
+};
+std::string_view candidateChangeKindName(CandidateChange::Kind kind);  // "cleanup", "settings"
+
+// The command line's flags for the changes ({"--cleanup", POINT}, {"--set", SETTINGS}): what
+// `sweep --json` has always listed as a candidate's "edits", kept for the scripts that read them.
+std::vector<std::string> changeFlags(const std::vector<CandidateChange>& changes);
+
 struct SweepCandidate {
-  std::vector<std::string> edits;  // flags that reproduce it: {"--cleanup", "after:x.py:f"} ...
+  std::vector<CandidateChange> changes;  // what the candidate changes (with the sweep's own device options)
+  std::vector<std::string> edits;        // changeFlags(changes)
   std::string description;
   std::int64_t peak_reserved = 0;
   std::int64_t peak_allocated = 0;

@@ -174,8 +174,10 @@ struct PreparedTrace {
   std::vector<std::uint32_t> completes_at_by_tag;
 };
 
+// `cancel`, when set while it runs, stops it within 4096 events: the trace is then not prepared
+// (an error saying it was cancelled).
 Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> snapshot, std::size_t device_index,
-                                     const ReplayEnvironment& env);
+                                     const ReplayEnvironment& env, const std::atomic<bool>* cancel = nullptr);
 
 struct ResolvedEdit {
   Edit edit;
@@ -205,6 +207,9 @@ struct RunSettings {
   std::optional<std::uint32_t> stop_after_op;          // for analyses at a point
   std::vector<EmittedEvent>* record_events = nullptr;  // receives every event the model emits
   std::vector<OpWindow> peak_windows;                  // sorted, disjoint: RunResult::peak_in_windows
+  // Checked every 4096 ops: once set, the run stops there (its result is incomplete: the caller,
+  // who set it, drops it).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 RunResult replayProgram(const PreparedTrace& prepared, const std::vector<ResolvedEdit>& edits,

@@ -29,8 +29,14 @@ inline constexpr ByteCount kMaxReservation = ByteCount{1} << 48;
 std::string formatSize(ByteCount bytes);
 // Exact binary units when they divide evenly ("20 MiB"), else bytes.
 std::string formatSizeExact(ByteCount bytes);
-// Parses "1073741824", "1GiB", "1.5 GiB", "512MiB", "20MB" (MB = MiB, as PyTorch's *_mb options
-// mean), "4KiB", "100B". Returns nullopt for anything else.
+// Parses a size: bytes ("1073741824", "100B", "100 bytes"), binary units ("4KiB", "512MiB",
+// "1.5 GiB", "2TiB": 2^10 to 2^40 bytes, as PyTorch prints sizes) or decimal units ("80GB" is
+// 80 x 10^9 bytes, "512MB", "4kB", "1TB": 10^3 to 10^12, as Hugging Face Accelerate reads them
+// and GPU makers quote memory). Units are case-insensitive. A bare K, M, G or T is ambiguous
+// and refused. Returns nullopt for anything else; sizeError says why.
 std::optional<ByteCount> parseSize(std::string_view text);
+// Why `text` is not a size, in plain words ("'80G' is ambiguous: write 80GiB (80 x 2^30 bytes) or
+// 80GB (80 x 10^9 bytes)"); empty when it is one.
+std::string sizeError(std::string_view text);
 
 }  // namespace reservoir::sim

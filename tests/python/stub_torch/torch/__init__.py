@@ -30,4 +30,4 @@ class dtype:
 float32 = dtype("float32")
 bfloat16 = dtype("bfloat16")
 
-from . import _C, cuda  # noqa: E402
+from . import _C, cuda, optim  # noqa: E402

@@ -2,6 +2,8 @@
 // (alloc -> free_requested -> free_completed), independent of address reuse.
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -42,7 +44,9 @@ struct RequestStream {
   std::vector<Action> skipped_actions;
 };
 
-RequestStream buildRequestStream(const DeviceTrace& trace);
+// `cancel`, when set while it runs, stops it within 4096 events (the stream is then incomplete:
+// the caller, who set it, drops it).
+RequestStream buildRequestStream(const DeviceTrace& trace, const std::atomic<bool>* cancel = nullptr);
 
 // The actions a trace was recorded without, inferred from what is missing: an action with no
 // entry while the entries that must pair with it are there (free_completed without any

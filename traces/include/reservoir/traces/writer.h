@@ -8,6 +8,7 @@
 // by one frame, not by the size of the snapshot.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,6 +26,9 @@ struct WriteOptions {
   Compression compression = Compression::kNone;
   // zlib level (1-9) or zstd level (1-19); 0 picks the library's default.
   int compression_level = 0;
+  // Looked at before each frame is written: once set, the write stops and fails ("cancelled"),
+  // and writeSnapshotFile leaves no file (the temporary is removed, an existing file is kept).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Writes `snapshot` to `path` (through a temporary file renamed into place).

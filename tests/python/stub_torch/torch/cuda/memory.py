@@ -1,4 +1,10 @@
-"""The stub allocator: every allocation is its own segment; the trace is a ring of max_entries."""
+"""The stub allocator: every allocation is its own segment; the trace is a ring of max_entries.
+Event times are wall-clock microseconds, as torch's are. With STUB_TORCH_SNAPSHOT=PATH set,
+_snapshot() returns that recorded snapshot instead (for tests of what a real recording gives)."""
+
+import os
+import pickle
+import time
 
 from .. import _C
 
@@ -25,7 +31,7 @@ def _record_memory_history(enabled="all", context="all", stacks="all", max_entri
 def _event(action, addr, size):
     if not _state["recording"]:
         return
-    _state["time"] += 7
+    _state["time"] = max(_state["time"] + 1, time.time_ns() // 1000)
     _state["trace"].append({"action": action, "addr": addr, "size": size, "stream": 0,
                             "time_us": _state["time"], "frames": []})
     del _state["trace"][: max(0, len(_state["trace"]) - _state["max_entries"])]
@@ -58,6 +64,10 @@ def _stub_oom(size):
 
 
 def _snapshot(device=None):
+    recorded = os.environ.get("STUB_TORCH_SNAPSHOT")
+    if recorded:
+        with open(recorded, "rb") as f:  # the test's own recording (trusted test data)
+            return pickle.load(f)
     return {"segments": [], "device_traces": [list(_state["trace"])], "allocator_settings": {}}
 
 

@@ -1,5 +1,6 @@
 import json
 import os
+import warnings
 
 from . import default_planner
 from .. import distributed_c10d
@@ -9,7 +10,10 @@ calls = []
 
 def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None, process_group=None, no_dist=False):
     calls.append({"no_dist": no_dist, "process_group": process_group})
-    if not no_dist:
+    if no_dist:  # as torch words it
+        warnings.warn("torch.distributed is disabled, unavailable or uninitialized, assuming the intent is to save "
+                      "in a single process.")
+    else:
         distributed_c10d.gather_object(None)  # garbage on a fake group
     if not default_planner._validate_global_plan([], None):
         raise ValueError("Failed to validate global plan")
