@@ -100,7 +100,7 @@ int runReport(const ReportArgs& a, std::ostream& out, std::ostream& err) {
   }
   Progress progress(err, "replaying");
   auto result =
-      replay::makeReport(traces, *text, a.device, {}, "--",
+      replay::makeReport(traces, *text, a.device, {}, cliWording(),
                          [&](std::string_view, std::size_t done, std::size_t total) { progress(done, total); });
   if (!result) return fail(err, result.status());
   if (Status st = replay::writeReportFiles(*result, *paths, a.html, a.markdown, "--html", "--markdown"); !st.ok())

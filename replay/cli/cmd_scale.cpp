@@ -204,7 +204,7 @@ int runGrid(const ScaleArgs& a, replay::WhatIfOptions w, const std::vector<scale
 Status checkScaleOutput(const ScaleArgs& a) {
   std::vector<replay::NamedPath> inputs;
   for (const auto& spec : a.from) {
-    auto split = splitFrom(spec);
+    auto split = scale::splitInputSpec(spec);
     if (!split) return split.status();
     inputs.emplace_back("--from", split->second);
   }

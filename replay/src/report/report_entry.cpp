@@ -8,13 +8,13 @@
 
 namespace reservoir::replay {
 
-Expected<ReportOptions> parseReportOptions(const ReportText& text, std::string_view prefix) {
+Expected<ReportOptions> parseReportOptions(const ReportText& text, const Wording& wording) {
   ReportOptions o;
-  auto edited = parseWhatIfOptions(text.edits, prefix);
+  auto edited = parseWhatIfOptions(text.edits, wording);
   if (!edited) return edited.status();
   o.edited = std::move(*edited);
   for (const auto& [name, edits] : text.variants) {
-    auto v = parseWhatIfOptions(edits, prefix);
+    auto v = parseWhatIfOptions(edits, wording);
     if (!v) return Status::usage(fmt::format("variant {}: {}", name, v.message()));
     o.variants.push_back({name, std::move(*v)});
   }
@@ -22,7 +22,7 @@ Expected<ReportOptions> parseReportOptions(const ReportText& text, std::string_v
     SweepOptions s;
     static_cast<EditedRunOptions&>(s) = static_cast<const EditedRunOptions&>(o.edited);
     auto objective = parseSweepObjective(text.minimize);
-    if (!objective) return Status::usage(fmt::format("{}minimize: {}", prefix, objective.message()));
+    if (!objective) return Status::usage(fmt::format("{}: {}", wording.label(Input::kMinimize), objective.message()));
     s.objective = std::move(*objective);
     s.max_candidates = text.max_candidates;
     s.jobs = text.jobs;
@@ -34,8 +34,8 @@ Expected<ReportOptions> parseReportOptions(const ReportText& text, std::string_v
 
 Expected<ReportResult> makeReport(const std::vector<Trace>& traces, const ReportText& text,
                                   std::optional<std::int64_t> device, const RecordedDeviceText& recorded,
-                                  std::string_view prefix, ReportProgress progress) {
-  auto options = parseReportOptions(text, prefix);
+                                  const Wording& wording, ReportProgress progress) {
+  auto options = parseReportOptions(text, wording);
   if (!options) return options.status();
   options->progress = std::move(progress);
   std::vector<ReportInput> inputs;
@@ -44,7 +44,7 @@ Expected<ReportResult> makeReport(const std::vector<Trace>& traces, const Report
     auto dev = chooseDevice(t.snap(), device);
     if (!dev) return Status::error(t.path + ": " + dev.message());
     if (auto none = nothingToReplay(t.snap(), *dev)) return Status::error(t.path + ": " + *none);
-    auto env = replayEnvironment(t, recorded, prefix);
+    auto env = replayEnvironment(t, recorded, wording);
     if (!env) return env.status();
     inputs.push_back({t, *dev, std::move(*env)});
   }

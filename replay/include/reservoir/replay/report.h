@@ -22,6 +22,7 @@
 #include "reservoir/replay/sweep.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
+#include "reservoir/replay/wording.h"
 
 namespace reservoir::replay {
 
@@ -212,8 +213,8 @@ struct ReportText {
   std::size_t max_candidates = 100;
   unsigned jobs = 0;  // the sweep's threads; 0: every core
 };
-// Parses the text (errors name the option with `prefix`, a variant's with its name) into options.
-Expected<ReportOptions> parseReportOptions(const ReportText& text, std::string_view prefix = "--");
+// Parses the text (errors name the option as `wording` words it, a variant's with its name) into options.
+Expected<ReportOptions> parseReportOptions(const ReportText& text, const Wording& wording = plainWording());
 
 struct ReportResult {
   Report model;
@@ -225,8 +226,8 @@ struct ReportResult {
 using ReportProgress = std::function<void(std::string_view what, std::size_t done, std::size_t total)>;
 Expected<ReportResult> makeReport(const std::vector<Trace>& traces, const ReportText& text,
                                   std::optional<std::int64_t> device = std::nullopt,
-                                  const RecordedDeviceText& recorded = {}, std::string_view prefix = "--",
-                                  ReportProgress progress = {});
+                                  const RecordedDeviceText& recorded = {},
+                                  const Wording& wording = plainWording(), ReportProgress progress = {});
 
 // Writes the renderings (an empty path: not written), never over a trace or its capture JSON or
 // one output over another (checkExportTargets, with `html_label` / `markdown_label` naming them).
