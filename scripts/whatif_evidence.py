@@ -91,7 +91,7 @@ def main():
     print("|---|---|---|" + "---|" * len(models))
     misses = 0
     for source, rerun, edit in CASES:
-        src, dst = args.folder / f"{source}.rank0.pickle", args.folder / f"{rerun}.rank0.pickle"
+        src, dst = args.folder / f"{source}.w1.rank0.pickle", args.folder / f"{rerun}.w1.rank0.pickle"
         if not src.exists() or not dst.exists():
             continue
         side = json.loads(Path(str(dst)[: -len(".pickle")] + ".json").read_text())

@@ -6,8 +6,8 @@
     r["whatif"]["peak_reserved"]      # bytes
 
 The same commands as the command line, with the same answers (each result is the dict of the
-command's ``--json``, every key in docs/json.md): load, check, whatif, sweep, gate, scale, and
-Trace's methods (info, check, whatif, sweep, gate, export). `python3 -m reservoir` is the command
+command's ``--json``, every key in docs/json.md): load, check, whatif, sweep, gate, scale, report,
+and Trace's methods (info, check, whatif, sweep, gate, export, report). `python3 -m reservoir` is the command
 line itself. `reservoir.capture` (the capture kit, docs/capture.md) records a snapshot and its
 sidecar; `reservoir.pytest_plugin` gates a test's memory (docs/ci.md).
 
@@ -24,10 +24,10 @@ from ._errors import GateFailed, GateUndecided, NothingToReplay, TraceError, Tra
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load", "check", "whatif", "sweep", "gate", "scale", "Trace", "TraceError",
+__all__ = ["__version__", "load", "check", "whatif", "sweep", "gate", "scale", "report", "Trace", "TraceError",
            "TraceFileNotFoundError", "NothingToReplay", "GateFailed", "GateUndecided", "capture"]
 
-_API = frozenset(["load", "check", "whatif", "sweep", "gate", "scale", "Trace"])
+_API = frozenset(["load", "check", "whatif", "sweep", "gate", "scale", "report", "Trace"])
 
 
 def __getattr__(name):

@@ -29,12 +29,14 @@ def _run() -> int:
     # The command line's own Ctrl-C behaviour (and export's clean-up of partial files), not
     # Python's KeyboardInterrupt, which could only be raised once the command had finished.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    code = None
     try:
         code = main()
         sys.stdout.flush()
-    except OSError as e:  # stdout is full or closed: the answer was lost
-        print(f"reservoir: write failed: {e.strerror or e}", file=sys.stderr)
-        return 1
+    except OSError as e:  # stdout is full or closed: the answer was lost (the command line's rule)
+        print(f"reservoir: standard output: write failed: {e.strerror or e} (the command's output is lost)",
+              file=sys.stderr)
+        return 3 if code in (None, 0, 1) else code
     return code
 
 

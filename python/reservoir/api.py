@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .results import (CheckReport, ExportResult, GateVerdict, InfoReport, ScaleTarget, SweepReport,
                           WhatIfReport)
 
-__all__ = ["load", "check", "whatif", "sweep", "gate", "scale", "Trace", "TraceError", "TraceFileNotFoundError",
+__all__ = ["load", "check", "whatif", "sweep", "gate", "scale", "report", "Trace", "TraceError", "TraceFileNotFoundError",
            "NothingToReplay", "GateFailed", "GateUndecided"]
 
 Progress = Optional[Callable[[int, int], Any]]
@@ -201,6 +201,14 @@ class Trace:
         out = "" if path is None else _args.path(path, "path")
         csv_path = "" if csv is None else _args.path(csv, "csv")
         return json.loads(self._t.export_json(text, out, csv_path, progress))
+
+    def report(self, *, html: Optional[PathArg] = None, markdown: Optional[PathArg] = None,
+               variants: Optional[Mapping[str, Mapping[str, Any]]] = None, sweep: bool = False,
+               minimize: str = "peak", top: int = 10, max_candidates: int = 100, jobs: Optional[int] = None,
+               progress: Progress = None, **edits: Any) -> Dict[str, Any]:
+        """`reservoir report` on this trace: see reservoir.report."""
+        return report(self, html=html, markdown=markdown, variants=variants, sweep=sweep, minimize=minimize, top=top,
+                      max_candidates=max_candidates, jobs=jobs, progress=progress, **edits)
 
 
 def _add_help(fn: Callable[..., Any], text: str) -> None:
@@ -432,6 +440,58 @@ def scale(inputs: Sequence[Any], to: Union[str, Mapping[str, Any], Sequence[Any]
     measured_trace = None if measured is None else load(measured, device, capture_json=capture_json)._t
     return json.loads(_core.scale_json(pairs, targets, text, out_path, measured_trace,
                                        _args.count(max_unexplained, "max_unexplained", 0), progress))
+
+
+_EDIT_KEYWORDS = ("cleanup", "release", "probe", "demand", "reset_peaks", "set", "capacity", "overhead", "fraction",
+                  "address_model")
+
+
+def _edits_text(edits: Mapping[str, Any], where: str):
+    unknown = sorted(k for k in edits if k not in _EDIT_KEYWORDS)
+    if unknown:
+        raise TypeError(f"{where}: unexpected keyword {unknown[0]!r} (edits are whatif()'s: "
+                        f"{', '.join(_EDIT_KEYWORDS)})")
+    return _whatif_text(**edits)
+
+
+def report(traces: Traces, *, html: Optional[PathArg] = None, markdown: Optional[PathArg] = None,
+           variants: Optional[Mapping[str, Mapping[str, Any]]] = None, sweep: bool = False, minimize: str = "peak",
+           top: int = 10, max_candidates: int = 100, jobs: Optional[int] = None, device: Device = None,
+           progress: Progress = None, **edits: Any) -> Dict[str, Any]:
+    """`reservoir report --json`: one run per variant over one trace or several (ranks), as a dict,
+    and the page and the table written when asked.
+
+    html: write the self-contained HTML page here (it opens offline); markdown: write the PR-ready
+    Markdown table here. Neither may be a trace, a capture JSON a trace was read with, or the
+    other (ValueError, nothing written). The runs: the recording, the edited run (``**edits``,
+    whatif's keywords, when they edit anything) and each of ``variants``, a dict of name to
+    whatif keywords, e.g. ``{"post-load": {"cleanup": ["after:state_dict_loader.py:load"]}}`` (a
+    sweep candidate's ``c["kwargs"]`` is one). sweep=True adds where empty_cache belongs (minimize,
+    top, max_candidates and jobs as reservoir.sweep's). Keys: "variants", "ranks", "table",
+    "verdict", "sweep" (docs/json.md).
+    """
+    core = _core_traces(traces, device)
+    text = _edits_text(edits, "report")
+    if variants is None:
+        variants = {}
+    if not isinstance(variants, Mapping):
+        raise _args.type_error("variants", "a dict of variant name to whatif keywords", variants)
+    pairs = []
+    for name, kwargs in variants.items():
+        if not isinstance(name, str) or not name:
+            raise _args.type_error("variants", "names that are non-empty str", name)
+        if not isinstance(kwargs, Mapping):
+            raise _args.type_error(f"variants[{name!r}]", "a dict of whatif keywords", kwargs)
+        pairs.append((name, _edits_text(kwargs, f"variants[{name!r}]")))
+    html_path = "" if html is None else _args.path(html, "html")
+    markdown_path = "" if markdown is None else _args.path(markdown, "markdown")
+    return json.loads(_core.report_json(
+        core, text, pairs, _args.flag(sweep, "sweep"), _args.text(minimize, "minimize") or "peak",
+        _args.count(top, "top", 0), _args.count(max_candidates, "max_candidates", 0),
+        _args.count(jobs, "jobs", 1, 0, 2**32 - 1), html_path, markdown_path, progress))
+
+
+_add_help(report, _EDIT_HELP)
 
 
 def _params_text(params: Any, name: str, grid: bool) -> str:

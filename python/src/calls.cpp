@@ -332,6 +332,25 @@ GateOutcome gate(const std::vector<const LoadedTrace*>& traces, const std::strin
                      v.reason, v.summary};
 }
 
+std::string reportJson(const std::vector<const LoadedTrace*>& traces, const ReportCall& call,
+                       const py::object& progress) {
+  requireTraces(traces, "report");
+  std::vector<replay::Trace> loaded;
+  for (const LoadedTrace* t : traces) loaded.push_back(t->trace);
+  if (Status st = replay::checkReportTargets(loaded, call.html, call.markdown); !st.ok()) valueError(st.message());
+  Interruptible job(progress);
+  auto progressFn = job.progressFn();
+  auto result = job.run([&] {
+    return replay::makeReport(
+        loaded, call.text, traces[0]->device_asked, {}, pythonWording(),
+        [&](std::string_view, std::size_t done, std::size_t total) { progressFn(done, total); }, job.cancelFlag());
+  });
+  if (!result) valueError(result.message());  // as whatif's: an edit or a variant that names nothing
+  if (Status st = replay::writeReportFiles(*result, loaded, call.html, call.markdown); !st.ok())
+    throw OutputError(st.message());
+  return result->json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::pair<std::optional<std::string>, std::string> splitScaleInput(const std::string& spec) {
   auto split = valueOr(scale::splitInputSpec(spec), "inputs: '" + spec + "'");
   if (!split.first) return {std::nullopt, split.second};

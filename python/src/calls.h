@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "reservoir/replay/option_text.h"
+#include "reservoir/replay/report.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/wording.h"
 
@@ -126,6 +127,16 @@ struct ScaleText {
 };
 // `scale --json`: one target's answer (with "out" and "check" when asked), or {"targets": [...]}.
 std::string scaleJson(const std::vector<ScaleInput>& inputs, const ScaleText& text, const py::object& progress);
+
+// `reservoir report --json`: the report of the recording, the edited run and each variant over
+// the traces (ranks), with the page written to `html` and the table to `markdown` (empty: not
+// written), both checked first as the command line checks them (replay::checkReportTargets).
+struct ReportCall {
+  replay::ReportText text;
+  std::string html, markdown;
+};
+std::string reportJson(const std::vector<const LoadedTrace*>& traces, const ReportCall& call,
+                       const py::object& progress);
 
 // "world=2,seq=4096:A.pickle" -> ("world=2,seq=4096", "A.pickle"); "A.pickle" -> (None, "A.pickle").
 std::pair<std::optional<std::string>, std::string> splitScaleInput(const std::string& spec);

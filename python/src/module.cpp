@@ -212,6 +212,26 @@ void bindCalls(py::module_& m) {
       },
       py::arg("inputs"), py::arg("to"), py::arg("edits"), py::arg("out"), py::arg("measured").none(true),
       py::arg("max_unexplained"), py::arg("progress"));
+  m.def(
+      "report_json",
+      [](const Traces& traces, reservoir::replay::WhatIfText edits,
+         std::vector<std::pair<std::string, reservoir::replay::WhatIfText>> variants, bool sweep, std::string minimize,
+         std::size_t top, std::size_t max_candidates, unsigned jobs, std::string html, std::string markdown,
+         const py::object& progress) {
+        rp::ReportCall call;
+        call.text.edits = std::move(edits);
+        call.text.variants = std::move(variants);
+        call.text.sweep = sweep;
+        call.text.minimize = std::move(minimize);
+        call.text.sweep_top = top;
+        call.text.max_candidates = max_candidates;
+        call.text.jobs = jobs;
+        call.html = std::move(html);
+        call.markdown = std::move(markdown);
+        return rp::reportJson(traces, call, progress);
+      },
+      py::arg("traces"), py::arg("edits"), py::arg("variants"), py::arg("sweep"), py::arg("minimize"), py::arg("top"),
+      py::arg("max_candidates"), py::arg("jobs"), py::arg("html"), py::arg("markdown"), py::arg("progress"));
   m.def("split_scale_input", &rp::splitScaleInput, py::arg("spec"));
   m.def("main", &cliMain, py::arg("args"), py::arg("out"), py::arg("err"),
         "Runs the reservoir command line with ARGS, writing through out(text) and err(text); returns its exit code");

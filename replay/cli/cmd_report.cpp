@@ -98,12 +98,14 @@ int runReport(const ReportArgs& a, std::ostream& out, std::ostream& err) {
     if (!t) return fail(err, t.status());
     traces.push_back(std::move(*t));
   }
+  if (Status st = replay::checkReportTargets(traces, a.html, a.markdown, "--html", "--markdown"); !st.ok())
+    return fail(err, st);
   Progress progress(err, "replaying");
   auto result =
       replay::makeReport(traces, *text, a.device, {}, cliWording(),
                          [&](std::string_view, std::size_t done, std::size_t total) { progress(done, total); });
   if (!result) return fail(err, result.status());
-  if (Status st = replay::writeReportFiles(*result, *paths, a.html, a.markdown, "--html", "--markdown"); !st.ok())
+  if (Status st = replay::writeReportFiles(*result, traces, a.html, a.markdown, "--html", "--markdown"); !st.ok())
     return fail(err, st);
   printDone(a, *result, out);
   return kOk;

@@ -3,7 +3,7 @@
 # scripts/device/real_libs.py as a source run and its re-runs with the edit made for real (a
 # cleanup in the code, other settings, a memory fraction), alone and with neighbour processes on
 # the GPU, through the capture kit (the sidecar X.json: settings, fraction, device total, stats).
-# Writes $OUT/real.tar (<tag>.rank0.pickle.xz, .json and .log of each run, log.txt). DEADLINE (s) stops new runs.
+# Writes $OUT/real.tar (<tag>.w1.rank0.pickle.xz, .json and .log of each run, log.txt). DEADLINE (s) stops new runs.
 set -u
 OUT=${OUT:-/tmp/out}; DEADLINE=${DEADLINE:-540}
 T0=$(date +%s); W=/tmp/real; mkdir -p $W
@@ -21,7 +21,7 @@ rec() {  # rec WORKLOAD VARIANT [ENV=VALUE...]
   echo "$w-$v: exit $?, $((SECONDS - t)) s, $* :: $(grep -E "^$w $v:" $W/$w-$v.log | tail -1)" >> $LOG
   grep -iE "error|Traceback" $W/$w-$v.log | grep -v -i warn | tail -3 >> $LOG
 }
-peak() { python3 -c "import json,sys; d=json.load(open('$W/$1.rank0.json')); m=d['memory_stats']; print(m['reserved_bytes.all.peak'], m['allocated_bytes.all.peak'], d['device_total'])"; }
+peak() { python3 -c "import json,sys; d=json.load(open('$W/$1.w1.rank0.json')); m=d['memory_stats']; print(m['reserved_bytes.all.peak'], m['allocated_bytes.all.peak'], d['device_total'])"; }
 { nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader
   python3 -c 'import torch, transformers, peft, lightning, timm, torchvision; print("torch", torch.__version__, "transformers", transformers.__version__, "peft", peft.__version__, "lightning", lightning.__version__, "timm", timm.__version__, "torchvision", torchvision.__version__)'; } >> $LOG 2>&1
 # 1. llama: the cleanup between training and generation, settings, a fraction
@@ -30,7 +30,7 @@ rec llama cleanup
 rec llama roundup4 PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:4
 rec llama expandable PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
 rec llama maxsplit PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64
-if [ -f $W/llama-base.rank0.json ]; then
+if [ -f $W/llama-base.w1.rank0.json ]; then
   # a fraction between peak allocated and peak reserved: cudaMalloc fails, the cache is freed and retried
   F=$(peak llama-base | awk '{printf "%.6f", ($2 + ($1 - $2) * 0.5) / $3}')
   rec llama fraction RESERVOIR_FRACTION=$F

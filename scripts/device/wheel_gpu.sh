@@ -29,8 +29,8 @@ run python3 scripts/device/wheel_probe.py reservoir-first
 run python3 -m reservoir.capture --help
 run python3 -m reservoir.capture --world-size 8 --rank 0 --out $W/cap --tag fsdp -- python/examples/train_fsdp.py --ckpt $W/ck --steps 3
 ls -la $W/cap >> "$S" 2>&1
-run python3 -m reservoir check $W/cap/fsdp.rank0.pickle
-run $W/site/bin/reservoir whatif $W/cap/fsdp.rank0.pickle --cleanup "after:train_fsdp.py:step#1" --probe "after:train_fsdp.py:step#1"
+run python3 -m reservoir check $W/cap/fsdp.w8.rank0.pickle
+run $W/site/bin/reservoir whatif $W/cap/fsdp.w8.rank0.pickle --cleanup "after:train_fsdp.py:step#1" --probe "after:train_fsdp.py:step#1"
 unset PYTHONPATH
 
 log "2. the build with the GPU plugins"

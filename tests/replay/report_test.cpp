@@ -336,6 +336,20 @@ TEST_F(CliReport, UsageErrors) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// The capture JSON beside a trace (X.json for X.pickle) is an input too: refused before any replay.
+TEST_F(CliReport, NeverWritesOverATracesCaptureJson) {
+  const fs::path dir = fs::temp_directory_path() / "reservoir-report-sidecar";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path trace = dir / "x.pickle", sidecar = dir / "x.json";
+  fs::copy_file(kTiny0, trace);
+  auto r = runReservoir({"report", trace.string(), "--markdown", sidecar.string()});
+  EXPECT_EQ(r.code, cli::kUsage) << r.err;
+  EXPECT_NE(r.err.find("--markdown"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(sidecar));
+  fs::remove_all(dir);
+}
+
 // docs/ci.md's `reservoir report` commands run (outputs into a temporary folder), and the table it
 // shows is the one the first writes.
 TEST_F(CliReport, TheCommandsAndTheTableInDocsCiAreTheReportsOwn) {

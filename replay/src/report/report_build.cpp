@@ -147,6 +147,7 @@ Expected<ReportRank> makeRank(const ReportInput& input, const std::vector<detail
       return resolved.status().prefixed(p.name == "recording" ? std::string() : "variant " + p.name + ": ");
   }
   for (std::size_t v = 0; v < plan.size(); ++v) {
+    if (options.cancel && options.cancel->load()) return Status::error("the report was cancelled");
     if (options.progress) options.progress(input.trace.path + ": " + plan[v].name, v, plan.size());
     auto prepared = cache.get(plan[v].options);
     if (!prepared) return prepared.status();
@@ -168,6 +169,7 @@ Expected<SweepReport> sweepRank(const SweepOptions& options, PreparedCache& cach
   if (!prepared) return prepared.status();
   auto sweep = runSweep(**prepared, options);
   if (!sweep) return sweep.status().prefixed("sweep: ");
+  if (sweep->cancelled) return Status::error("the report was cancelled");
   return sweep;
 }
 

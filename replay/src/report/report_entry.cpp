@@ -2,7 +2,7 @@
 // renderings, and writing them.
 #include <fmt/format.h>
 
-#include "reservoir/replay/export.h"
+#include "reservoir/replay/output_targets.h"
 #include "reservoir/replay/report.h"
 #include "reservoir/traces/writer.h"
 
@@ -34,10 +34,13 @@ Expected<ReportOptions> parseReportOptions(const ReportText& text, const Wording
 
 Expected<ReportResult> makeReport(const std::vector<Trace>& traces, const ReportText& text,
                                   std::optional<std::int64_t> device, const RecordedDeviceText& recorded,
-                                  const Wording& wording, ReportProgress progress) {
+                                  const Wording& wording, ReportProgress progress,
+                                  const std::atomic<bool>* cancel) {
   auto options = parseReportOptions(text, wording);
   if (!options) return options.status();
   options->progress = std::move(progress);
+  options->cancel = cancel;
+  if (options->sweep) options->sweep->cancel = cancel;
   std::vector<ReportInput> inputs;
   for (const Trace& t : traces) {
     if (auto none = nothingToReplay(t.snap()); none && !device) return Status::error(t.path + ": " + *none);
@@ -58,13 +61,23 @@ Expected<ReportResult> makeReport(const std::vector<Trace>& traces, const Report
   return r;
 }
 
-Status writeReportFiles(const ReportResult& result, const std::vector<std::string>& trace_paths,
-                        const std::string& html_path, const std::string& markdown_path, const std::string& html_label,
+Status checkReportTargets(const std::vector<Trace>& traces, const std::string& html_path,
+                          const std::string& markdown_path, const std::string& html_label,
+                          const std::string& markdown_label) {
+  std::vector<NamedPath> inputs, read_too;
+  for (const Trace& t : traces) {
+    inputs.emplace_back("", t.path);
+    if (t.capture && !t.capture->path.empty())
+      read_too.emplace_back("the capture JSON " + t.path + " was read with", t.capture->path);
+  }
+  return checkOutputTargets(inputs, {{html_label, html_path}, {markdown_label, markdown_path}}, read_too);
+}
+
+Status writeReportFiles(const ReportResult& result, const std::vector<Trace>& traces, const std::string& html_path,
+                        const std::string& markdown_path, const std::string& html_label,
                         const std::string& markdown_label) {
-  const std::vector<std::pair<std::string, std::string>> outputs{{html_label, html_path},
-                                                                 {markdown_label, markdown_path}};
-  for (const auto& trace : trace_paths)
-    if (Status st = checkExportTargets(trace, outputs); !st.ok()) return st;
+  if (Status st = checkReportTargets(traces, html_path, markdown_path, html_label, markdown_label); !st.ok())
+    return st;
   if (!html_path.empty())
     if (Status st = traces::writeOutputFile(html_path, result.html); !st.ok()) return st;
   if (!markdown_path.empty())

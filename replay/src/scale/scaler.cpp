@@ -148,7 +148,7 @@ void slideGaps(std::vector<std::int64_t>& match, const std::vector<std::uint64_t
 }  // namespace
 
 Expected<Scaler> Scaler::create(std::vector<Input> inputs, const ScaleOptions& options) {
-  if (inputs.empty()) return Status::error("no inputs to scale from (give --from at least once)");
+  if (inputs.empty()) return Status::error("no inputs to scale from: at least one capture is needed");
   Scaler s;
   s.options_ = options;
   for (const auto& in : inputs) {

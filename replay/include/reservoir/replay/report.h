@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -49,6 +50,7 @@ struct ReportOptions {
   std::size_t columns = 2000;           // curve columns per axis (min and max of each)
   std::size_t max_marks = 400;          // annotation marks kept per rank, edit marks per run
   std::function<void(std::string_view what, std::size_t done, std::size_t total)> progress;  // per run made
+  const std::atomic<bool>* cancel = nullptr;  // looked at before each run (and by the sweep): stops with an error
 };
 
 // One rank: the trace, its device and the environment it is replayed in.
@@ -227,12 +229,19 @@ using ReportProgress = std::function<void(std::string_view what, std::size_t don
 Expected<ReportResult> makeReport(const std::vector<Trace>& traces, const ReportText& text,
                                   std::optional<std::int64_t> device = std::nullopt,
                                   const RecordedDeviceText& recorded = {},
-                                  const Wording& wording = plainWording(), ReportProgress progress = {});
+                                  const Wording& wording = plainWording(), ReportProgress progress = {},
+                                  const std::atomic<bool>* cancel = nullptr);
 
-// Writes the renderings (an empty path: not written), never over a trace or its capture JSON or
-// one output over another (checkExportTargets, with `html_label` / `markdown_label` naming them).
-Status writeReportFiles(const ReportResult& result, const std::vector<std::string>& trace_paths,
-                        const std::string& html_path, const std::string& markdown_path,
-                        const std::string& html_label = "html", const std::string& markdown_label = "markdown");
+// The report's outputs checked as every command's (checkOutputTargets): never a trace, a capture
+// JSON a trace was read with (beside it or from elsewhere), or one output over the other. Front
+// ends call it before the replay work; writeReportFiles calls it again.
+Status checkReportTargets(const std::vector<Trace>& traces, const std::string& html_path,
+                          const std::string& markdown_path, const std::string& html_label = "html",
+                          const std::string& markdown_label = "markdown");
+
+// Writes the renderings (an empty path: not written) after checkReportTargets.
+Status writeReportFiles(const ReportResult& result, const std::vector<Trace>& traces, const std::string& html_path,
+                        const std::string& markdown_path, const std::string& html_label = "html",
+                        const std::string& markdown_label = "markdown");
 
 }  // namespace reservoir::replay
