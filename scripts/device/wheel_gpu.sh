@@ -7,7 +7,7 @@
 #     import orders; the capture kit (python -m reservoir.capture) on the example FSDP script, and
 #     `reservoir check` on its capture; the console script.
 #  2. the build with LibTorch and CUDA: the plugins, their NEEDED lists, gpu_replay_tests, and a
-#     replay through each backend plugin.
+#     replay through each backend plugin (WHEEL_GPU_BUILD=0 skips this part).
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; S="$OUT/wheel_gpu.txt"
 T0=$(date +%s)
@@ -32,6 +32,7 @@ ls -la $W/cap >> "$S" 2>&1
 run python3 -m reservoir check $W/cap/fsdp.w8.rank0.pickle
 run $W/site/bin/reservoir whatif $W/cap/fsdp.w8.rank0.pickle --cleanup "after:train_fsdp.py:step#1" --probe "after:train_fsdp.py:step#1"
 unset PYTHONPATH
+if [ "${WHEEL_GPU_BUILD:-1}" = 0 ]; then log "done (WHEEL_GPU_BUILD=0: no GPU build)"; exit 0; fi
 
 log "2. the build with the GPU plugins"
 tar -C .device-data -xJf .device-data/deps.tar.xz
