@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <algorithm>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QThread>
@@ -16,7 +17,10 @@
 #include "models/facts_model.h"
 #include "models/segment_model.h"
 #include "models/variant_model.h"
+#include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/point.h"
+#include "reservoir/replay/session.h"
+#include "widgets/segment_map.h"
 #include "test_paths.h"
 
 namespace reservoir::gui {
@@ -213,7 +217,8 @@ TEST_F(ModelsTest, SearchAndPointsShareOneSyntax) {
 
 TEST_F(ModelsTest, AllocatorStateClassifiesEveryByte) {
   const auto peak = doc_->peakEvent();
-  const auto st = classifyState(doc_->model()->model->stateAtEvent(peak), peak);
+  const auto st = stateAtEvent(*doc_->model()->model, peak);
+  EXPECT_TRUE(st.cache_known);
   for (const auto& s : st.segments) {
     std::uint64_t sum = 0;
     for (const auto& b : st.blocksOf(s)) {
@@ -224,7 +229,44 @@ TEST_F(ModelsTest, AllocatorStateClassifiesEveryByte) {
     }
     EXPECT_EQ(sum, s.size);
   }
-  EXPECT_LE(st.releasable + st.pinned_free, st.reserved - st.allocated + 1);
+  EXPECT_EQ(st.releasable + st.pinned, st.reserved - st.allocated);
+  std::size_t pinned = 0;
+  for (const auto& s : st.segments) pinned += s.pinned ? 1 : 0;
+  EXPECT_EQ(pinned, st.pinned_segments);
+}
+
+// The state view says what the what-if report says at the peak of resume-main.rank0 with
+// expandable segments: 18.10 GiB comes back, 104.08 MiB stays in 3 pinned segments (page
+// granular), and the map outlines exactly those segments.
+TEST(AllocatorStateRule, TheStateViewSaysWhatTheWhatIfReportSays) {
+  TraceDocument doc(
+      QString::fromStdString((test::samplesDir() / "resume-expandable" / "resume-main.rank0.pickle").string()));
+  doc.start();
+  ASSERT_TRUE(waitFor(doc));
+  ASSERT_TRUE(doc.isModelled()) << doc.error().toStdString();
+  const auto& stage = *doc.model()->model;
+  auto rep = replay::runWhatIfPrepared(stage, replay::WhatIfOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  ASSERT_TRUE(rep->whatif.at_peak);
+  const std::uint32_t peak = rep->whatif.peak_reserved.event;
+  auto st = std::make_shared<AllocatorState>(stateAtEvent(stage, peak));
+  const replay::CachePins pins = replay::cachePins(*rep->whatif.at_peak);
+  EXPECT_EQ(st->releasable, pins.releasable);
+  EXPECT_EQ(st->pinned, pins.pinned);
+  EXPECT_EQ(st->pinned_segments, pins.pinned_segments);
+  EXPECT_EQ(st->pinned_segments, 3u);
+  std::vector<std::uint64_t> outlined, listed;
+  for (const auto& s : st->segments)
+    if (s.pinned) outlined.push_back(s.address);
+  for (const auto& s : rep->whatif.at_peak->pinned) listed.push_back(s.address);
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(outlined, listed);
+  SegmentMap map;
+  map.setState(st, static_cast<double>(st->reserved), QStringLiteral("load (x.py:1)"));
+  const QString h = map.headline();
+  EXPECT_TRUE(h.contains(QStringLiteral("return 18.10 GiB"))) << h.toStdString();
+  EXPECT_TRUE(h.contains(QStringLiteral("104.08 MiB stays cached, pinned in 3 segments"))) << h.toStdString();
+  EXPECT_TRUE(h.contains(QStringLiteral("Mostly pinned by load (x.py:1)"))) << h.toStdString();
 }
 
 }  // namespace
