@@ -236,8 +236,8 @@ TEST_F(ModelsTest, AllocatorStateClassifiesEveryByte) {
 }
 
 // The state view says what the what-if report says at the peak of resume-main.rank0 with
-// expandable segments: 18.10 GiB comes back, 104.08 MiB stays in 3 pinned segments (page
-// granular), and the map outlines exactly those segments.
+// expandable segments: 18.08 GiB comes back, 124.08 MiB stays in 3 pinned segments (page
+// granular; a plain `reservoir whatif` prints the same), and the map outlines exactly those.
 TEST(AllocatorStateRule, TheStateViewSaysWhatTheWhatIfReportSays) {
   TraceDocument doc(
       QString::fromStdString((test::samplesDir() / "resume-expandable" / "resume-main.rank0.pickle").string()));
@@ -264,9 +264,27 @@ TEST(AllocatorStateRule, TheStateViewSaysWhatTheWhatIfReportSays) {
   SegmentMap map;
   map.setState(st, static_cast<double>(st->reserved), QStringLiteral("load (x.py:1)"));
   const QString h = map.headline();
-  EXPECT_TRUE(h.contains(QStringLiteral("return 18.10 GiB"))) << h.toStdString();
-  EXPECT_TRUE(h.contains(QStringLiteral("104.08 MiB stays cached, pinned in 3 segments"))) << h.toStdString();
+  EXPECT_TRUE(h.contains(QStringLiteral("return 18.08 GiB"))) << h.toStdString();
+  EXPECT_TRUE(h.contains(QStringLiteral("124.08 MiB stays cached, pinned in 3 segments"))) << h.toStdString();
   EXPECT_TRUE(h.contains(QStringLiteral("Mostly pinned by load (x.py:1)"))) << h.toStdString();
+
+  // Where the peak came from, in the facts and the marker's tooltip: the library's peakOrigin.
+  const replay::PeakOrigin origin = replay::peakOrigin(stage, replay::PeakQuantity::kReserved);
+  ASSERT_TRUE(origin.known);
+  ASSERT_NE(origin.largest_rise.op, origin.set.op);
+  FactsModel facts;
+  QAbstractItemModelTester tester(&facts, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  facts.setDocument(&doc);
+  QString line;
+  for (int r = 0; r < facts.rowCount(); ++r)
+    if (facts.index(r, 0).data().toString() == QStringLiteral("peak reserved came from"))
+      line = facts.data(facts.index(r, 1), Qt::ToolTipRole).toString();
+  EXPECT_TRUE(line.contains(QStringLiteral("event %1").arg(origin.set.event))) << line.toStdString();
+  EXPECT_TRUE(line.contains(QStringLiteral("still held from event %1").arg(origin.largest_rise.event)))
+      << line.toStdString();
+  EXPECT_EQ(line, QStringLiteral("model: ") + peakOriginText(doc.recorded()->trace->snapshot(), origin));
+  const QString html = peakOriginHtml(doc.recorded()->trace->snapshot(), origin);
+  EXPECT_TRUE(html.contains(QStringLiteral("the rise that made it"))) << html.toStdString();
 }
 
 }  // namespace

@@ -221,8 +221,10 @@ namespace reservoir::replay {
 namespace {
 
 // The state view's rule (cacheAtEvent) and the what-if report's (at_peak) are one: at the peak of
-// resume-main.rank0 with expandable segments (event 4564) both say 18.10 GiB comes back and
-// 104.08 MiB, the partial pages of 3 segments, stays.
+// resume-main.rank0 with expandable segments (event 4564) both say, as a plain `reservoir whatif`
+// prints, 18.08 GiB comes back and 124.08 MiB, the partial pages of 3 segments, stays (the issue's
+// 18.10 GiB / 104.08 MiB is the what-if run with a cleanup after state_dict_loader.py:load, whose
+// blocks sit elsewhere; the GUI's old headline said 18.20 GiB, every cached byte).
 TEST(CacheAtEvent, IsTheWhatIfReportsAnalysisAtItsPeakPageGranular) {
   const auto path = (test::samplesDir() / "resume-expandable/resume-main.rank0.pickle").string();
   auto loaded = loadTraceFile(path, std::nullopt, nullptr, {});
@@ -245,8 +247,8 @@ TEST(CacheAtEvent, IsTheWhatIfReportsAnalysisAtItsPeakPageGranular) {
     EXPECT_EQ(here.pinned[i].free_bytes, there.pinned[i].free_bytes);
   }
   const CachePins pins = cachePins(here);
-  EXPECT_EQ(sim::formatSize(static_cast<std::uint64_t>(pins.releasable)), "18.10 GiB");
-  EXPECT_EQ(sim::formatSize(static_cast<std::uint64_t>(pins.pinned)), "104.08 MiB");
+  EXPECT_EQ(sim::formatSize(static_cast<std::uint64_t>(pins.releasable)), "18.08 GiB");
+  EXPECT_EQ(sim::formatSize(static_cast<std::uint64_t>(pins.pinned)), "124.08 MiB");
   EXPECT_EQ(pins.pinned_segments, 3u);
   // Page granular: less comes back than the free bytes of the expandable segments.
   EXPECT_LT(pins.releasable, pins.cached);
