@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QThread>
 
+#include "app/format.h"
 #include "app/plot_data.h"
 #include "app/trace_document.h"
 #include "models/allocator_state.h"
@@ -267,6 +268,19 @@ TEST(AllocatorStateRule, TheStateViewSaysWhatTheWhatIfReportSays) {
   EXPECT_TRUE(h.contains(QStringLiteral("return 18.08 GiB"))) << h.toStdString();
   EXPECT_TRUE(h.contains(QStringLiteral("124.08 MiB stays cached, pinned in 3 segments"))) << h.toStdString();
   EXPECT_TRUE(h.contains(QStringLiteral("Mostly pinned by load (x.py:1)"))) << h.toStdString();
+  // The segment list says what each pinned segment keeps, as the report lists it.
+  SegmentModel segments;
+  QAbstractItemModelTester seg_tester(&segments, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  segments.setState(st, doc.recorded());
+  const auto& first = rep->whatif.at_peak->pinned.front();  // the largest
+  bool listed_first = false;
+  for (int r = 0; r < segments.rowCount(); ++r) {
+    const QString state = segments.index(r, SegmentModel::kState).data().toString();
+    if (segments.index(r, SegmentModel::kAddress).data().toString() == addressText(first.address))
+      listed_first = state.contains(
+          QStringLiteral("pinned: %1 stays").arg(sizeText(static_cast<std::int64_t>(first.free_bytes))));
+  }
+  EXPECT_TRUE(listed_first);
 
   // Where the peak came from, in the facts and the marker's tooltip: the library's peakOrigin.
   const replay::PeakOrigin origin = replay::peakOrigin(stage, replay::PeakQuantity::kReserved);
