@@ -181,6 +181,10 @@ bool SegmentMap::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip && state_) {
     auto* help = static_cast<QHelpEvent*>(event);
     const int b = blockAt(help->pos());
+    if (b < 0 && help->pos().y() >= 28 && help->pos().y() < 48) {  // the headline, in full
+      QToolTip::showText(help->globalPos(), headline(), this);
+      return true;
+    }
     if (b < 0) {
       QToolTip::hideText();
       return true;

@@ -48,6 +48,7 @@ void TimelineView::invalidate() {
 }
 
 void TimelineView::setTimeAxis(bool on) {
+  if (time_axis_ != on && QToolTip::isVisible()) QToolTip::hideText();  // it described the other axis
   if (time_axis_ == on || !doc_ || !doc_->recorded()) {
     time_axis_ = on;
     return;
