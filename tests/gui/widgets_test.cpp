@@ -7,6 +7,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
+#include <QHelpEvent>
 #include <QTreeView>
 
 #include "app/export_snapshot.h"
@@ -19,6 +21,7 @@
 #include "models/facts_model.h"
 #include "models/segment_model.h"
 #include "models/variant_model.h"
+#include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/session.h"
 #include "reservoir/traces/reader.h"
 #include "test_paths.h"
@@ -105,6 +108,30 @@ TEST_F(WidgetsTest, TimelineZoomPanAndCursor) {
   tl->setTimeAxis(true);
   tl->repaint();
   EXPECT_TRUE(tl->timeAxis());
+}
+
+// Hovering the peak marker says where the peak came from, with its stack (replay::peakOrigin);
+// switching to the time axis takes down a tooltip that described the event axis.
+TEST_F(WidgetsTest, ThePeakMarkersTooltipSaysWhereThePeakCameFrom) {
+  TimelineView* tl = window_->traceWidget(0)->timeline();
+  tl->repaint();
+  QApplication::processEvents();
+  const QRect pr = tl->plotArea();
+  QString peak_tip;
+  for (int x = pr.left(); x < pr.right() && peak_tip.isEmpty(); ++x) {
+    QHelpEvent help(QEvent::ToolTip, QPoint(x, pr.center().y()), tl->mapToGlobal(QPoint(x, pr.center().y())));
+    QApplication::sendEvent(tl, &help);
+    if (QToolTip::isVisible() && QToolTip::text().contains(QStringLiteral("peak reserved:"))) peak_tip = QToolTip::text();
+  }
+  ASSERT_FALSE(peak_tip.isEmpty()) << "no column's tooltip named the peak";
+  const auto model = window_->traceWidget(0)->document()->model();
+  const replay::PeakOrigin o = replay::peakOrigin(*model->model, replay::PeakQuantity::kReserved);
+  EXPECT_TRUE(peak_tip.contains(QStringLiteral("at event %1").arg(o.set.event))) << peak_tip.toStdString();
+  EXPECT_TRUE(peak_tip.contains(QStringLiteral("frame:"))) << "no stack: " << peak_tip.toStdString();
+  ASSERT_TRUE(QToolTip::isVisible());
+  tl->setTimeAxis(true);
+  // Hidden after Qt's short fade, well before a tooltip's own expiry (10 s).
+  EXPECT_TRUE(QTest::qWaitFor([] { return !QToolTip::isVisible(); }, 2000));
 }
 
 TEST_F(WidgetsTest, StateFollowsTheCursorAndShowsBlocks) {
