@@ -487,6 +487,11 @@ TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
   EXPECT_TRUE(w.failureSummary(failed).startsWith(QStringLiteral("bad.pickle: not a PyTorch memory snapshot")))
       << w.failureSummary(failed).toStdString();
   EXPECT_FALSE(w.failureSummary(failed).contains(QStringLiteral("(file "))) << "the detail is under it, not in it";
+  // Its state tab does not promise a model that will never come.
+  const QString state_text = w.traceWidget(1)->state()->placeholder();
+  EXPECT_TRUE(state_text.contains(QStringLiteral("could not be opened"))) << state_text.toStdString();
+  EXPECT_FALSE(state_text.contains(QStringLiteral("when the model is ready"))) << state_text.toStdString();
+  EXPECT_TRUE(w.traceWidget(0)->state()->placeholder().contains(QStringLiteral("when the model is ready")));
   w.closeTab(1);
   EXPECT_EQ(w.documents().size(), 1u);
   EXPECT_EQ(w.tabs()->count(), 1);

@@ -24,6 +24,15 @@ void SegmentMap::setState(std::shared_ptr<const AllocatorState> state, double sc
   update();
 }
 
+void SegmentMap::setPlaceholder(QString text) {
+  placeholder_ = std::move(text);
+  update();
+}
+
+QString SegmentMap::placeholder() const {
+  return placeholder_.isEmpty() ? tr("The allocator state appears when the model is ready.") : placeholder_;
+}
+
 void SegmentMap::setSelectedBlock(int block) {
   selected_ = block;
   update();
@@ -103,7 +112,7 @@ void SegmentMap::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), QColor(250, 250, 251));
   paintLegend(p);
   if (!state_) {
-    p.drawText(rect(), Qt::AlignCenter, tr("The allocator state appears when the model is ready."));
+    p.drawText(rect().adjusted(10, 0, -10, 0), Qt::AlignCenter | Qt::TextWordWrap, placeholder());
     return;
   }
   const QRect r = ribbonRect();

@@ -21,6 +21,9 @@ class SegmentMap : public QWidget {
   // The headline: what an empty_cache at the event returns and what stays pinned (the cache rule).
   [[nodiscard]] QString headline() const;
   void setSelectedBlock(int block);
+  // What the map says while it has no state ("appears when the model is ready" by default).
+  void setPlaceholder(QString text);
+  [[nodiscard]] QString placeholder() const;
   [[nodiscard]] int blockAt(QPoint pos) const;
   QSize sizeHint() const override { return {700, 300}; }
 
@@ -43,6 +46,7 @@ class SegmentMap : public QWidget {
   double scale_bytes_ = 1;
   int selected_ = -1;
   QString pin_stack_;
+  QString placeholder_;
 };
 
 }  // namespace reservoir::gui

@@ -49,8 +49,14 @@ StateView::StateView(TraceDocument* doc, QWidget* parent)
     showDetails(b);
   });
   connect(details_, &QTextBrowser::anchorClicked, this, &StateView::onLink);
+  auto failed = [this] { map_->setPlaceholder(tr("No allocator state: the trace could not be opened (%1).")
+                                                 .arg(doc_->errorHeadline())); };
+  connect(doc_, &TraceDocument::failedToLoad, this, failed);
+  if (!doc_->error().isEmpty()) failed();
   if (doc_->isModelled()) rebuild();
 }
+
+QString StateView::placeholder() const { return map_->placeholder(); }
 
 void StateView::rebuild() {
   const auto model = doc_->model();
