@@ -7,6 +7,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QMenu>
+#include <QMenuBar>
 #include <QToolTip>
 #include <QHelpEvent>
 #include <QTreeView>
@@ -132,6 +134,26 @@ TEST_F(WidgetsTest, ThePeakMarkersTooltipSaysWhereThePeakCameFrom) {
   tl->setTimeAxis(true);
   // Hidden after Qt's short fade, well before a tooltip's own expiry (10 s).
   EXPECT_TRUE(QTest::qWaitFor([] { return !QToolTip::isVisible(); }, 2000));
+}
+
+// A closed facts panel comes back from the View menu.
+TEST_F(WidgetsTest, TheViewMenuRestoresTheClosedFactsPanel) {
+  QDockWidget* dock = window_->factsDock();
+  ASSERT_TRUE(dock->isVisible());
+  dock->close();
+  QApplication::processEvents();
+  ASSERT_FALSE(dock->isVisible());
+  QAction* restore = nullptr;
+  for (QAction* menu : window_->menuBar()->actions())
+    if (menu->menu() && menu->text() == QStringLiteral("&View"))
+      for (QAction* a : menu->menu()->actions())
+        if (a->text() == QStringLiteral("Trace &facts panel")) restore = a;
+  ASSERT_NE(restore, nullptr) << "no View menu entry for the facts panel";
+  EXPECT_FALSE(restore->isChecked());
+  restore->trigger();
+  QApplication::processEvents();
+  EXPECT_TRUE(dock->isVisible());
+  EXPECT_TRUE(restore->isChecked());
 }
 
 TEST_F(WidgetsTest, StateFollowsTheCursorAndShowsBlocks) {
