@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <algorithm>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QThread>
 
+#include "app/format.h"
 #include "app/plot_data.h"
 #include "app/trace_document.h"
 #include "models/allocator_state.h"
@@ -16,7 +18,10 @@
 #include "models/facts_model.h"
 #include "models/segment_model.h"
 #include "models/variant_model.h"
+#include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/point.h"
+#include "reservoir/replay/session.h"
+#include "widgets/segment_map.h"
 #include "test_paths.h"
 
 namespace reservoir::gui {
@@ -213,7 +218,8 @@ TEST_F(ModelsTest, SearchAndPointsShareOneSyntax) {
 
 TEST_F(ModelsTest, AllocatorStateClassifiesEveryByte) {
   const auto peak = doc_->peakEvent();
-  const auto st = classifyState(doc_->model()->model->stateAtEvent(peak), peak);
+  const auto st = stateAtEvent(*doc_->model()->model, peak);
+  EXPECT_TRUE(st.cache_known);
   for (const auto& s : st.segments) {
     std::uint64_t sum = 0;
     for (const auto& b : st.blocksOf(s)) {
@@ -224,7 +230,75 @@ TEST_F(ModelsTest, AllocatorStateClassifiesEveryByte) {
     }
     EXPECT_EQ(sum, s.size);
   }
-  EXPECT_LE(st.releasable + st.pinned_free, st.reserved - st.allocated + 1);
+  EXPECT_EQ(st.releasable + st.pinned, st.reserved - st.allocated);
+  std::size_t pinned = 0;
+  for (const auto& s : st.segments) pinned += s.pinned ? 1 : 0;
+  EXPECT_EQ(pinned, st.pinned_segments);
+}
+
+// The state view says what the what-if report says at the peak of resume-main.rank0 with
+// expandable segments: 18.08 GiB comes back, 124.08 MiB stays in 3 pinned segments (page
+// granular; a plain `reservoir whatif` prints the same), and the map outlines exactly those.
+TEST(AllocatorStateRule, TheStateViewSaysWhatTheWhatIfReportSays) {
+  TraceDocument doc(
+      QString::fromStdString((test::samplesDir() / "resume-expandable" / "resume-main.rank0.pickle").string()));
+  doc.start();
+  ASSERT_TRUE(waitFor(doc));
+  ASSERT_TRUE(doc.isModelled()) << doc.error().toStdString();
+  const auto& stage = *doc.model()->model;
+  auto rep = replay::runWhatIfPrepared(stage, replay::WhatIfOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  ASSERT_TRUE(rep->whatif.at_peak);
+  const std::uint32_t peak = rep->whatif.peak_reserved.event;
+  auto st = std::make_shared<AllocatorState>(stateAtEvent(stage, peak));
+  const replay::CachePins pins = replay::cachePins(*rep->whatif.at_peak);
+  EXPECT_EQ(st->releasable, pins.releasable);
+  EXPECT_EQ(st->pinned, pins.pinned);
+  EXPECT_EQ(st->pinned_segments, pins.pinned_segments);
+  EXPECT_EQ(st->pinned_segments, 3u);
+  std::vector<std::uint64_t> outlined, listed;
+  for (const auto& s : st->segments)
+    if (s.pinned) outlined.push_back(s.address);
+  for (const auto& s : rep->whatif.at_peak->pinned) listed.push_back(s.address);
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(outlined, listed);
+  SegmentMap map;
+  map.setState(st, static_cast<double>(st->reserved), QStringLiteral("load (x.py:1)"));
+  const QString h = map.headline();
+  EXPECT_TRUE(h.contains(QStringLiteral("return 18.08 GiB"))) << h.toStdString();
+  EXPECT_TRUE(h.contains(QStringLiteral("124.08 MiB stays cached, pinned in 3 segments"))) << h.toStdString();
+  EXPECT_TRUE(h.contains(QStringLiteral("Mostly pinned by load (x.py:1)"))) << h.toStdString();
+  // The segment list says what each pinned segment keeps, as the report lists it.
+  SegmentModel segments;
+  QAbstractItemModelTester seg_tester(&segments, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  segments.setState(st, doc.recorded());
+  const auto& first = rep->whatif.at_peak->pinned.front();  // the largest
+  bool listed_first = false;
+  for (int r = 0; r < segments.rowCount(); ++r) {
+    const QString state = segments.index(r, SegmentModel::kState).data().toString();
+    if (segments.index(r, SegmentModel::kAddress).data().toString() == addressText(first.address))
+      listed_first = state.contains(
+          QStringLiteral("pinned: %1 stays").arg(sizeText(static_cast<std::int64_t>(first.free_bytes))));
+  }
+  EXPECT_TRUE(listed_first);
+
+  // Where the peak came from, in the facts and the marker's tooltip: the library's peakOrigin.
+  const replay::PeakOrigin origin = replay::peakOrigin(stage, replay::PeakQuantity::kReserved);
+  ASSERT_TRUE(origin.known);
+  ASSERT_NE(origin.largest_rise.op, origin.set.op);
+  FactsModel facts;
+  QAbstractItemModelTester tester(&facts, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  facts.setDocument(&doc);
+  QString line;
+  for (int r = 0; r < facts.rowCount(); ++r)
+    if (facts.index(r, 0).data().toString() == QStringLiteral("peak reserved came from"))
+      line = facts.data(facts.index(r, 1), Qt::ToolTipRole).toString();
+  EXPECT_TRUE(line.contains(QStringLiteral("event %1").arg(origin.set.event))) << line.toStdString();
+  EXPECT_TRUE(line.contains(QStringLiteral("still held from event %1").arg(origin.largest_rise.event)))
+      << line.toStdString();
+  EXPECT_EQ(line, QStringLiteral("model: ") + peakOriginText(doc.recorded()->trace->snapshot(), origin));
+  const QString html = peakOriginHtml(doc.recorded()->trace->snapshot(), origin);
+  EXPECT_TRUE(html.contains(QStringLiteral("the rise that made it"))) << html.toStdString();
 }
 
 }  // namespace

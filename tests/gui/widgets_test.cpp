@@ -7,6 +7,10 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QMenu>
+#include <QMenuBar>
+#include <QToolTip>
+#include <QHelpEvent>
 #include <QTreeView>
 
 #include "app/export_snapshot.h"
@@ -19,6 +23,7 @@
 #include "models/facts_model.h"
 #include "models/segment_model.h"
 #include "models/variant_model.h"
+#include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/session.h"
 #include "reservoir/traces/reader.h"
 #include "test_paths.h"
@@ -105,6 +110,50 @@ TEST_F(WidgetsTest, TimelineZoomPanAndCursor) {
   tl->setTimeAxis(true);
   tl->repaint();
   EXPECT_TRUE(tl->timeAxis());
+}
+
+// Hovering the peak marker says where the peak came from, with its stack (replay::peakOrigin);
+// switching to the time axis takes down a tooltip that described the event axis.
+TEST_F(WidgetsTest, ThePeakMarkersTooltipSaysWhereThePeakCameFrom) {
+  TimelineView* tl = window_->traceWidget(0)->timeline();
+  tl->repaint();
+  QApplication::processEvents();
+  const QRect pr = tl->plotArea();
+  QString peak_tip;
+  for (int x = pr.left(); x < pr.right() && peak_tip.isEmpty(); ++x) {
+    QHelpEvent help(QEvent::ToolTip, QPoint(x, pr.center().y()), tl->mapToGlobal(QPoint(x, pr.center().y())));
+    QApplication::sendEvent(tl, &help);
+    if (QToolTip::isVisible() && QToolTip::text().contains(QStringLiteral("peak reserved:"))) peak_tip = QToolTip::text();
+  }
+  ASSERT_FALSE(peak_tip.isEmpty()) << "no column's tooltip named the peak";
+  const auto model = window_->traceWidget(0)->document()->model();
+  const replay::PeakOrigin o = replay::peakOrigin(*model->model, replay::PeakQuantity::kReserved);
+  EXPECT_TRUE(peak_tip.contains(QStringLiteral("at event %1").arg(o.set.event))) << peak_tip.toStdString();
+  EXPECT_TRUE(peak_tip.contains(QStringLiteral("frame:"))) << "no stack: " << peak_tip.toStdString();
+  ASSERT_TRUE(QToolTip::isVisible());
+  tl->setTimeAxis(true);
+  // Hidden after Qt's short fade, well before a tooltip's own expiry (10 s).
+  EXPECT_TRUE(QTest::qWaitFor([] { return !QToolTip::isVisible(); }, 2000));
+}
+
+// A closed facts panel comes back from the View menu.
+TEST_F(WidgetsTest, TheViewMenuRestoresTheClosedFactsPanel) {
+  QDockWidget* dock = window_->factsDock();
+  ASSERT_TRUE(dock->isVisible());
+  dock->close();
+  QApplication::processEvents();
+  ASSERT_FALSE(dock->isVisible());
+  QAction* restore = nullptr;
+  for (QAction* menu : window_->menuBar()->actions())
+    if (menu->menu() && menu->text() == QStringLiteral("&View"))
+      for (QAction* a : menu->menu()->actions())
+        if (a->text() == QStringLiteral("Trace &facts panel")) restore = a;
+  ASSERT_NE(restore, nullptr) << "no View menu entry for the facts panel";
+  EXPECT_FALSE(restore->isChecked());
+  restore->trigger();
+  QApplication::processEvents();
+  EXPECT_TRUE(dock->isVisible());
+  EXPECT_TRUE(restore->isChecked());
 }
 
 TEST_F(WidgetsTest, StateFollowsTheCursorAndShowsBlocks) {
@@ -460,6 +509,11 @@ TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
   EXPECT_TRUE(w.failureSummary(failed).startsWith(QStringLiteral("bad.pickle: not a PyTorch memory snapshot")))
       << w.failureSummary(failed).toStdString();
   EXPECT_FALSE(w.failureSummary(failed).contains(QStringLiteral("(file "))) << "the detail is under it, not in it";
+  // Its state tab does not promise a model that will never come.
+  const QString state_text = w.traceWidget(1)->state()->placeholder();
+  EXPECT_TRUE(state_text.contains(QStringLiteral("could not be opened"))) << state_text.toStdString();
+  EXPECT_FALSE(state_text.contains(QStringLiteral("when the model is ready"))) << state_text.toStdString();
+  EXPECT_TRUE(w.traceWidget(0)->state()->placeholder().contains(QStringLiteral("when the model is ready")));
   w.closeTab(1);
   EXPECT_EQ(w.documents().size(), 1u);
   EXPECT_EQ(w.tabs()->count(), 1);

@@ -162,6 +162,17 @@ TEST_F(WindowTest, EveryVariantsEditsAreMarkedAtTheirEvents) {
   check("zoomed");
 }
 
+// An interactive window opens at most at the screen's available size; a large screen keeps the
+// size asked for.
+TEST(WindowOpening, AtMostTheScreensAvailableSize) {
+  const QSize laptop = openingSize(QSize(1600, 1000), QSize(1280, 720));
+  EXPECT_LE(laptop.width(), 1280 - 16);
+  EXPECT_LE(laptop.height(), 720 - 48);
+  EXPECT_GE(laptop.width(), 1200);
+  EXPECT_EQ(openingSize(QSize(1600, 1000), QSize(2560, 1440)), QSize(1600, 1000));
+  EXPECT_EQ(openingSize(QSize(800, 600), QSize()), QSize(800, 600));
+}
+
 // Shrunk to 800x600 and grown back, the facts panel regains its width and shows its values
 // whole; at 2560x1440 the extra space goes to the plot, whose data spans it.
 TEST_F(WindowTest, LayoutAfterShrinkingAndOnALargeScreen) {

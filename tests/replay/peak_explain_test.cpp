@@ -7,6 +7,7 @@
 #include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/report_json.h"
 #include "reservoir/replay/report_text.h"
+#include "reservoir/replay/session.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/simulator/sizes.h"
 #include "test_paths.h"
@@ -211,6 +212,96 @@ TEST(CachePins, TheWhatIfTextAndJsonSayWhatTheRuleSays) {
       text.find("an empty_cache there would return " + sim::formatSize(static_cast<std::uint64_t>(pins.releasable))),
       std::string::npos)
       << text;
+}
+
+}  // namespace
+}  // namespace reservoir::replay
+
+namespace reservoir::replay {
+namespace {
+
+// The state view's rule (cacheAtEvent) and the what-if report's (at_peak) are one: at the peak of
+// resume-main.rank0 with expandable segments (event 4564) both say, as a plain `reservoir whatif`
+// prints, 18.08 GiB comes back and 124.08 MiB, the partial pages of 3 segments, stays (the issue's
+// 18.10 GiB / 104.08 MiB is the what-if run with a cleanup after state_dict_loader.py:load, whose
+// blocks sit elsewhere; the GUI's old headline said 18.20 GiB, every cached byte).
+TEST(CacheAtEvent, IsTheWhatIfReportsAnalysisAtItsPeakPageGranular) {
+  const auto path = (test::samplesDir() / "resume-expandable/resume-main.rank0.pickle").string();
+  auto loaded = loadTraceFile(path, std::nullopt, nullptr, {});
+  ASSERT_TRUE(loaded) << loaded.message();
+  auto model = buildModelStage(**loaded, 256, nullptr, {});
+  ASSERT_TRUE(model) << model.message();
+  auto rep = runWhatIfPrepared(**model, WhatIfOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  ASSERT_TRUE(rep->whatif.at_peak);
+  const std::uint32_t peak = rep->whatif.peak_reserved.event;
+  EXPECT_EQ(peak, 4564u);
+  const PeakAnalysis here = cacheAtEvent(**model, peak);
+  const PeakAnalysis& there = *rep->whatif.at_peak;
+  EXPECT_EQ(here.reserved, there.reserved);
+  EXPECT_EQ(here.allocated, there.allocated);
+  EXPECT_EQ(here.releasable, there.releasable);
+  ASSERT_EQ(here.pinned.size(), there.pinned.size());
+  for (std::size_t i = 0; i < here.pinned.size(); ++i) {
+    EXPECT_EQ(here.pinned[i].address, there.pinned[i].address);
+    EXPECT_EQ(here.pinned[i].free_bytes, there.pinned[i].free_bytes);
+  }
+  const CachePins pins = cachePins(here);
+  EXPECT_EQ(sim::formatSize(static_cast<std::uint64_t>(pins.releasable)), "18.08 GiB");
+  EXPECT_EQ(sim::formatSize(static_cast<std::uint64_t>(pins.pinned)), "124.08 MiB");
+  EXPECT_EQ(pins.pinned_segments, 3u);
+  // Page granular: less comes back than the free bytes of the expandable segments.
+  EXPECT_LT(pins.releasable, pins.cached);
+}
+
+// The GUI's peak origin (on the session's model) is the report's (on a run's timeline): at the
+// peak of resume-main.rank0 with expandable segments the last 260 MiB sets it at event 4564, and
+// the rise that made it is the FSDP spike some 1,700 events before.
+TEST(PeakOriginOnAModel, IsTheRunsAndFindsTheSpikeBeforeTheLastStep) {
+  const auto path = (test::samplesDir() / "resume-expandable/resume-main.rank0.pickle").string();
+  auto loaded = loadTraceFile(path, std::nullopt, nullptr, {});
+  ASSERT_TRUE(loaded) << loaded.message();
+  auto model = buildModelStage(**loaded, 256, nullptr, {});
+  ASSERT_TRUE(model) << model.message();
+  WhatIfOptions o;
+  o.keep_timeline = true;
+  auto rep = runWhatIfOn((*model)->prepared, o);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  for (auto q : {PeakQuantity::kReserved, PeakQuantity::kAllocated}) {
+    const PeakOrigin a = peakOrigin(**model, q);
+    const PeakOrigin b = peakOrigin((*model)->prepared, rep->whatif, q);
+    ASSERT_TRUE(a.known);
+    EXPECT_EQ(a.peak, b.peak);
+    EXPECT_EQ(a.set.op, b.set.op);
+    EXPECT_EQ(a.set.event, b.set.event);
+    EXPECT_EQ(a.largest_rise.op, b.largest_rise.op);
+    EXPECT_EQ(a.largest_rise.held, b.largest_rise.held);
+    EXPECT_EQ(a.largest_rise.stack, b.largest_rise.stack);
+  }
+  const PeakOrigin r = peakOrigin(**model, PeakQuantity::kReserved);
+  EXPECT_EQ(r.set.event, 4564u);
+  EXPECT_LT(r.largest_rise.event, r.set.event);
+  EXPECT_GT(r.largest_rise.held, r.set.held);
+}
+
+TEST(CacheAtEvent, BeforeTheFirstOpIsTheStartState) {
+  const auto path = (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string();
+  auto loaded = loadTraceFile(path, std::nullopt, nullptr, {});
+  ASSERT_TRUE(loaded) << loaded.message();
+  auto model = buildModelStage(**loaded, 256, nullptr, {});
+  ASSERT_TRUE(model) << model.message();
+  const auto& m = **model;
+  ASSERT_FALSE(m.op_event.empty());
+  const PeakAnalysis a = cacheAtEvent(m, 0);
+  if (m.op_event.front() > 0) {
+    EXPECT_EQ(a.reserved, startValue(m.prepared, PeakQuantity::kReserved));
+  } else {
+    EXPECT_EQ(a.reserved, m.reserved[0]);
+  }
+  std::int64_t sum = 0;
+  for (const auto& s : m.stateAtEvent(0)) sum += static_cast<std::int64_t>(s.total_size);
+  EXPECT_EQ(a.reserved, sum);
+  EXPECT_LE(a.releasable, a.cached);
 }
 
 }  // namespace

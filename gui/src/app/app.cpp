@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QScreen>
 #include <QTimer>
 
 #include <cstdio>
@@ -35,7 +36,8 @@ int runApp(int argc, char** argv) {
   MainWindow window;
   const bool batch = !options->screenshot.isEmpty() || !options->export_plot.isEmpty();
   window.setBatchMode(batch);
-  window.resize(options->size);
+  const QScreen* screen = QGuiApplication::primaryScreen();
+  window.resize(batch || !screen ? options->size : openingSize(options->size, screen->availableGeometry().size()));
   window.openFiles(options->traces);
   if (batch) return runBatch(window, *options);
   window.show();

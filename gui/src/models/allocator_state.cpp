@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "reservoir/replay/session.h"
+
 namespace reservoir::gui {
 
 const char* blockKindName(BlockKind kind) {
@@ -50,23 +52,11 @@ void addSegment(const sim::SegmentView& sv, AllocatorState& st) {
   s.block_count = static_cast<std::uint32_t>(st.blocks.size()) - s.first_block;
   s.free_bytes = s.size - std::min(s.size, live);
   s.allocated = live;
-  // Free blocks in a segment that live blocks keep cannot be released; the live blocks of a
-  // mostly free segment are what pins it. An expandable segment unmaps its free pages
-  // instead (up to page rounding), so nothing pins it.
-  if (s.expandable) {
-    st.releasable += static_cast<std::int64_t>(s.free_bytes);
-  } else if (live > 0 && s.free_bytes > 0) {
-    s.pinned = s.free_bytes >= live;
-    for (auto& b : std::span(st.blocks).subspan(s.first_block, s.block_count)) {
-      if (b.kind == BlockKind::kCachedFree)
-        b.kind = BlockKind::kInactiveSplit;
-      else
-        b.pinning = s.pinned;
-    }
-    st.pinned_free += static_cast<std::int64_t>(s.free_bytes);
-  } else if (live == 0) {
-    st.releasable += static_cast<std::int64_t>(s.size);
-  }
+  // A whole segment with a live block keeps its free blocks (an expandable one unmaps their
+  // whole pages instead); which segments pin, and how much, is the cache rule's (applyCache).
+  if (!s.expandable && live > 0)
+    for (auto& b : std::span(st.blocks).subspan(s.first_block, s.block_count))
+      if (b.kind == BlockKind::kCachedFree) b.kind = BlockKind::kInactiveSplit;
   st.reserved += static_cast<std::int64_t>(s.size);
   st.allocated += static_cast<std::int64_t>(sv.allocated_size);
   st.segments.push_back(s);
@@ -102,6 +92,35 @@ AllocatorState classifyState(const std::vector<sim::SegmentView>& segments, std:
     addSegment(*s, st);
     prev = s;
   }
+  return st;
+}
+
+void applyCache(AllocatorState& st, const replay::PeakAnalysis& cache) {
+  const replay::CachePins pins = replay::cachePins(cache, replay::PinLimits{0, 0, 1});
+  st.cache_known = true;
+  st.releasable = pins.releasable;
+  st.pinned = pins.pinned;
+  st.pinned_free = static_cast<std::int64_t>(pins.pinned_free);
+  st.pinned_segments = pins.pinned_segments;
+  if (!pins.stacks.empty()) {
+    st.typical_stack = pins.stacks.front().stack;
+    st.typical_stack_bytes = static_cast<std::int64_t>(pins.stacks.front().pinned_bytes);
+  }
+  for (const auto& p : cache.pinned) {
+    auto it = std::lower_bound(st.segments.begin(), st.segments.end(), p.address,
+                               [](const StateSegment& s, std::uint64_t a) { return s.address < a; });
+    if (it == st.segments.end() || it->address != p.address || it->unmapped_gap) continue;
+    it->pinned = true;
+    it->kept_free = p.free_bytes;
+    for (auto& b : std::span(st.blocks).subspan(it->first_block, it->block_count))
+      b.pinning = b.kind == BlockKind::kAllocated || b.kind == BlockKind::kPendingFree;
+  }
+}
+
+AllocatorState stateAtEvent(const replay::ModelStage& stage, std::uint32_t event, std::uint64_t max_gap) {
+  AllocatorState st =
+      classifyState(stage.stateAtEvent(event), event, stage.prepared.program.reservation_bases, max_gap);
+  applyCache(st, replay::cacheAtEvent(stage, event));
   return st;
 }
 

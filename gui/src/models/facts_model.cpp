@@ -4,6 +4,8 @@
 
 #include "app/format.h"
 #include "app/trace_document.h"
+#include "reservoir/replay/peak_explain.h"
+#include "reservoir/replay/session.h"
 #include "reservoir/simulator/alloc_config.h"
 
 namespace reservoir::gui {
@@ -69,6 +71,42 @@ void settingsRows(const traces::RecordedSettings& s, std::vector<std::pair<QStri
 
 }  // namespace
 
+namespace {
+
+QString riseText(std::int64_t bytes) { return (bytes < 0 ? QString() : QStringLiteral("+")) + sizeText(bytes); }
+
+QString stepWhere(const traces::Snapshot& snap, const replay::PeakStep& s) {
+  const QString frame = topUserFrame(snap, s.stack);
+  return frame.isEmpty() ? QStringLiteral("event %1").arg(s.event)
+                         : QStringLiteral("event %1, %2").arg(s.event).arg(frame);
+}
+
+}  // namespace
+
+QString peakOriginText(const traces::Snapshot& snap, const replay::PeakOrigin& o) {
+  if (!o.known) return QStringLiteral("unknown");
+  const QString set = QStringLiteral("%1 set it (%2)").arg(stepWhere(snap, o.set), riseText(o.set.rise()));
+  if (o.largest_rise.op == o.set.op) return set + QStringLiteral("; no larger rise before it");
+  return set + QStringLiteral("; the rise that made it: %1 still held from %2")
+                   .arg(riseText(o.largest_rise.held), stepWhere(snap, o.largest_rise));
+}
+
+QString peakOriginHtml(const traces::Snapshot& snap, const replay::PeakOrigin& o) {
+  if (!o.known) return {};
+  const QString what = o.quantity == replay::PeakQuantity::kReserved ? QStringLiteral("reserved")
+                                                                      : QStringLiteral("allocated");
+  QString h = QStringLiteral("<b>peak %1: %2</b> at event %3 (%4 there)<br>%5")
+                  .arg(what, sizeText(o.peak))
+                  .arg(o.set.event)
+                  .arg(riseText(o.set.rise()), stackHtml(snap, o.set.stack, 8));
+  if (o.largest_rise.op != o.set.op)
+    h += QStringLiteral("<br><b>the rise that made it:</b> %1 still held at the peak, from event %2 (%3 there)<br>%4")
+             .arg(riseText(o.largest_rise.held))
+             .arg(o.largest_rise.event)
+             .arg(riseText(o.largest_rise.rise()), stackHtml(snap, o.largest_rise.stack, 8));
+  return h;
+}
+
 void FactsModel::rebuild() {
   beginResetModel();
   rows_.clear();
@@ -106,6 +144,8 @@ void FactsModel::rebuild() {
       add(g, QStringLiteral("replays the recording"), conformanceText(c));
       if (c.first_divergence)
         add(g, QStringLiteral("first divergence"), QStringLiteral("event %1").arg(c.first_divergence->event_index));
+      add(g, QStringLiteral("peak reserved came from"),
+          peakOriginText(rec->trace->snapshot(), replay::peakOrigin(*m->model, replay::PeakQuantity::kReserved)));
       add(g, QStringLiteral("peak allocated (model)"),
           QStringLiteral("%1 at event %2").arg(sizeText(m->peak_allocated)).arg(m->peak_allocated_event));
       add(g, QStringLiteral("memory fraction"), QString::number(c.fraction));

@@ -6,9 +6,21 @@
 
 #include <vector>
 
+namespace reservoir::traces {
+struct Snapshot;
+}
+namespace reservoir::replay {
+struct PeakOrigin;
+}
+
 namespace reservoir::gui {
 
 class TraceDocument;
+
+// Where a peak came from (replay::peakOrigin) in words: the event that set it and the rise that
+// made it, each with its top user frame; the HTML form adds both stacks (the peak marker's tooltip).
+QString peakOriginText(const traces::Snapshot& snap, const replay::PeakOrigin& origin);
+QString peakOriginHtml(const traces::Snapshot& snap, const replay::PeakOrigin& origin);
 
 class FactsModel : public QAbstractTableModel {
   Q_OBJECT

@@ -75,7 +75,9 @@ QVariant SegmentModel::segmentData(int s, int column, int role) const {
           .arg(seg.is_large ? QStringLiteral("large") : QStringLiteral("small"),
                seg.expandable ? QStringLiteral(" expandable") : QString(),
                sizeText(static_cast<std::int64_t>(seg.free_bytes)),
-               seg.pinned ? QStringLiteral(", pinned") : QString());
+               seg.pinned ? QStringLiteral(", pinned: %1 stays after empty_cache")
+                                .arg(sizeText(static_cast<std::int64_t>(seg.kept_free)))
+                          : QString());
     case kRequested: return sizeText(static_cast<std::int64_t>(seg.allocated)) + QStringLiteral(" live");
     case kAllocation: return QStringLiteral("%1 blocks").arg(seg.block_count);
     default: return {};

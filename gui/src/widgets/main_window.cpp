@@ -23,6 +23,12 @@
 
 namespace reservoir::gui {
 
+QSize openingSize(QSize wanted, QSize available) {
+  if (!available.isValid() || available.isEmpty()) return wanted;
+  const QSize frame(16, 48);  // borders and a title bar
+  return wanted.boundedTo((available - frame).expandedTo(QSize(200, 200)));
+}
+
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), tabs_(new QTabWidget(this)), compare_(new CompareView(this)), facts_(new FactsModel(this)),
       facts_view_(new QTableView(this)), progress_(new QProgressBar(this)),

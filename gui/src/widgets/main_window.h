@@ -27,6 +27,10 @@ class TraceWidget;
 // The facts panel's width: it opens at this width and gets it back after the window shrank.
 inline constexpr int kFactsWidth = 440;
 
+// The size an interactive window opens at: the size asked for, at most the screen's available
+// size less room for the window's frame (a laptop's 1280x720 never gets a 1600x1000 window).
+QSize openingSize(QSize wanted, QSize available);
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
 

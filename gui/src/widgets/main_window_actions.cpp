@@ -1,6 +1,7 @@
 // MainWindow's menus, keyboard navigation and export.
 #include <QAction>
 #include <QApplication>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QImage>
@@ -59,6 +60,11 @@ void MainWindow::buildMenus() {
     if (auto* w = currentTraceWidget()) w->timeline()->resetZoom();
   });
   view->addAction(tr("&Compare traces"), QKeySequence(tr("Ctrl+K")), this, &MainWindow::showCompare);
+  // A closed panel comes back from here (not only from the menu bar's context menu).
+  view->addSeparator();
+  QAction* facts = facts_dock_->toggleViewAction();
+  facts->setText(tr("Trace &facts panel"));
+  view->addAction(facts);
   buildNavigation(menuBar()->addMenu(tr("&Navigate")));
 }
 

@@ -15,11 +15,22 @@ SegmentMap::SegmentMap(QWidget* parent) : QWidget(parent) {
   setMinimumSize(300, 160);
 }
 
-void SegmentMap::setState(std::shared_ptr<const AllocatorState> state, double scale_bytes) {
+void SegmentMap::setState(std::shared_ptr<const AllocatorState> state, double scale_bytes, QString pin_stack) {
   state_ = std::move(state);
+  pin_stack_ = std::move(pin_stack);
+  setToolTip({});
   scale_bytes_ = scale_bytes;
   selected_ = -1;
   update();
+}
+
+void SegmentMap::setPlaceholder(QString text) {
+  placeholder_ = std::move(text);
+  update();
+}
+
+QString SegmentMap::placeholder() const {
+  return placeholder_.isEmpty() ? tr("The allocator state appears when the model is ready.") : placeholder_;
 }
 
 void SegmentMap::setSelectedBlock(int block) {
@@ -51,20 +62,48 @@ void SegmentMap::paintLegend(QPainter& p) const {
   p.setPen(QPen(QColor(200, 0, 0), 2));
   p.drawRect(QRect(x, 9, 12, 12));
   p.setPen(QColor(50, 50, 50));
-  p.drawText(QPoint(x + 18, 8 + fm.ascent()), tr("pins a mostly free segment"));
+  p.drawText(QPoint(x + 18, 8 + fm.ascent()), tr("pins its segment (dashed: a pinned segment)"));
   if (state_) {
-    const QString pinned = state_->pinned_free > 0
-                               ? tr("%1 more stays cached, pinned by live blocks").arg(sizeText(state_->pinned_free))
-                               : tr("no cached memory is pinned by live blocks");
-    const QString sum = tr("Event %1: %2 reserved in %3 segments, %4 allocated. empty_cache here would return %5; %6.")
-                            .arg(state_->event)
-                            .arg(sizeText(state_->reserved))
-                            .arg(state_->segments.size())
-                            .arg(sizeText(state_->allocated), sizeText(state_->releasable), pinned);
     QFont bold = p.font();
     bold.setBold(true);
     p.setFont(bold);
-    p.drawText(QRect(10, 28, width() - 20, 20), Qt::AlignLeft | Qt::AlignVCenter, sum);
+    const QString sum = headline();
+    p.drawText(QRect(10, 28, width() - 20, 20), Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetrics(bold).elidedText(sum, Qt::ElideRight, width() - 20));
+  }
+}
+
+QString SegmentMap::headline() const {
+  if (!state_) return {};
+  QString pinned;
+  if (!state_->cache_known)
+    pinned = tr("what empty_cache would return is not known here");
+  else if (state_->pinned > 0)
+    pinned = tr("empty_cache here would return %1; %2 stays cached, pinned in %3 %4")
+                 .arg(sizeText(state_->releasable), sizeText(state_->pinned))
+                 .arg(state_->pinned_segments)
+                 .arg(state_->pinned_segments == 1 ? tr("segment") : tr("segments"));
+  else
+    pinned = tr("empty_cache here would return %1; nothing stays pinned").arg(sizeText(state_->releasable));
+  QString s = tr("Event %1: %2 reserved in %3 segments, %4 allocated. %5.")
+                  .arg(state_->event)
+                  .arg(sizeText(state_->reserved))
+                  .arg(state_->segments.size())
+                  .arg(sizeText(state_->allocated), pinned);
+  if (state_->pinned > 0 && !pin_stack_.isEmpty()) s += tr(" Mostly pinned by %1.").arg(pin_stack_);
+  return s;
+}
+
+void SegmentMap::paintPinnedOutlines(QPainter& p, const SegmentLayout& l) const {
+  const QRect r = ribbonRect();
+  p.setPen(QPen(QColor(200, 0, 0), 1, Qt::DashLine));
+  p.setBrush(Qt::NoBrush);
+  for (std::size_t s = 0; s < state_->segments.size(); ++s) {
+    const auto& seg = state_->segments[s];
+    if (!seg.pinned) continue;
+    for (const auto& piece : l.pieces(l.start[s], l.start[s] + static_cast<double>(seg.size) / l.bytes_per_px))
+      p.drawRect(QRectF(r.left() + piece.x0 - 1, r.top() + piece.row * rowPitch() - 2,
+                        std::max(piece.x1 - piece.x0, 0.6) + 2, rowHeight() + 4));
   }
 }
 
@@ -73,7 +112,7 @@ void SegmentMap::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), QColor(250, 250, 251));
   paintLegend(p);
   if (!state_) {
-    p.drawText(rect(), Qt::AlignCenter, tr("The allocator state appears when the model is ready."));
+    p.drawText(rect().adjusted(10, 0, -10, 0), Qt::AlignCenter | Qt::TextWordWrap, placeholder());
     return;
   }
   const QRect r = ribbonRect();
@@ -112,6 +151,7 @@ void SegmentMap::paintEvent(QPaintEvent*) {
                    tr("unmapped %1").arg(sizeText(static_cast<std::int64_t>(blocks[0].size))));
     }
   }
+  paintPinnedOutlines(p, l);
   if (!selected_rect.isNull()) {
     p.setPen(QPen(Qt::black, 2, Qt::DashLine));
     p.setBrush(Qt::NoBrush);
@@ -150,17 +190,26 @@ bool SegmentMap::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip && state_) {
     auto* help = static_cast<QHelpEvent*>(event);
     const int b = blockAt(help->pos());
+    if (b < 0 && help->pos().y() >= 28 && help->pos().y() < 48) {  // the headline, in full
+      QToolTip::showText(help->globalPos(), headline(), this);
+      return true;
+    }
     if (b < 0) {
       QToolTip::hideText();
       return true;
     }
     const auto& blk = state_->blocks[static_cast<std::size_t>(b)];
-    QToolTip::showText(
-        help->globalPos(),
-        tr("<b>%1</b> %2 at %3%4")
-            .arg(QString::fromLatin1(blockKindName(blk.kind)), sizeText(static_cast<std::int64_t>(blk.size)),
-                 addressText(blk.address), blk.pinning ? tr("<br>pins its segment") : QString()),
-        this);
+    QString pin;
+    for (const auto& seg : state_->segments)
+      if (seg.pinned && blk.address >= seg.address && blk.address < seg.address + seg.size)
+        pin = tr("<br>its segment keeps %1 cached after an empty_cache%2")
+                  .arg(sizeText(static_cast<std::int64_t>(seg.kept_free)),
+                       blk.pinning ? tr("; this live block is one that pins it") : QString());
+    QToolTip::showText(help->globalPos(),
+                       tr("<b>%1</b> %2 at %3%4")
+                           .arg(QString::fromLatin1(blockKindName(blk.kind)),
+                                sizeText(static_cast<std::int64_t>(blk.size)), addressText(blk.address), pin),
+                       this);
     return true;
   }
   return QWidget::event(event);

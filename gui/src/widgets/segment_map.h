@@ -1,5 +1,5 @@
 // The allocator-state map: every segment at the cursor drawn on a wrapping ribbon at a
-// fixed scale, blocks coloured by state, pinning blocks outlined. Click selects a block.
+// fixed scale, blocks coloured by state, pinned segments and their live blocks outlined. Click selects a block.
 #pragma once
 
 #include <QWidget>
@@ -16,8 +16,14 @@ class SegmentMap : public QWidget {
 
  public:
   explicit SegmentMap(QWidget* parent = nullptr);
-  void setState(std::shared_ptr<const AllocatorState> state, double scale_bytes);
+  // `pin_stack`: the typical pinning stack in words (empty when nothing pins).
+  void setState(std::shared_ptr<const AllocatorState> state, double scale_bytes, QString pin_stack = {});
+  // The headline: what an empty_cache at the event returns and what stays pinned (the cache rule).
+  [[nodiscard]] QString headline() const;
   void setSelectedBlock(int block);
+  // What the map says while it has no state ("appears when the model is ready" by default).
+  void setPlaceholder(QString text);
+  [[nodiscard]] QString placeholder() const;
   [[nodiscard]] int blockAt(QPoint pos) const;
   QSize sizeHint() const override { return {700, 300}; }
 
@@ -35,9 +41,12 @@ class SegmentMap : public QWidget {
   [[nodiscard]] int rowHeight() const { return 22; }
   [[nodiscard]] int rowPitch() const { return 28; }
   void paintLegend(QPainter& p) const;
+  void paintPinnedOutlines(QPainter& p, const SegmentLayout& l) const;
   std::shared_ptr<const AllocatorState> state_;
   double scale_bytes_ = 1;
   int selected_ = -1;
+  QString pin_stack_;
+  QString placeholder_;
 };
 
 }  // namespace reservoir::gui

@@ -49,20 +49,28 @@ StateView::StateView(TraceDocument* doc, QWidget* parent)
     showDetails(b);
   });
   connect(details_, &QTextBrowser::anchorClicked, this, &StateView::onLink);
+  auto failed = [this] { map_->setPlaceholder(tr("No allocator state: the trace could not be opened (%1).")
+                                                 .arg(doc_->errorHeadline())); };
+  connect(doc_, &TraceDocument::failedToLoad, this, failed);
+  if (!doc_->error().isEmpty()) failed();
   if (doc_->isModelled()) rebuild();
 }
+
+QString StateView::placeholder() const { return map_->placeholder(); }
 
 void StateView::rebuild() {
   const auto model = doc_->model();
   const auto rec = doc_->recorded();
   if (!model || !rec) return;
-  const auto& prepared = model->model->prepared;
-  auto st = std::make_shared<AllocatorState>(
-      classifyState(model->model->stateAtEvent(doc_->cursor()), doc_->cursor(), prepared.program.reservation_bases,
-                    static_cast<std::uint64_t>(rec->trace->series.peak_reserved / 4)));
+  auto st = std::make_shared<AllocatorState>(stateAtEvent(
+      *model->model, doc_->cursor(), static_cast<std::uint64_t>(rec->trace->series.peak_reserved / 4)));
   state_ = st;
   const double scale = static_cast<double>(std::max(rec->trace->series.peak_reserved, st->reserved)) * 1.05;
-  map_->setState(state_, scale);
+  const QString pin_stack = st->typical_stack_bytes > 0
+                                ? tr("%1 (%2)").arg(topUserFrame(rec->trace->snapshot(), st->typical_stack),
+                                                    sizeText(st->typical_stack_bytes))
+                                : QString();
+  map_->setState(state_, scale, pin_stack);
   model_->setState(state_, rec);
   details_->clear();
 }
@@ -106,7 +114,8 @@ void StateView::showDetails(int block) {
                        addressText(b.address));
   if (b.pinning)
     h +=
-        tr("<p style='color:#b00'>This live block keeps a mostly free segment from being released by empty_cache.</p>");
+        tr("<p style='color:#b00'>This live block keeps its segment's free bytes from being released by "
+           "empty_cache.</p>");
   if (b.allocation != StateBlock::kNoAllocationId) {
     if (b.kind == BlockKind::kCachedFree || b.kind == BlockKind::kInactiveSplit) h += tr("<p>Last used by:</p>");
     h += allocationHtml(*doc_, b.allocation);

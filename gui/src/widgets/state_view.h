@@ -24,6 +24,7 @@ class StateView : public QWidget {
  public:
   explicit StateView(TraceDocument* doc, QWidget* parent = nullptr);
   [[nodiscard]] const AllocatorState* state() const { return state_.get(); }
+  [[nodiscard]] QString placeholder() const;  // what the map says while it has no state
   [[nodiscard]] SegmentModel* model() const { return model_; }
   void selectBlock(int block);
   // Rebuilds the state now (normally coalesced after cursor moves).

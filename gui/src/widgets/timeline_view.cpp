@@ -10,6 +10,9 @@
 
 #include "app/format.h"
 #include "app/trace_document.h"
+#include "models/facts_model.h"
+#include "reservoir/replay/peak_explain.h"
+#include "reservoir/replay/session.h"
 #include "widgets/timeline_paint.h"
 
 namespace reservoir::gui {
@@ -45,6 +48,7 @@ void TimelineView::invalidate() {
 }
 
 void TimelineView::setTimeAxis(bool on) {
+  if (time_axis_ != on && QToolTip::isVisible()) QToolTip::hideText();  // it described the other axis
   if (time_axis_ == on || !doc_ || !doc_->recorded()) {
     time_axis_ = on;
     return;
@@ -366,6 +370,13 @@ QString TimelineView::hoverText(int column, double y_px) const {
   if (c.end > c.first + 1) text += QStringLiteral(" (column: events %1-%2)").arg(c.first).arg(c.end - 1);
   text += QStringLiteral("<br>reserved %1, live %2")
               .arg(sizeText(rec.trace->series.reserved[e]), sizeText(rec.trace->series.live[e]));
+  // The peak marker: where the peak came from, with stacks (the library's rule).
+  if (const auto m = doc_->model()) {
+    const auto peak = rec.trace->series.peak_reserved_event;  // where the peak marker is drawn
+    if (peak >= c.first && peak < c.end)
+      text += QStringLiteral("<hr>") +
+              peakOriginHtml(rec.trace->snapshot(), replay::peakOrigin(*m->model, replay::PeakQuantity::kReserved));
+  }
   const auto bytes = static_cast<std::int64_t>(f.y.toDomain(y_px));
   const BandSpan* s = f.bands.offsets.empty() ? nullptr : hitBand(f.bands, static_cast<std::size_t>(column), bytes);
   if (s && s->allocation == kMergedBand) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "reservoir/replay/session.h"
 #include "whatif/run_engine.h"
 
 namespace reservoir::replay {
@@ -142,21 +143,31 @@ std::int64_t startValue(const PreparedTrace& prepared, PeakQuantity quantity) {
 
 namespace {
 
-std::int64_t valueAt(const RunResult& run, std::uint32_t op, PeakQuantity q) {
-  const TimelinePoint& t = run.timeline[op];
-  return q == PeakQuantity::kReserved ? t.reserved : t.allocated;
-}
+// The quantity after each op: a run's timeline, or a model stage's per-op arrays.
+struct Values {
+  std::span<const TimelinePoint> timeline;
+  std::span<const std::int64_t> reserved, allocated;
+  PeakQuantity q = PeakQuantity::kReserved;
+  [[nodiscard]] std::size_t size() const {
+    if (!timeline.empty()) return timeline.size();
+    return q == PeakQuantity::kReserved ? reserved.size() : allocated.size();
+  }
+  [[nodiscard]] std::int64_t at(std::uint32_t op) const {
+    if (!timeline.empty()) return q == PeakQuantity::kReserved ? timeline[op].reserved : timeline[op].allocated;
+    return q == PeakQuantity::kReserved ? reserved[op] : allocated[op];
+  }
+};
 
-PeakStep stepAt(const PreparedTrace& prepared, const RunResult& run, std::uint32_t op, std::int64_t start,
-                PeakQuantity q) {
+PeakStep stepAt(const PreparedTrace& prepared, const Values& v, std::uint32_t op, std::int64_t start) {
+  const PeakQuantity q = v.q;
   const Op& o = prepared.program.ops[op];
   const auto& trace = prepared.snapshot->devices[prepared.device_index];
   PeakStep s;
   s.op = op;
   s.event = q == PeakQuantity::kReserved ? detail::reservedEventOf(trace, o) : detail::lastEventOf(o);
   s.time_us = s.event < trace.events.size() ? trace.events[s.event].time_us : 0;
-  s.before = op == 0 ? start : valueAt(run, op - 1, q);
-  s.after = valueAt(run, op, q);
+  s.before = op == 0 ? start : v.at(op - 1);
+  s.after = v.at(op);
   // The allocation's stack; a backward-pass op without frames of its own: its forward frames.
   s.stack = o.stack;
   if (prepared.snapshot->stack(o.stack).empty() && o.first_event < trace.events.size())
@@ -166,37 +177,52 @@ PeakStep stepAt(const PreparedTrace& prepared, const RunResult& run, std::uint32
   return s;
 }
 
-}  // namespace
-
-PeakOrigin peakOrigin(const PreparedTrace& prepared, const RunResult& run, PeakQuantity q) {
+PeakOrigin originOn(const PreparedTrace& prepared, const Values& v, const PeakInfo& info) {
   PeakOrigin o;
-  o.quantity = q;
-  o.start = startValue(prepared, q);
-  const PeakInfo& info = q == PeakQuantity::kReserved ? run.peak_reserved : run.peak_allocated;
-  if (info.op == kNoOp || info.op >= run.timeline.size() || info.op >= prepared.program.ops.size()) return o;
+  o.quantity = v.q;
+  o.start = startValue(prepared, v.q);
+  if (info.op == kNoOp || info.op >= v.size() || info.op >= prepared.program.ops.size()) return o;
   o.known = true;
   o.peak = info.bytes;
-  o.set = stepAt(prepared, run, info.op, o.start, q);
+  o.set = stepAt(prepared, v, info.op, o.start);
   o.set.event = info.event;  // the run's own definition of the peak's event
   o.set.time_us = info.time_us;
   // Backwards from the peak: the least value over [op, peak] bounds what of op's rise is still there.
-  std::int64_t least = valueAt(run, info.op, q);
+  std::int64_t least = v.at(info.op);
   std::uint32_t best = info.op;
   std::int64_t best_held = -1;
   for (std::uint32_t j = info.op + 1; j-- > 0;) {
-    least = std::min(least, valueAt(run, j, q));
-    const std::int64_t before = j == 0 ? o.start : valueAt(run, j - 1, q);
+    least = std::min(least, v.at(j));
+    const std::int64_t before = j == 0 ? o.start : v.at(j - 1);
     const std::int64_t held = std::max<std::int64_t>(0, least - before);
     if (held >= best_held && held > 0) {  // >=: walking backwards, ties go to the earliest
       best_held = held;
       best = j;
     }
   }
-  o.largest_rise = stepAt(prepared, run, best, o.start, q);
+  o.largest_rise = stepAt(prepared, v, best, o.start);
   if (best == info.op) o.largest_rise = o.set;
   o.largest_rise.held = std::max<std::int64_t>(0, best_held);
   o.set.held = std::max<std::int64_t>(0, std::min(o.set.after, o.peak) - o.set.before);
   return o;
+}
+
+}  // namespace
+
+PeakOrigin peakOrigin(const PreparedTrace& prepared, const RunResult& run, PeakQuantity q) {
+  Values v;
+  v.timeline = run.timeline;
+  v.q = q;
+  return originOn(prepared, v, q == PeakQuantity::kReserved ? run.peak_reserved : run.peak_allocated);
+}
+
+PeakOrigin peakOrigin(const ModelStage& stage, PeakQuantity q) {
+  Values v;
+  v.reserved = stage.reserved;
+  v.allocated = stage.allocated;
+  v.q = q;
+  const RunResult& run = stage.run;
+  return originOn(stage.prepared, v, q == PeakQuantity::kReserved ? run.peak_reserved : run.peak_allocated);
 }
 
 }  // namespace reservoir::replay

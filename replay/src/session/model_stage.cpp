@@ -8,6 +8,7 @@
 #include <malloc.h>
 #endif
 
+#include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/session.h"
 
 namespace reservoir::replay {
@@ -20,6 +21,20 @@ std::uint32_t ModelStage::opAtOrBefore(std::uint32_t event) const {
 
 std::vector<sim::SegmentView> ModelStage::stateAtEvent(std::uint32_t event) const {
   return index->segmentsAfterOp(opAtOrBefore(event));
+}
+
+PeakAnalysis cacheAtEvent(const ModelStage& stage, std::uint32_t event) {
+  const std::uint32_t op = stage.opAtOrBefore(event);
+  const bool before_first = op == kNoOp || op >= stage.reserved.size();
+  const std::int64_t reserved =
+      before_first ? startValue(stage.prepared, PeakQuantity::kReserved) : stage.reserved[op];
+  const std::int64_t allocated =
+      before_first ? startValue(stage.prepared, PeakQuantity::kAllocated) : stage.allocated[op];
+  const auto& allocations = stage.prepared.requests.allocations;
+  const auto segments = stage.stateAtEvent(event);
+  return analyzeCache(segments, stage.prepared.recorded_config, reserved, allocated, [&](std::uint64_t tag) {
+    return tag - 1 < allocations.size() ? allocations[tag - 1].stack : StackId(0);
+  });
 }
 
 Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadStage& loaded, std::uint32_t every,

@@ -13,6 +13,8 @@
 
 namespace reservoir::replay {
 
+struct ModelStage;
+
 // ---- What pins the cache -----------------------------------------------------------------
 
 // The cache at one moment, from the allocator's segments: what an empty_cache there would return
@@ -24,6 +26,12 @@ namespace reservoir::replay {
 PeakAnalysis analyzeCache(std::span<const sim::SegmentView> segments, const sim::AllocatorConfig& config,
                           std::int64_t reserved, std::int64_t allocated,
                           const std::function<StackId(std::uint64_t tag)>& stack_of);
+
+// The same rule at any recorded event of a session's baseline model (the recorded settings): the
+// cache after the last op whose first event is at or before `event` (the start state before the
+// first op). At the baseline's peak event it is the baseline run's `at_peak`. The GUI's state view
+// says what this says.
+PeakAnalysis cacheAtEvent(const ModelStage& stage, std::uint32_t event);
 
 // The allocation stack whose live blocks pin cached memory, and how much.
 struct PinningStack {
@@ -103,6 +111,9 @@ struct PeakOrigin {
   PeakStep largest_rise;  // set.op when that op's own rise is the largest held
 };
 PeakOrigin peakOrigin(const PreparedTrace& prepared, const RunResult& run, PeakQuantity quantity);
+// The same rule on a session's baseline model (its per-op arrays stand for the run's timeline):
+// the GUI's peak marker and facts.
+PeakOrigin peakOrigin(const ModelStage& stage, PeakQuantity quantity);
 
 // The quantity before the first op of `prepared` (its seeded start state).
 std::int64_t startValue(const PreparedTrace& prepared, PeakQuantity quantity);
