@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -592,6 +593,43 @@ TEST(CliHostile, SweepSkipsHugePointNames) {
   EXPECT_GT(j["evaluated"], 0);  // the trace's annotations are still candidates
   for (const auto& c : j["candidates"])
     EXPECT_EQ(c["edits"][1].get<std::string>().rfind("annotation:", 0), 0u) << c["edits"][1];
+}
+
+// One file name of 16 MiB (the program's own file, so its functions stay candidates: the name
+// still ends in capture/resume.py) costs one copy and one look (issue 32): sweep decided per
+// frame of every stack whether the file was a library's, scanning the name each time (100 MB:
+// over 300 s). The answers are those of the same trace with the short name.
+TEST(CliHostile, ALongFileNameIsLookedAtOnce) {
+  auto snap = traces::readSnapshotFile(sample("resume-tiny/resume-main.rank0.pickle"));
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  const std::string tail = "/capture/resume.py";
+  const StringId longer = snap->strings.intern("/" + std::string(16u << 20, 'd') + tail);
+  std::size_t replaced = 0;
+  for (auto& f : snap->frames) {
+    const std::string_view name = snap->str(f.filename);
+    if (name.size() >= tail.size() && name.substr(name.size() - tail.size()) == tail) {
+      f.filename = longer;
+      ++replaced;
+    }
+  }
+  ASSERT_GT(replaced, 0u);
+  const auto path = std::filesystem::temp_directory_path() / ("long-name-" + std::to_string(::getpid()) + ".pickle");
+  ASSERT_TRUE(traces::writeSnapshotFile(*snap, path.string()).ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run({"sweep", path.string(), "--no-capture-json", "--jobs", "1", "--json"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::filesystem::remove(path);
+  ASSERT_EQ(r.code, kOk) << r.err;
+  EXPECT_LT(seconds, 20.0);  // about 1 s; scanned per frame, minutes
+  auto plain = run({"sweep", sample("resume-tiny/resume-main.rank0.pickle"), "--no-capture-json", "--jobs", "1",
+                    "--json"});
+  ASSERT_EQ(plain.code, kOk) << plain.err;
+  auto a = nlohmann::json::parse(r.out), b = nlohmann::json::parse(plain.out);
+  ASSERT_EQ(a["candidates"].size(), b["candidates"].size());
+  for (std::size_t i = 0; i < a["candidates"].size(); ++i) {
+    EXPECT_EQ(a["candidates"][i]["edits"], b["candidates"][i]["edits"]) << i;
+    EXPECT_EQ(a["candidates"][i]["peak_reserved"], b["candidates"][i]["peak_reserved"]) << i;
+  }
 }
 
 // Found by the structure-aware fuzzer (fuzz/whatif_fuzzer.cpp): `synth` spun forever when every
