@@ -24,10 +24,10 @@ from ._errors import GateFailed, GateUndecided, NothingToReplay, TraceError, Tra
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load", "check", "whatif", "sweep", "gate", "scale", "report", "Trace", "TraceError",
-           "TraceFileNotFoundError", "NothingToReplay", "GateFailed", "GateUndecided", "capture"]
+__all__ = ["__version__", "load", "load_dir", "check", "whatif", "sweep", "gate", "scale", "report", "Trace",
+           "TraceError", "TraceFileNotFoundError", "NothingToReplay", "GateFailed", "GateUndecided", "capture"]
 
-_API = frozenset(["load", "check", "whatif", "sweep", "gate", "scale", "report", "Trace"])
+_API = frozenset(["load", "load_dir", "check", "whatif", "sweep", "gate", "scale", "report", "Trace"])
 
 
 def __getattr__(name):

@@ -11,6 +11,7 @@ from .api import Trace as Trace
 from .api import check as check
 from .api import gate as gate
 from .api import load as load
+from .api import load_dir as load_dir
 from .api import report as report
 from .api import scale as scale
 from .api import sweep as sweep

@@ -126,14 +126,16 @@ class Trace:
     def __reduce__(self):
         return (_restore_trace, (self._source,))
 
-    def info(self, *, progress: Progress = None) -> "InfoReport":
+    def info(self, *, peak_allocated: bool = False, progress: Progress = None) -> "InfoReport":
         """`reservoir info --json`: events by action, time span, peaks (with event and stack), final
         state, settings, anomalies; of the device asked for at load, else of every device.
 
+        peak_allocated=True also runs the conformance replay, which gives each device's
+        "peak_allocated" and "peak_allocated_at" (None without it; "conformance_replay" says so).
         Keys: "trace", "file_bytes", "compression", "pickle_protocol", "devices" (each: "device",
         "events", "actions", "peak_reserved", "peak_allocated", ...), "anomalies" (docs/json.md).
         """
-        return json.loads(self._t.info_json(progress))
+        return json.loads(self._t.info_json(progress, _args.flag(peak_allocated, "peak_allocated")))
 
     def check(self, *, reset_peaks: Points = None, fraction: Optional[float] = None, capacity: SizeArg = None,
               expensive: bool = False, progress: Progress = None) -> "CheckReport":
@@ -271,6 +273,28 @@ def load(src: Source, device: Device = None, *, name: Optional[str] = None, capt
     raise _args.type_error("src", "a path, bytes or the dict torch.cuda.memory._snapshot() returns", src)
 
 
+def load_dir(path: PathArg, device: Device = None, *, iteration: Optional[int] = None, capture_json: bool = True,
+             progress: Progress = None) -> List[Trace]:
+    """Loads a dump folder as its ranks' snapshots, ordered by rank number: torchtitan's
+    ``memory_snapshot/iteration_N[_exit]/rankR_memory_snapshot.pickle`` (given as the dump folder,
+    ``memory_snapshot/`` or one ``iteration_N/``: the newest iteration, or ``iteration``),
+    ``oom_rankN.pickle`` (verl, lmms-engine), Megatron's --memory-snapshot-path, plain ``*.pickle``.
+    The same rule as the command line's (``reservoir check DIR``); the module-level calls (check,
+    whatif, sweep, gate) take a folder too. Each result names its trace's path ("trace") and,
+    where the file's name gives one, its "rank".
+
+    Raises TraceError for a folder with no snapshots, ValueError for an iteration not there.
+    """
+    folder = _args.path(path, "path")
+    it = _args.optional_count(iteration, "iteration", 0)
+    return [load(p, device, capture_json=capture_json, progress=progress)
+            for p, _rank in _core.snapshots_in_folder(folder, it)]
+
+
+def _is_folder(src: Any) -> bool:
+    return isinstance(src, (str, os.PathLike)) and _core.is_folder(_args.path(src, "traces"))
+
+
 class _NotPlain(Exception):
     pass
 
@@ -296,11 +320,17 @@ def _pickle_snapshot(snapshot: Dict[str, Any]) -> bytes:
 
 
 def _traces(traces: Traces, device: Device = None) -> List[Trace]:
+    if _is_folder(traces):
+        return load_dir(cast(PathArg, traces), device)
     if _is_trace(traces) or isinstance(traces, (str, os.PathLike, bytes, bytearray, memoryview, dict)):
         return [load(cast(Source, traces), device)]
     if not isinstance(traces, Iterable):
-        raise _args.type_error("traces", "a Trace, a path, bytes, a snapshot dict or a list of them", traces)
-    return [load(t, device) for t in cast(Iterable[Source], traces)]
+        raise _args.type_error("traces", "a Trace, a path, a dump folder, bytes, a snapshot dict or a list of them",
+                               traces)
+    out: List[Trace] = []
+    for t in cast(Iterable[Source], traces):
+        out.extend(load_dir(cast(PathArg, t), device) if _is_folder(t) else [load(t, device)])
+    return out
 
 
 def _core_traces(traces: Traces, device: Device) -> list:

@@ -225,17 +225,19 @@ LoadedTrace loadBytes(const py::bytes& data, const std::string& name, std::optio
   return chooseDevice(std::move(*trace), device);
 }
 
-std::string infoJson(const LoadedTrace& t, const py::object& progress) {
+std::string infoJson(const LoadedTrace& t, const py::object& progress, bool peak_allocated) {
   const traces::Snapshot& snap = t.trace.snap();
   const auto devices = valueOr(replay::summaryDevices(snap, t.device_asked), t.trace.path);
   const auto env = recordedEnvironment(t);
   Interruptible job(progress);
   auto progressFn = job.progressFn();
+  replay::SummaryOptions options;
+  options.model_allocated_peak = peak_allocated;
   const auto sums = job.run([&] {
     std::vector<replay::DeviceSummary> s;
     for (std::size_t d : devices) {
       progressFn(s.size(), devices.size());
-      s.push_back(replay::summarizeDevice(snap, d, env));
+      s.push_back(replay::summarizeDevice(snap, d, env, options));
     }
     return s;
   });

@@ -69,7 +69,7 @@ LoadedTrace loadPath(const std::string& path, std::optional<std::int64_t> device
 LoadedTrace loadBytes(const py::bytes& data, const std::string& name, std::optional<std::int64_t> device,
                       const std::optional<std::string>& capture, const py::object& progress);
 
-std::string infoJson(const LoadedTrace& t, const py::object& progress);
+std::string infoJson(const LoadedTrace& t, const py::object& progress, bool peak_allocated);
 
 struct CheckText {
   std::vector<std::string> reset_peaks;

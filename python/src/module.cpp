@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "interruptible.h"
 #include "reservoir/replay/option_text.h"
+#include "reservoir/traces/dump_folder.h"
 
 namespace py = pybind11;
 using reservoir::python::LoadedTrace;
@@ -137,7 +138,7 @@ void bindTrace(py::module_& m) {
                                return t.trace.capture->path;
                              })
       .def_property_readonly("nothing_to_replay", [](const LoadedTrace& t) { return t.nothing_to_replay; })
-      .def("info_json", &rp::infoJson, py::arg("progress") = py::none())
+      .def("info_json", &rp::infoJson, py::arg("progress") = py::none(), py::arg("peak_allocated") = false)
       .def("export_json", &rp::exportRun, py::arg("text"), py::arg("out"), py::arg("csv"), py::arg("progress"));
 }
 
@@ -233,6 +234,20 @@ void bindCalls(py::module_& m) {
       py::arg("traces"), py::arg("edits"), py::arg("variants"), py::arg("sweep"), py::arg("minimize"), py::arg("top"),
       py::arg("max_candidates"), py::arg("jobs"), py::arg("html"), py::arg("markdown"), py::arg("progress"));
   m.def("split_scale_input", &rp::splitScaleInput, py::arg("spec"));
+  // A dump folder as its snapshots, ordered by rank (traces::snapshotsInFolder, the rule the command
+  // line uses): [(path, rank or None)]. An iteration that is not there: ValueError; else TraceError.
+  m.def(
+      "snapshots_in_folder",
+      [](const std::string& dir, std::optional<std::int64_t> iteration) {
+        auto ranked = reservoir::traces::snapshotsInFolder(dir, iteration);
+        if (!ranked && ranked.status().isUsage()) throw py::value_error("iteration=: " + ranked.message());
+        if (!ranked) throw rp::TraceInputError(ranked.message(), rp::TraceInputError::Kind::kInput, dir);
+        std::vector<std::pair<std::string, std::optional<std::int64_t>>> out;
+        for (auto& r : *ranked) out.emplace_back(std::move(r.path), r.rank);
+        return out;
+      },
+      py::arg("dir"), py::arg("iteration"));
+  m.def("is_folder", &reservoir::traces::isFolder, py::arg("path"));
   m.def("main", &cliMain, py::arg("args"), py::arg("out"), py::arg("err"),
         "Runs the reservoir command line with ARGS, writing through out(text) and err(text); returns its exit code");
 }

@@ -17,6 +17,7 @@ namespace {
 
 struct CheckArgs {
   std::vector<std::string> traces;
+  std::optional<std::int64_t> iteration;
   std::string trace;  // the one being checked
   std::optional<std::int64_t> device;
   bool json = false;
@@ -69,8 +70,8 @@ int runSettingsReport(const CheckArgs& a, const replay::Trace& trace, std::size_
   const auto run = replay::replayProgram(*prepared, {}, rs);
   const auto& events = trace.snap().devices[dev].events;
   if (a.json) {
-    nlohmann::json j = {
-        {"trace", a.trace},
+    nlohmann::json j = replay::traceNamed(a.trace);
+    j.update({
         {"mode", "settings report"},
         {"settings", *env.settings},
         {"recorded_settings", prepared->recorded_config.last_settings},
@@ -79,7 +80,7 @@ int runSettingsReport(const CheckArgs& a, const replay::Trace& trace, std::size_
         {"peak_reserved", run.peak_reserved.bytes},
         {"recorded_peak_reserved", prepared->recorded_peak_reserved},
         {"peak_allocated", run.peak_allocated.bytes},
-        {"oom", run.oom ? nlohmann::json(run.oom->event) : nlohmann::json(nullptr)}};
+        {"oom", run.oom ? nlohmann::json(run.oom->event) : nlohmann::json(nullptr)}});
     out << j.dump(2) << "\n";
     return kOk;
   }
@@ -103,10 +104,13 @@ int checkOne(const CheckArgs& a, std::ostream& out, std::ostream& err, std::ostr
   auto opened = openTrace(a.trace, a.device, a.env, progress_err);
   if (!opened) return fail(err, opened.status());
   if (opened->nothing_to_replay) {
-    if (a.json)
-      out << nlohmann::json{{"trace", a.trace}, {"nothing_to_replay", *opened->nothing_to_replay}}.dump(2) << "\n";
-    else
+    if (a.json) {
+      nlohmann::json j = replay::traceNamed(a.trace);
+      j["nothing_to_replay"] = *opened->nothing_to_replay;
+      out << j.dump(2) << "\n";
+    } else {
       out << *opened->nothing_to_replay << "\n";
+    }
     return kOk;
   }
   const replay::Trace& trace = opened->trace;
@@ -155,8 +159,11 @@ int printChecks(const CheckArgs& a, const std::vector<std::string>& paths, const
     err << text;
     code = worstExitCode(code, c);
     if (c == kOk || c == kFailed) (c == kOk ? exact : not_exact)++;
-    if (c != kOk && c != kFailed)
-      unreadable.push_back({{"trace", paths[i]}, {"error", text.substr(0, text.find_last_not_of('\n') + 1)}});
+    if (c != kOk && c != kFailed) {
+      nlohmann::json one = replay::traceNamed(paths[i]);
+      one["error"] = text.substr(0, text.find_last_not_of('\n') + 1);
+      unreadable.push_back(std::move(one));
+    }
     if (a.json && (c == kOk || c == kFailed)) traces.push_back(nlohmann::json::parse(r["out"].get<std::string>()));
     if (!a.json) out << r["out"].get<std::string>();
   }
@@ -172,7 +179,7 @@ int printChecks(const CheckArgs& a, const std::vector<std::string>& paths, const
 }
 
 int runCheck(CheckArgs a, std::ostream& out, std::ostream& err) {
-  auto paths = expandTraceList(a.traces);
+  auto paths = expandTraceList(a.traces, a.iteration);
   if (!paths) return fail(err, paths.status());
   WorkPool& pool = workPool();
   // Progress only when this process checks one trace alone; items among others print none.
@@ -203,9 +210,10 @@ void registerCheck(CLI::App& app, std::function<void(int)> set_result, std::ostr
   CLI::App* cmd =
       app.add_subcommand("check", "Replay a trace through the allocator model and compare it event by event");
   cmd->add_option("traces", args->traces,
-                  "snapshot pickle(s) (torch.cuda.memory._snapshot(); .gz/.zst too), @LIST (one path a line) or a "
-                  "glob; several: each one's report, then a summary")
+                  "snapshot pickle(s) (torch.cuda.memory._snapshot(); .gz/.zst too), @LIST (one path a line), a "
+                  "glob or a dump folder (its ranks); several: each one's report, then a summary")
       ->required();
+  addIterationOption(cmd, &args->iteration);
   cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
   cmd->add_flag("--json", args->json, "machine-readable output");
   cmd->add_flag("--check", args->expensive, "validate the whole allocator state after every operation (slow)");

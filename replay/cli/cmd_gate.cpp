@@ -18,6 +18,7 @@ namespace {
 
 struct GateArgs {
   std::vector<std::string> traces;
+  std::optional<std::int64_t> iteration;
   std::optional<std::int64_t> device;
   std::string budget;
   bool json = false;
@@ -79,7 +80,7 @@ int runGate(const GateArgs& a, std::ostream& out, std::ostream& err) {
            "--fraction (fail on a predicted out-of-memory)\nrun 'reservoir gate --help'\n";
     return kUsage;
   }
-  auto paths = expandTraceList(a.traces);
+  auto paths = expandTraceList(a.traces, a.iteration);
   if (!paths) return fail(err, paths.status());
   WorkPool& pool = workPool();
   std::ostream& progress_err = paths->size() == 1 && pool.processes() == 1 ? err : nullStream();
@@ -117,6 +118,7 @@ void registerGate(CLI::App& app, std::function<void(int)> set_result, std::ostre
   cmd->add_option("traces", args->traces,
                   "snapshot pickle(s), e.g. one per rank, @LIST (one path a line) or a glob; the worst decides")
       ->required();
+  addIterationOption(cmd, &args->iteration);
   cmd->add_option("--max-peak-reserved", args->budget, "a budget on the edited run's peak reserved, e.g. 60GiB");
   cmd->add_option("--device", args->device, "CUDA device number");
   cmd->add_flag("--json", args->json, "machine-readable output");

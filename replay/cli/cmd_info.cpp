@@ -1,4 +1,4 @@
-// reservoir info TRACE: what a snapshot holds, per device.
+// reservoir info TRACE...: what a snapshot holds, per device (a folder: each rank's).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -10,12 +10,15 @@
 #include "reservoir/replay/summary.h"
 #include "reservoir/simulator/alloc_config.h"
 #include "reservoir/simulator/sizes.h"
+#include "work_pool.h"
 
 namespace reservoir::cli {
 namespace {
 
 struct InfoArgs {
-  std::string trace;
+  std::vector<std::string> traces;
+  std::optional<std::int64_t> iteration;
+  bool peak_allocated = false;
   std::optional<std::int64_t> device;
   bool json = false;
   EnvOptions env;
@@ -58,8 +61,9 @@ void printDevice(std::ostream& out, const traces::Snapshot& snap, const replay::
   out << fmt::format("  annotations:     {}\n", s.annotations);
 }
 
-int runInfo(const InfoArgs& a, std::ostream& out, std::ostream& err) {
-  auto trace = loadTrace(a.trace, err, !a.env.no_capture_json);
+// One trace's summary: its JSON into `json` (when asked for JSON), else its text on `out`.
+int infoOne(const InfoArgs& a, const std::string& path, std::ostream& out, std::ostream& err, nlohmann::json* json) {
+  auto trace = loadTrace(path, err, !a.env.no_capture_json);
   if (!trace) return fail(err, trace.status());
   const traces::Snapshot& snap = trace->snap();
   auto env = makeEnvironment(a.env, *trace);
@@ -67,13 +71,14 @@ int runInfo(const InfoArgs& a, std::ostream& out, std::ostream& err) {
   auto devices = replay::summaryDevices(snap, a.device);
   if (!devices) return fail(err, devices.status());
   std::vector<replay::DeviceSummary> sums;
-  for (std::size_t d : *devices) sums.push_back(replay::summarizeDevice(snap, d, *env));
-  const auto total = replay::finalState(snap, std::nullopt);
-  if (a.json) {
-    out << replay::infoJson(snap, a.trace, sums).dump(2) << "\n";
+  replay::SummaryOptions options;
+  options.model_allocated_peak = a.peak_allocated;
+  for (std::size_t d : *devices) sums.push_back(replay::summarizeDevice(snap, d, *env, options));
+  if (json) {
+    *json = replay::infoJson(snap, path, sums);
     return kOk;
   }
-  out << fmt::format("{}: pickle protocol {}{}, {} devices, {} frames, {} stacks\n", a.trace, snap.pickle_protocol,
+  out << fmt::format("{}: pickle protocol {}{}, {} devices, {} frames, {} stacks\n", path, snap.pickle_protocol,
                      snap.compression == traces::Compression::kNone
                          ? ""
                          : fmt::format(" ({})", traces::compressionName(snap.compression)),
@@ -94,12 +99,34 @@ int runInfo(const InfoArgs& a, std::ostream& out, std::ostream& err) {
   return kOk;
 }
 
+// Each trace in turn; JSON: one trace's object, several {"traces": [...]} (those read). The
+// worst exit code.
+int runInfo(const InfoArgs& a, std::ostream& out, std::ostream& err) {
+  auto paths = expandTraceList(a.traces, a.iteration);
+  if (!paths) return fail(err, paths.status());
+  int code = kOk;
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& path : *paths) {
+    nlohmann::json one;
+    code = worstExitCode(code, infoOne(a, path, out, err, a.json ? &one : nullptr));
+    if (a.json && !one.is_null()) all.push_back(std::move(one));
+  }
+  if (a.json && !all.empty()) out << (paths->size() == 1 ? all[0] : nlohmann::json{{"traces", all}}).dump(2) << "\n";
+  return code;
+}
+
 }  // namespace
 
 void registerInfo(CLI::App& app, std::function<void(int)> set_result, std::ostream& out, std::ostream& err) {
   auto args = std::make_shared<InfoArgs>();
   CLI::App* cmd = app.add_subcommand("info", "Summarise a snapshot: events, peaks, final state, settings");
-  cmd->add_option("trace", args->trace, "snapshot pickle (torch.cuda.memory._snapshot(); .gz/.zst too)")->required();
+  cmd->add_option("traces", args->traces,
+                  "snapshot pickle(s) (torch.cuda.memory._snapshot(); .gz/.zst too), @LIST, a glob or a dump folder "
+                  "(its ranks)")
+      ->required();
+  addIterationOption(cmd, &args->iteration);
+  cmd->add_flag("--peak-allocated", args->peak_allocated,
+                "also the allocated peak, from the conformance replay (the longest part: left out by default)");
   cmd->add_option("--device", args->device, "CUDA device number (default: every device with events)");
   cmd->add_flag("--json", args->json, "machine-readable output");
   addEnvOptions(cmd, &args->env);

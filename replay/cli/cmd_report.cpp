@@ -16,6 +16,7 @@ namespace {
 
 struct ReportArgs {
   std::vector<std::string> traces;
+  std::optional<std::int64_t> iteration;
   std::optional<std::int64_t> device;
   bool no_capture_json = false;
   EditOptions edits;
@@ -90,7 +91,7 @@ int runReport(const ReportArgs& a, std::ostream& out, std::ostream& err) {
     return usage(err, "report needs an output: --html OUT.html, --markdown OUT.md and/or --json");
   auto text = reportText(a, err);
   if (!text) return fail(err, text.status());
-  auto paths = expandTraceList(a.traces);
+  auto paths = expandTraceList(a.traces, a.iteration);
   if (!paths) return fail(err, paths.status());
   std::vector<replay::Trace> traces;
   for (const auto& path : *paths) {
@@ -121,6 +122,7 @@ void registerReport(CLI::App& app, std::function<void(int)> set_result, std::ost
       "and each --variant, over one or several ranks");
   cmd->add_option("traces", args->traces, "snapshot pickle(s), e.g. one per rank, @LIST (one path a line) or a glob")
       ->required();
+  addIterationOption(cmd, &args->iteration);
   cmd->add_option("--variant", args->variants,
                   "another run: NAME=EDITS, EDITS whatif's flags as one string, e.g. 'post-load=--cleanup "
                   "after:state_dict_loader.py:load' (repeatable)");

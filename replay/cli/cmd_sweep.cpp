@@ -20,6 +20,7 @@ namespace {
 
 struct SweepArgs {
   std::vector<std::string> traces;
+  std::optional<std::int64_t> iteration;
   std::optional<std::int64_t> device;
   bool json = false;
   std::size_t top = 10;
@@ -110,7 +111,7 @@ int runSweepCmd(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   if (!jobs) return usage(err, jobs.message());
   auto o = sweepOptions(a, *jobs);
   if (!o) return fail(err, o.status());
-  auto paths = expandTraceList(a.traces);
+  auto paths = expandTraceList(a.traces, a.iteration);
   if (!paths) return fail(err, paths.status());
   const std::size_t slices = slicesPerTrace(paths->size(), pool.processes());
   std::vector<std::uint64_t> costs;
@@ -147,6 +148,7 @@ void registerSweep(CLI::App& app, std::function<void(int)> set_result, std::ostr
                   "snapshot pickle(s), @LIST (one path a line) or a glob; several (the ranks of one job): each "
                   "candidate is scored on its worst trace")
       ->required();
+  addIterationOption(cmd, &args->iteration);
   cmd->add_option("--device", args->device, "CUDA device number");
   cmd->add_flag("--json", args->json, "machine-readable output");
   cmd->add_option("--top", args->top, "how many candidates to print (default 10)");

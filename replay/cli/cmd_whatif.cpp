@@ -16,6 +16,7 @@ namespace {
 
 struct WhatIfArgs {
   std::vector<std::string> traces;
+  std::optional<std::int64_t> iteration;
   std::optional<std::int64_t> device;
   bool json = false;
   std::optional<unsigned> jobs;  // default: every core
@@ -47,7 +48,11 @@ void reportNothingToReplay(const WhatIfArgs& a, const std::vector<std::pair<std:
     for (const auto& [path, why] : empty) out << why << "\n";
   } else if (!answered && !empty.empty()) {
     nlohmann::json j = nlohmann::json::array();
-    for (const auto& [path, why] : empty) j.push_back({{"trace", path}, {"nothing_to_replay", why}});
+    for (const auto& [path, why] : empty) {
+      nlohmann::json one = replay::traceNamed(path);
+      one["nothing_to_replay"] = why;
+      j.push_back(std::move(one));
+    }
     out << (j.size() == 1 ? j[0] : nlohmann::json{{"traces", j}}).dump(2) << "\n";
   }
 }
@@ -55,7 +60,7 @@ void reportNothingToReplay(const WhatIfArgs& a, const std::vector<std::pair<std:
 int runWhatIfCmd(const WhatIfArgs& a, std::ostream& out, std::ostream& err) {
   auto w = makeWhatIfOptions(a.edits);
   if (!w) return fail(err, w.status());
-  auto paths = expandTraceList(a.traces);
+  auto paths = expandTraceList(a.traces, a.iteration);
   if (!paths) return fail(err, paths.status());
   WorkPool& pool = workPool();
   const auto jobs = threadCount(a.jobs, err);
@@ -110,6 +115,7 @@ void registerWhatIf(CLI::App& app, std::function<void(int)> set_result, std::ost
          "traces", args->traces,
          "snapshot pickle(s), @LIST (one path a line) or a glob; several ranks give per-rank results and the maximum")
       ->required();
+  addIterationOption(cmd, &args->iteration);
   cmd->add_option("--device", args->device, "CUDA device number (default: the one with the most events)");
   cmd->add_option("--jobs", args->jobs, "traces analysed at once (default: the number of cores)");
   cmd->add_flag("--json", args->json, "machine-readable output");

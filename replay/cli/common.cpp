@@ -58,6 +58,13 @@ void addEnvOptions(CLI::App* app, EnvOptions* env) {
   app->add_flag("--no-capture-json", env->no_capture_json, "ignore X.json beside X.pickle");
 }
 
+void addIterationOption(CLI::App* app, std::optional<std::int64_t>* iteration) {
+  app->add_option("--iteration", *iteration,
+                  "of a dump folder given as TRACE (memory_snapshot/iteration_N[_exit]/): iteration N instead of the "
+                  "newest")
+      ->check(CLI::NonNegativeNumber);
+}
+
 Progress::Progress(std::ostream& err, std::string label)
     : err_(err), label_(std::move(label)), tty_(::isatty(2) != 0) {}
 

@@ -33,6 +33,9 @@ struct EnvOptions {
 
 void addEnvOptions(CLI::App* app, EnvOptions* env);
 
+// --iteration N: which iteration of a torchtitan dump folder (given among the traces) to read.
+void addIterationOption(CLI::App* app, std::optional<std::int64_t>* iteration);
+
 // Reads `path` (and X.json beside it unless told not to), showing progress on stderr when it is
 // a terminal.
 Expected<replay::Trace> loadTrace(const std::string& path, std::ostream& err, bool use_capture_json);

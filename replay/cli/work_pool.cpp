@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "reservoir/traces/dump_folder.h"
 
 namespace reservoir::cli {
 namespace {
@@ -161,17 +162,33 @@ std::vector<std::size_t> itemsOf(const std::vector<int>& assignment, const std::
   return mine;
 }
 
-Expected<std::vector<std::string>> expandTraceList(const std::vector<std::string>& args) {
+static Expected<std::vector<std::string>> snapshotsOf(const std::string& dir, std::optional<std::int64_t> iteration) {
+  auto ranked = traces::snapshotsInFolder(dir, iteration);
+  if (!ranked) return iteration && ranked.status().isUsage() ? ranked.status().prefixed("--iteration: ") : ranked.status();
+  std::vector<std::string> paths;
+  for (auto& r : *ranked) paths.push_back(std::move(r.path));
+  return paths;
+}
+
+Expected<std::vector<std::string>> expandTraceList(const std::vector<std::string>& args,
+                                                   std::optional<std::int64_t> iteration) {
   std::vector<std::string> out;
+  bool folder = false;
   for (const auto& a : args) {
     Expected<std::vector<std::string>> more = std::vector<std::string>{a};
-    if (a.size() > 1 && a[0] == '@')
+    if (traces::isFolder(a)) {
+      folder = true;
+      more = snapshotsOf(a, iteration);
+    } else if (a.size() > 1 && a[0] == '@')
       more = readList(a.substr(1));
     else if (isGlob(a) && !std::filesystem::exists(a))
       more = expandGlob(a);
     if (!more) return more.status();
     out.insert(out.end(), more->begin(), more->end());
   }
+  if (iteration && !folder)
+    return Status::usage(fmt::format("--iteration {}: it chooses among a dump folder's iterations, and no folder is given",
+                                     *iteration));
   // An empty list is no trace at all, as if none were given: a gate given one must not pass.
   if (out.empty()) return Status::usage("no traces to read: the lists given name none");
   return out;

@@ -70,8 +70,11 @@ std::vector<std::size_t> itemsOf(const std::vector<int>& assignment, const std::
 // lines starting with # are skipped; relative paths are relative to the list's folder), or a
 // glob ("runs/*.pickle", sorted). A path that does not exist stays in the list (its item
 // reports it); a glob that matches nothing is an error naming it, as is an unreadable list, and
-// lists that name no trace at all are a usage error.
-Expected<std::vector<std::string>> expandTraceList(const std::vector<std::string>& args);
+// lists that name no trace at all are a usage error. A folder is the list of its snapshots, one per
+// rank (traces::snapshotsInFolder: a torchtitan dump folder's newest iteration, or `iteration`;
+// oom_rankN.pickle; plain *.pickle); `iteration` without a folder is a usage error.
+Expected<std::vector<std::string>> expandTraceList(const std::vector<std::string>& args,
+                                                   std::optional<std::int64_t> iteration = std::nullopt);
 // Each file's size in bytes (0 when it cannot be read): what an item costs.
 std::vector<std::uint64_t> fileSizes(const std::vector<std::string>& paths);
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -536,6 +538,35 @@ TEST(AppOptions, ParsesViewsAndEdits) {
       parseAppOptions({QStringLiteral("reservoir-gui"), QStringLiteral("--view"), QStringLiteral("nonsense")}, &err));
   EXPECT_FALSE(parseAppOptions(
       {QStringLiteral("reservoir-gui"), QStringLiteral("--screenshot"), QStringLiteral("x.png")}, &err));
+}
+
+// A dump folder on the command line opens as its ranks, by the command line's rule (issue 32).
+TEST(AppOptions, ADumpFolderOpensAsItsRanks) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  for (const char* it : {"iteration_2", "iteration_10"})
+    for (const char* r : {"rank10", "rank2"}) {
+      const QString d = dir.path() + QStringLiteral("/memory_snapshot/") + QLatin1String(it);
+      ASSERT_TRUE(QDir().mkpath(d));
+      QFile f(d + QLatin1Char('/') + QLatin1String(r) + QStringLiteral("_memory_snapshot.pickle"));
+      ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    }
+  QString err;
+  auto o = parseAppOptions({QStringLiteral("reservoir-gui"), dir.path()}, &err);
+  ASSERT_TRUE(o) << err.toStdString();
+  const QString newest = dir.path() + QStringLiteral("/memory_snapshot/iteration_10/");
+  EXPECT_EQ(o->traces, (QStringList{newest + QStringLiteral("rank2_memory_snapshot.pickle"),
+                                    newest + QStringLiteral("rank10_memory_snapshot.pickle")}));
+  auto older = parseAppOptions({QStringLiteral("reservoir-gui"), dir.path(), QStringLiteral("--iteration"),
+                                QStringLiteral("2")},
+                               &err);
+  ASSERT_TRUE(older) << err.toStdString();
+  EXPECT_TRUE(older->traces.front().contains(QStringLiteral("iteration_2/rank2_")));
+  EXPECT_FALSE(parseAppOptions({QStringLiteral("reservoir-gui"), dir.path(), QStringLiteral("--iteration"),
+                                QStringLiteral("3")},
+                               &err));
+  EXPECT_TRUE(err.contains(QStringLiteral("--iteration: "))) << err.toStdString();
+  EXPECT_TRUE(err.contains(QStringLiteral("has no iteration 3 (its iterations: 2, 10)"))) << err.toStdString();
 }
 
 TEST(WhatIfEdits, ParsesEditTexts) {

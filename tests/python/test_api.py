@@ -66,7 +66,8 @@ def test_whatif_has_the_keys_of_the_command_line_json():
 
 def test_every_command_equals_the_command_line():
     t = reservoir.load(EXPANDABLE)
-    assert t.info() == cli_json("info", EXPANDABLE)
+    assert t.info(peak_allocated=True) == cli_json("info", EXPANDABLE, "--peak-allocated")
+    assert t.info() == cli_json_in_python_words("info", EXPANDABLE) != cli_json("info", EXPANDABLE)
     check = t.check()
     # The same report; a note that names an option names Python's keyword where the CLI names its flag.
     assert check == cli_json_in_python_words("check", EXPANDABLE) != cli_json("check", EXPANDABLE)
@@ -136,9 +137,9 @@ def test_progress_is_reported_on_the_calling_thread():
 
 
 def test_python_m_reservoir_runs_the_command_line():
-    p = subprocess.run([sys.executable, "-m", "reservoir", "info", str(TINY), "--json"], capture_output=True,
-                       text=True, check=True)
-    assert json.loads(p.stdout) == reservoir.load(TINY).info()
+    p = subprocess.run([sys.executable, "-m", "reservoir", "info", str(TINY), "--json", "--peak-allocated"],
+                       capture_output=True, text=True, check=True)
+    assert json.loads(p.stdout) == reservoir.load(TINY).info(peak_allocated=True)
     p = subprocess.run([sys.executable, "-m", "reservoir", "whatif", "/no/such.pickle"], capture_output=True, text=True)
     assert p.returncode == 3 and "/no/such.pickle" in p.stderr
 
@@ -158,3 +159,49 @@ def test_a_gate_it_cannot_judge_raises_a_value_error_naming_capacity():
     assert out.strip()[len("UNDECIDED: "):-len("(give --capacity)")] == str(e)[:-len("(give capacity=)")]
     # With a capacity it is judged: 1 GiB fits beside this small run on 80 GiB.
     assert reservoir.gate(TINY, demand=[demand], capacity="80GiB")["pass"] is True
+
+
+def _torchtitan_dump(root):
+    """A torchtitan dump folder built from resume-tiny's two ranks: iteration_1 holds them swapped."""
+    import shutil
+    for it in ("iteration_1", "iteration_3"):
+        d = root / "memory_snapshot" / it
+        d.mkdir(parents=True)
+        for r in (0, 1):
+            src = r if it == "iteration_3" else 1 - r
+            base = str(TINY.parent / f"resume-main.rank{src}")
+            shutil.copy(base + ".pickle", d / f"rank{r}_memory_snapshot.pickle")
+            shutil.copy(base + ".json", d / f"rank{r}_memory_snapshot.json")
+    return root
+
+
+def test_a_dump_folder_is_its_ranks(tmp_path):
+    dump = _torchtitan_dump(tmp_path)
+    ranks = reservoir.load_dir(dump)
+    assert [t.path for t in ranks] == [str(dump / "memory_snapshot" / "iteration_3" / f"rank{r}_memory_snapshot.pickle")
+                                       for r in (0, 1)]
+    assert [t.path for t in reservoir.load_dir(dump, iteration=1)] == [
+        str(dump / "memory_snapshot" / "iteration_1" / f"rank{r}_memory_snapshot.pickle") for r in (0, 1)]
+    # The module-level calls take the folder; results keep each path and add the rank, as the CLI's.
+    checked = reservoir.check(dump)
+    assert checked["exact"] == 2
+    assert [t["rank"] for t in checked["traces"]] == [0, 1]
+    assert checked == cli_json_in_python_words("check", str(dump))
+    verdict = reservoir.gate(str(dump / "memory_snapshot"), "100GiB")
+    assert [t["rank"] for t in verdict["traces"]] == [0, 1]
+    with pytest.raises(ValueError, match=r"iteration=: .* has no iteration 2 \(its iterations: 1, 3\)"):
+        reservoir.load_dir(dump, iteration=2)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(reservoir.TraceError, match="no snapshots in this folder"):
+        reservoir.load_dir(empty)
+
+
+def test_info_runs_the_conformance_replay_only_when_asked():
+    trace = reservoir.load(TINY)
+    fast, slow = trace.info(), trace.info(peak_allocated=True)
+    assert fast["devices"][0]["peak_allocated"] is None
+    assert fast["devices"][0]["conformance_replay"]["run"] is False
+    assert "give peak_allocated=" in fast["devices"][0]["peak_allocated_note"]
+    assert slow["devices"][0]["peak_allocated"] == 441454080
+    assert slow["devices"][0]["conformance_replay"]["run"] is True

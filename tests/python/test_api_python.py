@@ -104,9 +104,9 @@ def test_main_writes_through_sys_stdout_and_stderr():
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        assert main(["info", str(TINY), "--json"]) == 0
+        assert main(["info", str(TINY), "--json", "--peak-allocated"]) == 0
         assert main(["whatif", "/no/such.pickle"]) == 3
-    assert json.loads(out.getvalue()) == reservoir.load(TINY).info()
+    assert json.loads(out.getvalue()) == reservoir.load(TINY).info(peak_allocated=True)
     assert "/no/such.pickle" in err.getvalue()
 
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -28,7 +29,7 @@ test::CliResult run(std::vector<std::string> args) { return test::runReservoir(s
 std::string sample(const std::string& rel) { return (test::samplesDir() / rel).string(); }
 
 TEST(Cli, InfoJsonHasTheDocumentedFields) {
-  auto r = run({"info", sample("resume-tiny/resume-main.rank0.pickle"), "--json"});
+  auto r = run({"info", sample("resume-tiny/resume-main.rank0.pickle"), "--json", "--peak-allocated"});
   ASSERT_EQ(r.code, kOk) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["pickle_protocol"], 4);
@@ -41,6 +42,36 @@ TEST(Cli, InfoJsonHasTheDocumentedFields) {
   EXPECT_EQ(d["peak_allocated"], 441454080);  // the capture's peak (step 2)
   EXPECT_EQ(d["complete"], true);
   EXPECT_EQ(j["final"]["reserved"], 534773760);
+  EXPECT_EQ(d["conformance_replay"]["run"], true);
+}
+
+// The conformance replay (most of info's time) runs only when asked: the facts it gives are null
+// without it, and both the JSON and the text say which they are and how to ask (issue 32). The
+// other facts are the same either way.
+TEST(Cli, InfoRunsTheConformanceReplayOnlyWhenAsked) {
+  const std::string trace = sample("resume-tiny/resume-main.rank0.pickle");
+  auto fast = run({"info", trace, "--json"});
+  ASSERT_EQ(fast.code, kOk) << fast.err;
+  auto slow = run({"info", trace, "--json", "--peak-allocated"});
+  ASSERT_EQ(slow.code, kOk) << slow.err;
+  auto a = nlohmann::json::parse(fast.out)["devices"][0];
+  auto b = nlohmann::json::parse(slow.out)["devices"][0];
+  EXPECT_TRUE(a["peak_allocated"].is_null());
+  EXPECT_TRUE(a["peak_allocated_at"].is_null());
+  EXPECT_EQ(a["conformance_replay"]["run"], false);
+  EXPECT_EQ(a["conformance_replay"]["facts"], nlohmann::json({"peak_allocated", "peak_allocated_at"}));
+  EXPECT_EQ(a["conformance_replay"]["input"], "peak_allocated");
+  EXPECT_NE(a["peak_allocated_note"].get<std::string>().find("give --peak-allocated"), std::string::npos);
+  EXPECT_EQ(b["peak_allocated"], 441454080);
+  for (const char* k : {"peak_allocated", "peak_allocated_at", "peak_allocated_note", "conformance_replay"}) {
+    a.erase(k);
+    b.erase(k);
+  }
+  EXPECT_EQ(a, b);
+  auto text = run({"info", trace});
+  EXPECT_NE(text.out.find("peak allocated:  not computed: it comes from the conformance replay (give --peak-allocated)"),
+            std::string::npos)
+      << text.out;
 }
 
 TEST(Cli, InfoOnATruncatedTrace) {
@@ -395,6 +426,78 @@ TEST(CliHostile, PointsAndSelectorsThatMatchNothingAreUsageErrors) {
   EXPECT_EQ(run({"whatif", trace, "--release", "state_dict_loader.py:load@event:500"}).code, kOk);
 }
 
+// A dump folder is the list of its ranks' snapshots (issue 32): torchtitan's layout, here built
+// from the two ranks of resume-tiny (with their capture JSONs). Each result keeps the rank's path
+// and adds its rank; --iteration picks an older iteration.
+class DumpFolderCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("reservoir-dump-cli-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    for (const char* it : {"iteration_1", "iteration_2_exit"})
+      for (int r : {0, 1}) {
+        const auto to = dir_ / "memory_snapshot" / it;
+        std::filesystem::create_directories(to);
+        // iteration_1 holds rank 1's trace as rank 0's and the other way round: which one was read shows.
+        const int from = std::string(it) == "iteration_1" ? 1 - r : r;
+        const std::string src = sample("resume-tiny/resume-main.rank" + std::to_string(from));
+        std::filesystem::copy_file(src + ".pickle", to / ("rank" + std::to_string(r) + "_memory_snapshot.pickle"));
+        std::filesystem::copy_file(src + ".json", to / ("rank" + std::to_string(r) + "_memory_snapshot.json"));
+      }
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(DumpFolderCli, CheckGateAndInfoTakeTheFolderAsItsRanks) {
+  auto check = run({"check", dir_.string(), "--json"});
+  ASSERT_EQ(check.code, kOk) << check.err;
+  auto j = nlohmann::json::parse(check.out);
+  ASSERT_EQ(j["traces"].size(), 2u);
+  EXPECT_EQ(j["exact"], 2);
+  for (int r : {0, 1}) {
+    EXPECT_EQ(j["traces"][r]["rank"], r);
+    EXPECT_EQ(j["traces"][r]["trace"], (dir_ / "memory_snapshot/iteration_2_exit" /
+                                        ("rank" + std::to_string(r) + "_memory_snapshot.pickle"))
+                                           .string());
+  }
+  auto gate = run({"gate", (dir_ / "memory_snapshot").string(), "--max-peak-reserved", "100GiB", "--json"});
+  ASSERT_EQ(gate.code, kOk) << gate.err;
+  auto g = nlohmann::json::parse(gate.out);
+  ASSERT_EQ(g["traces"].size(), 2u);
+  EXPECT_EQ(g["traces"][1]["rank"], 1);
+  EXPECT_EQ(g["pass"], true);
+  auto tight = run({"gate", dir_.string(), "--max-peak-reserved", "1MiB"});
+  EXPECT_EQ(tight.code, kFailed) << tight.out << tight.err;
+  // The same ranks, given one by one, give the same facts; iteration 1 holds them swapped.
+  auto info = nlohmann::json::parse(run({"info", dir_.string(), "--json"}).out);
+  auto old = nlohmann::json::parse(run({"info", dir_.string(), "--iteration", "1", "--json"}).out);
+  ASSERT_EQ(info["traces"].size(), 2u);
+  ASSERT_EQ(old["traces"].size(), 2u);
+  for (int r : {0, 1}) {
+    auto one = nlohmann::json::parse(
+        run({"info", sample("resume-tiny/resume-main.rank" + std::to_string(r) + ".pickle"), "--json"}).out);
+    EXPECT_EQ(info["traces"][r]["devices"], one["devices"]) << r;
+    EXPECT_EQ(old["traces"][1 - r]["devices"], one["devices"]) << r;
+    EXPECT_EQ(info["traces"][r]["rank"], r);
+  }
+}
+
+TEST_F(DumpFolderCli, IterationErrorsAreUsageErrors) {
+  auto missing = run({"check", dir_.string(), "--iteration", "5"});
+  EXPECT_EQ(missing.code, kUsage) << missing.err;
+  expectOneLine(missing, "--iteration: " + (dir_ / "memory_snapshot").string() +
+                             " has no iteration 5 (its iterations: 1, 2_exit)");
+  auto nofolder = run({"whatif", sample("resume-tiny/resume-main.rank0.pickle"), "--iteration", "1"});
+  EXPECT_EQ(nofolder.code, kUsage) << nofolder.err;
+  expectOneLine(nofolder, "--iteration 1: it chooses among a dump folder's iterations, and no folder is given");
+  const auto empty = dir_ / "empty";
+  std::filesystem::create_directories(empty);
+  auto none = run({"sweep", empty.string()});
+  EXPECT_EQ(none.code, kInputError) << none.err;
+  expectOneLine(none, empty.string() + ": no snapshots in this folder");
+}
+
 // RESERVOIR_MAX_MEMORY sets the reader's cap for the process; a value that is not a size is a
 // usage error naming the variable, before any command runs.
 TEST(CliHostile, TheMemoryCapComesFromTheEnvironment) {
@@ -412,7 +515,7 @@ TEST(CliHostile, TheMemoryCapComesFromTheEnvironment) {
   EXPECT_EQ(run({"info", trace}).code, kOk);
   EXPECT_EQ(traces::defaultReadMemoryCap(), 8ull << 30);
   ::unsetenv("RESERVOIR_MAX_MEMORY");
-  traces::setDefaultReadMemoryCap(traces::kDefaultReadMemoryCap);
+  traces::setDefaultReadMemoryCap(std::nullopt);
 }
 
 TEST(CliHostile, AnOomWithoutDeviceFreeGivesNoCapacity) {
@@ -490,6 +593,43 @@ TEST(CliHostile, SweepSkipsHugePointNames) {
   EXPECT_GT(j["evaluated"], 0);  // the trace's annotations are still candidates
   for (const auto& c : j["candidates"])
     EXPECT_EQ(c["edits"][1].get<std::string>().rfind("annotation:", 0), 0u) << c["edits"][1];
+}
+
+// One file name of 16 MiB (the program's own file, so its functions stay candidates: the name
+// still ends in capture/resume.py) costs one copy and one look (issue 32): sweep decided per
+// frame of every stack whether the file was a library's, scanning the name each time (100 MB:
+// over 300 s). The answers are those of the same trace with the short name.
+TEST(CliHostile, ALongFileNameIsLookedAtOnce) {
+  auto snap = traces::readSnapshotFile(sample("resume-tiny/resume-main.rank0.pickle"));
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  const std::string tail = "/capture/resume.py";
+  const StringId longer = snap->strings.intern("/" + std::string(16u << 20, 'd') + tail);
+  std::size_t replaced = 0;
+  for (auto& f : snap->frames) {
+    const std::string_view name = snap->str(f.filename);
+    if (name.size() >= tail.size() && name.substr(name.size() - tail.size()) == tail) {
+      f.filename = longer;
+      ++replaced;
+    }
+  }
+  ASSERT_GT(replaced, 0u);
+  const auto path = std::filesystem::temp_directory_path() / ("long-name-" + std::to_string(::getpid()) + ".pickle");
+  ASSERT_TRUE(traces::writeSnapshotFile(*snap, path.string()).ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run({"sweep", path.string(), "--no-capture-json", "--jobs", "1", "--json"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::filesystem::remove(path);
+  ASSERT_EQ(r.code, kOk) << r.err;
+  EXPECT_LT(seconds, 20.0);  // about 1 s; scanned per frame, minutes
+  auto plain = run({"sweep", sample("resume-tiny/resume-main.rank0.pickle"), "--no-capture-json", "--jobs", "1",
+                    "--json"});
+  ASSERT_EQ(plain.code, kOk) << plain.err;
+  auto a = nlohmann::json::parse(r.out), b = nlohmann::json::parse(plain.out);
+  ASSERT_EQ(a["candidates"].size(), b["candidates"].size());
+  for (std::size_t i = 0; i < a["candidates"].size(); ++i) {
+    EXPECT_EQ(a["candidates"][i]["edits"], b["candidates"][i]["edits"]) << i;
+    EXPECT_EQ(a["candidates"][i]["peak_reserved"], b["candidates"][i]["peak_reserved"]) << i;
+  }
 }
 
 // Found by the structure-aware fuzzer (fuzz/whatif_fuzzer.cpp): `synth` spun forever when every

@@ -120,8 +120,52 @@ TEST(HostileInput, APaddedMemoFloodStopsAtTheMemoryCap) {
   // The cap front ends set is the default of every read after it.
   setDefaultReadMemoryCap(32ull << 20);
   EXPECT_EQ(ReadLimits{}.memory_cap_bytes, 32ull << 20);
-  setDefaultReadMemoryCap(kDefaultReadMemoryCap);
-  EXPECT_EQ(ReadLimits{}.memory_cap_bytes, kDefaultReadMemoryCap);
+  setDefaultReadMemoryCap(std::nullopt);
+  EXPECT_EQ(ReadLimits{}.memory_cap_bytes, std::nullopt);
+}
+
+// With no cap set, the cap follows the input (issue 32): a plain file gets room in proportion to
+// its size, so a well-formed snapshot of any size reads (a 20 M-entry trace was refused at the
+// old fixed 1 GiB), while a compressed file that decompresses far beyond what real traces do
+// (here 300,000 identical entries, ~25 MiB in memory from a small .zst) still meets the cap.
+// The floor is scaled down with the input (8 MiB for the default 1 GiB).
+TEST(HostileInput, TheDefaultCapFollowsTheInput) {
+  std::vector<std::int64_t> times(300000, 7);
+  Snapshot s = eventsAt(times);
+  for (auto& e : s.devices[0].events) e.addr = 4096;  // alike, so that zstd packs them tight
+  ReadOptions options;
+  ASSERT_EQ(options.limits.memory_cap_bytes, std::nullopt);
+  options.limits.memory_cap_floor_bytes = 8u << 20;
+  options.limits.memory_floor_bytes = 8u << 20;
+  auto plain = writeSnapshotBytes(s);
+  ASSERT_TRUE(plain.ok()) << plain.message();
+  EXPECT_EQ(memoryCapFor(options.limits, plain->size(), false), (8u << 20) + 4 * plain->size());
+  auto read = readSnapshotBytes(*plain, "plain.pickle", options);
+  ASSERT_TRUE(read.ok()) << plain->size() << " bytes: " << read.message();
+  EXPECT_EQ(read->devices[0].events.size(), times.size());
+  // The same reader under the old kind of cap, fixed at the floor: refused.
+  ReadOptions fixed = options;
+  fixed.limits.memory_cap_bytes = 8u << 20;
+  auto refused = readSnapshotBytes(*plain, "plain.pickle", fixed);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("over its cap of 8 MiB: a hostile file"), std::string::npos) << refused.message();
+  // Compressed 100 times and more: stopped, and the message says how the cap was set.
+  WriteOptions wo;
+  wo.compression = Compression::kZstd;
+  auto packed = writeSnapshotBytes(s, wo);
+  ASSERT_TRUE(packed.ok()) << packed.message();
+  ASSERT_LT(packed->size() * 100, plain->size());
+  auto bomb = readSnapshotBytes(*packed, "packed.pickle.zst", options);
+  ASSERT_FALSE(bomb.ok());
+  EXPECT_NE(bomb.message().find("over its cap of 8 MiB (8 MiB + 64 x the 0.0"), std::string::npos) << bomb.message();
+  EXPECT_NE(bomb.message().find(" MiB compressed file): a hostile file"), std::string::npos) << bomb.message();
+  EXPECT_NE(bomb.message().find("RESERVOIR_MAX_MEMORY"), std::string::npos) << bomb.message();
+  // 0 is no cap at all.
+  fixed.limits.memory_cap_bytes = 0;
+  EXPECT_TRUE(readSnapshotBytes(*packed, "packed.pickle.zst", fixed).ok());
+  EXPECT_EQ(memoryCapFor(fixed.limits, 1, true), 0u);
+  // A cap past what the arithmetic holds is none, not a wrapped small one.
+  EXPECT_EQ(memoryCapFor(options.limits, ~std::uint64_t{0} / 2, true), 0u);
 }
 
 // One list memoized in 200,000 slots, then each slot stored again (LONG_BINPUT): each overwrite

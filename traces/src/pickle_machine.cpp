@@ -38,6 +38,7 @@ void adviseHugePages(const void* data, std::size_t bytes) {
 
 PickleMachine::PickleMachine(ByteSource& source, std::uint64_t stored_size, bool compressed, const ReadOptions& options)
     : source_(source), stored_size_(stored_size), plain_size_(compressed ? 0 : stored_size), options_(options),
+      memory_cap_(memoryCapFor(options.limits, stored_size, compressed)), compressed_(compressed),
       buf_(kBufferSize), assembler_(pool_) {
   stack_.reserve(4096);
   // The fast paths check the limit once per opcode (each pushes at most one value).
@@ -504,19 +505,18 @@ Status PickleMachine::checkMemory() {
   const std::uint64_t budget = limits.memory_floor_bytes + limits.memory_per_pickle_byte * read;
   const std::uint64_t used = memoryInUse();
   constexpr double kMiB = 1 << 20;
-  if (limits.memory_cap_bytes != 0 && used > limits.memory_cap_bytes) return overCap(used, read);
+  if (memory_cap_ != 0 && used > memory_cap_) return overCap(used, read);
   // Nor may the pickle run on past 1.5 times the cap while the reader keeps nearly nothing of it
   // (a real snapshot needs about 1.2 bytes per pickle byte, so it meets the cap first): a small
   // compressed file of MARK, None, POP_MARK repeated decompressed to 8 GB, 24 s of reading; at
   // twice the cap it still took 10.3 s, over the 10 s bar (bench/hostile_inputs.py).
-  if (limits.memory_cap_bytes != 0 && read - read / 3 > limits.memory_cap_bytes)
-    return fail(
-        ReadProblem::kTooLarge,
-        fmt::format("the pickle runs on past {:.0f} MiB (1.5 times the reader's memory cap of {:.0f} MiB) while "
-                    "the reader keeps only {:.0f} MiB of it: a hostile file, or a real trace larger than the "
-                    "cap allows (set RESERVOIR_MAX_MEMORY, e.g. to 8GiB, to read it)",
-                    static_cast<double>(read) / kMiB, static_cast<double>(limits.memory_cap_bytes) / kMiB,
-                    static_cast<double>(used) / kMiB));
+  if (memory_cap_ != 0 && read - read / 3 > memory_cap_)
+    return fail(ReadProblem::kTooLarge,
+                fmt::format("the pickle runs on past {:.0f} MiB (1.5 times the reader's memory cap of {:.0f} MiB{}{}) "
+                            "while the reader keeps only {:.0f} MiB of it: {}",
+                            static_cast<double>(read) / kMiB, static_cast<double>(memory_cap_) / kMiB,
+                            capOrigin().empty() ? "" : ", ", capOrigin(),
+                            static_cast<double>(used) / kMiB, capAdvice()));
   if (used <= budget) return {};
   return fail(
       ReadProblem::kTooLarge,
@@ -528,20 +528,33 @@ Status PickleMachine::checkMemory() {
           limits.memory_floor_bytes >> 20, limits.memory_per_pickle_byte));
 }
 
+// Where the cap came from: a fixed one says nothing more; one that follows the input says how.
+std::string PickleMachine::capOrigin() const {
+  const ReadLimits& limits = options_.limits;
+  if (limits.memory_cap_bytes) return "";
+  return fmt::format("{} MiB + {} x the {:.2f} MiB {}file", limits.memory_cap_floor_bytes >> 20,
+                     compressed_ ? limits.memory_cap_per_compressed_byte : limits.memory_cap_per_plain_byte,
+                     static_cast<double>(stored_size_) / (1 << 20), compressed_ ? "compressed " : "");
+}
+
+std::string PickleMachine::capAdvice() const {
+  return "a hostile file, or a real trace larger than the cap allows (set RESERVOIR_MAX_MEMORY, e.g. to 8GiB, to "
+         "read it)";
+}
+
 Status PickleMachine::overCap(std::uint64_t used, std::uint64_t read) {
   constexpr double kMiB = 1 << 20;
   return fail(ReadProblem::kTooLarge,
               fmt::format("the reader needs {:.0f} MiB for the {:.0f} MiB of pickle read so far, over its cap of "
-                          "{:.0f} MiB: a hostile file, or a real trace larger than the cap allows (set "
-                          "RESERVOIR_MAX_MEMORY, e.g. to 8GiB, to read it)",
+                          "{:.0f} MiB{}: {}",
                           static_cast<double>(used) / kMiB, static_cast<double>(read) / kMiB,
-                          static_cast<double>(options_.limits.memory_cap_bytes) / kMiB));
+                          static_cast<double>(memory_cap_) / kMiB,
+                          capOrigin().empty() ? "" : " (" + capOrigin() + ")", capAdvice()));
 }
 
 bool PickleMachine::memoMayGrow(std::uint64_t new_size) const {
-  const std::uint64_t cap = options_.limits.memory_cap_bytes;
-  if (cap == 0 || new_size <= memo_.capacity()) return true;
-  return memoryInUse() + memo_.size() * sizeof(Value) <= cap;  // the copy, while the old table lives
+  if (memory_cap_ == 0 || new_size <= memo_.capacity()) return true;
+  return memoryInUse() + memo_.size() * sizeof(Value) <= memory_cap_;  // the copy, while the old table lives
 }
 
 Status PickleMachine::memoGrowthRefused() {

@@ -49,6 +49,8 @@ class PickleMachine {
   Status checkMemory();
   // The cap's refusal: `used` bytes needed with `read` bytes of pickle read.
   Status overCap(std::uint64_t used, std::uint64_t read);
+  [[nodiscard]] std::string capOrigin() const;  // "1024 MiB + 64 x the 0.10 MiB compressed file" or ""
+  [[nodiscard]] std::string capAdvice() const;
   // Whether the memo may take one more entry: when it must grow, its old and new tables are both
   // in memory for a moment, and that moment must fit under the cap too.
   [[nodiscard]] bool memoMayGrow(std::uint64_t new_size) const;
@@ -90,6 +92,8 @@ class PickleMachine {
   std::uint64_t stored_size_;
   std::uint64_t plain_size_;  // the pickle's size when it is not compressed, else 0
   const ReadOptions& options_;
+  std::uint64_t memory_cap_;  // memoryCapFor this input; 0: none
+  bool compressed_;
 
   std::vector<std::uint8_t> buf_;
   std::size_t pos_ = 0;

@@ -1,5 +1,6 @@
 #include "reservoir/traces/reader.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "byte_source.h"
@@ -42,11 +43,30 @@ Expected<Snapshot> readFrom(std::unique_ptr<detail::RawSource> raw, const std::s
 }  // namespace
 
 namespace {
-std::atomic<std::uint64_t> g_read_memory_cap{kDefaultReadMemoryCap};
+// kFollowsInput: no cap set (the cap follows the input).
+constexpr std::uint64_t kFollowsInput = ~std::uint64_t{0};
+std::atomic<std::uint64_t> g_read_memory_cap{kFollowsInput};
 }  // namespace
 
-std::uint64_t defaultReadMemoryCap() { return g_read_memory_cap.load(std::memory_order_relaxed); }
-void setDefaultReadMemoryCap(std::uint64_t bytes) { g_read_memory_cap.store(bytes, std::memory_order_relaxed); }
+std::optional<std::uint64_t> defaultReadMemoryCap() {
+  const std::uint64_t cap = g_read_memory_cap.load(std::memory_order_relaxed);
+  if (cap == kFollowsInput) return std::nullopt;
+  return cap;
+}
+
+void setDefaultReadMemoryCap(std::optional<std::uint64_t> bytes) {
+  g_read_memory_cap.store(bytes ? std::min(*bytes, kFollowsInput - 1) : kFollowsInput, std::memory_order_relaxed);
+}
+
+std::uint64_t memoryCapFor(const ReadLimits& limits, std::uint64_t stored_bytes, bool compressed) {
+  if (limits.memory_cap_bytes) return *limits.memory_cap_bytes;
+  const std::uint64_t per_byte = compressed ? limits.memory_cap_per_compressed_byte : limits.memory_cap_per_plain_byte;
+  // Saturating: a cap past what any machine holds is no cap, not a wrapped small one.
+  const std::uint64_t room = ~std::uint64_t{0} - limits.memory_cap_floor_bytes;
+  if (per_byte != 0 && stored_bytes > room / per_byte) return 0;
+  const std::uint64_t cap = limits.memory_cap_floor_bytes + per_byte * stored_bytes;
+  return cap == 0 ? 1 : cap;  // 0 would mean none
+}
 
 Expected<Snapshot> readSnapshotFile(const std::string& path, const ReadOptions& options) {
   auto raw = detail::openFileSource(path);

@@ -2,7 +2,49 @@
 
 #include <QCommandLineParser>
 
+#include "reservoir/traces/dump_folder.h"
+
 namespace reservoir::gui {
+namespace {
+
+// A dump folder among the traces opens as its ranks (traces::snapshotsInFolder, the command
+// line's rule); `iteration` (when not empty) picks a torchtitan iteration.
+bool expandFolders(QStringList* traces_in, const QString& iteration, QString* error) {
+  std::optional<std::int64_t> it;
+  if (!iteration.isEmpty()) {
+    bool ok = false;
+    const qlonglong n = iteration.toLongLong(&ok);
+    if (!ok || n < 0) {
+      *error = QStringLiteral("--iteration: a whole number, not '%1'").arg(iteration);
+      return false;
+    }
+    it = n;
+  }
+  QStringList out;
+  bool folder = false;
+  for (const QString& t : *traces_in) {
+    if (!traces::isFolder(t.toStdString())) {
+      out << t;
+      continue;
+    }
+    folder = true;
+    auto ranked = traces::snapshotsInFolder(t.toStdString(), it);
+    if (!ranked) {
+      *error = (it && ranked.status().isUsage() ? QStringLiteral("--iteration: ") : QString()) +
+               QString::fromStdString(ranked.message());
+      return false;
+    }
+    for (const auto& r : *ranked) out << QString::fromStdString(r.path);
+  }
+  if (it && !folder) {
+    *error = QStringLiteral("--iteration: it chooses among a dump folder's iterations, and no folder is given");
+    return false;
+  }
+  *traces_in = out;
+  return true;
+}
+
+}  // namespace
 
 std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString* error) {
   QCommandLineParser p;
@@ -10,7 +52,10 @@ std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString*
       QStringLiteral("Reservoir: PyTorch CUDA caching-allocator snapshots, simulated exactly."));
   p.addHelpOption();
   p.addPositionalArgument(QStringLiteral("traces"),
-                          QStringLiteral("snapshot pickles (several ranks open side by side)"));
+                          QStringLiteral("snapshot pickles or dump folders (several ranks open side by side)"));
+  const QCommandLineOption iteration(QStringLiteral("iteration"),
+                                     QStringLiteral("of a dump folder (memory_snapshot/iteration_N/): N, not the newest"),
+                                     QStringLiteral("N"));
   const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("write the window to FILE.png and exit"),
                                 QStringLiteral("FILE"));
   const QCommandLineOption plot(QStringLiteral("export-plot"),
@@ -50,7 +95,7 @@ std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString*
   const QCommandLineOption tab(QStringLiteral("trace-tab"), QStringLiteral("which trace's page to show (0-based)"),
                                QStringLiteral("N"), QStringLiteral("0"));
   p.addOptions({shot, plot, view, cleanup, release, probe, demand, reset, set, cursor, search, zoom, time, align,
-                bottom, size, tab});
+                bottom, size, tab, iteration});
   if (!p.parse(arguments)) {
     *error = p.errorText();
     return std::nullopt;
@@ -61,6 +106,7 @@ std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString*
   }
   AppOptions o;
   o.traces = p.positionalArguments();
+  if (!expandFolders(&o.traces, p.value(iteration), error)) return std::nullopt;
   o.screenshot = p.value(shot);
   o.export_plot = p.value(plot);
   o.view = p.value(view);

@@ -73,12 +73,14 @@ void modelAllocatedPeak(const traces::Snapshot& snap, std::size_t device_index, 
 
 }  // namespace
 
-DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_index, const ReplayEnvironment& env) {
+DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_index, const ReplayEnvironment& env,
+                              const SummaryOptions& options) {
   const traces::DeviceTrace& trace = snap.devices.at(device_index);
+  const bool model_it = options.model_allocated_peak && !trace.events.empty();
   // The modelled peak is the longest part: it runs on a second thread while this one does the
   // rest, and is used only where the start state can be rebuilt (as if run after it).
   std::future<DeviceSummary> model;
-  if (!trace.events.empty()) {
+  if (model_it) {
     try {
       model = std::async(std::launch::async, [&snap, device_index, &env] {
         DeviceSummary m;
@@ -90,6 +92,7 @@ DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_i
     }
   }
   DeviceSummary s;
+  s.modelled = model_it;
   s.device = trace.device;
   s.events = trace.events.size();
   for (const auto& e : trace.events) ++s.actions[static_cast<std::size_t>(e.action)];
@@ -117,8 +120,11 @@ DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_i
       s.peak_allocated = m.peak_allocated;
       s.peak_allocated_note = std::move(m.peak_allocated_note);
     }
-  } else if (start && !trace.events.empty()) {
+  } else if (start && model_it) {
     modelAllocatedPeak(snap, device_index, env, s);
+  } else if (start && !trace.events.empty()) {
+    s.peak_allocated_note = fmt::format("not computed: it comes from the conformance replay (give {})",
+                                        wordingOr(env.wording).give(Input::kPeakAllocated));
   }
   return s;
 }

@@ -12,6 +12,7 @@
 #include <set>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 
 #include "reservoir/replay/callgraph.h"
 #include "reservoir/simulator/sizes.h"
@@ -71,6 +72,14 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> userDepths(cons
                                                                             std::size_t device_index) {
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> depth;
   std::vector<bool> seen(snap.stackCount(), false);
+  // Whether each file is a library's, decided once per file, not per frame of every stack (a
+  // 100 MB file name scanned per frame made a sweep take minutes).
+  std::unordered_map<std::uint32_t, bool> library;
+  auto isLibrary = [&](StringId file) {
+    auto [it, added] = library.try_emplace(file.value(), false);
+    if (added) it->second = isLibraryFile(snap.str(file));
+    return it->second;
+  };
   for (const auto& e : snap.devices[device_index].events) {
     if (!e.stack.valid() || e.stack.value() >= seen.size() || seen[e.stack.value()]) continue;
     seen[e.stack.value()] = true;
@@ -79,7 +88,7 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> userDepths(cons
     for (std::size_t k = frames.size(); k-- > 0;) {
       const traces::Frame& f = snap.frames[frames[k].value()];
       depth.emplace(std::make_pair(f.filename.value(), f.name.value()), user);
-      if (!isLibraryFile(snap.str(f.filename))) ++user;
+      if (!isLibrary(f.filename)) ++user;
     }
   }
   return depth;

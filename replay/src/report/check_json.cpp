@@ -15,7 +15,7 @@ nlohmann::json mismatchesJson(const std::vector<Mismatch>& ms) {
 
 nlohmann::json conformanceJson(const ConformanceReport& r, const std::string& path) {
   nlohmann::json j;
-  j["trace"] = path;
+  nameTrace(j, path);
   j["device"] = r.device;
   j["exact"] = r.exact();
   j["events_compared"] = r.events_compared;

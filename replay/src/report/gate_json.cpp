@@ -6,7 +6,8 @@ namespace reservoir::replay {
 namespace {
 
 nlohmann::json gateTraceJson(const ConditionVerdict& c, const TraceVerdict& t, const std::string& path) {
-  nlohmann::json j{{"trace", path}, {"verdict", verdictName(t.verdict)}};
+  nlohmann::json j = traceNamed(path);
+  j["verdict"] = verdictName(t.verdict);
   switch (c.kind) {
     case ConditionVerdict::Kind::kPeakReserved:
       j["peak_reserved"] = t.value;
@@ -54,8 +55,9 @@ nlohmann::json gateJson(const GateVerdict& v, const std::vector<std::string>& pa
     const auto& r = reports[i].whatif;
     bool ok = true;
     for (const auto& c : v.conditions) ok = ok && c.traces[i].verdict == Verdict::kPass;
-    per.push_back(
-        {{"trace", paths[i]}, {"pass", ok}, {"peak_reserved", r.peak_reserved.bytes}, {"oom", r.oom.has_value()}});
+    nlohmann::json t = traceNamed(paths[i]);
+    t.update({{"pass", ok}, {"peak_reserved", r.peak_reserved.bytes}, {"oom", r.oom.has_value()}});
+    per.push_back(std::move(t));
   }
   return {{"pass", v.pass},
           {"undecided", v.undecided},

@@ -31,6 +31,10 @@ nlohmann::json deviceJson(const traces::Snapshot& snap, const DeviceSummary& s) 
       {"peak_allocated_at", summaryPeakJson(snap, s.peak_allocated)},
       {"annotations", s.annotations}};
   if (!s.peak_allocated_note.empty()) j["peak_allocated_note"] = s.peak_allocated_note;
+  // Which facts the conformance replay gives, whether it ran, and the input that asks for it.
+  j["conformance_replay"] = {{"run", s.modelled},
+                             {"facts", kModelledFacts},
+                             {"input", inputName(Input::kPeakAllocated)}};
   const auto& f = s.final_state;
   j["final"] = {{"reserved", f.reserved},
                 {"allocated", f.allocated},
@@ -58,7 +62,7 @@ nlohmann::json settingsJson(const traces::RecordedSettings& s) {
 nlohmann::json infoJson(const traces::Snapshot& snap, const std::string& path, const std::vector<DeviceSummary>& sums) {
   const auto total = finalState(snap, std::nullopt);
   nlohmann::json j;
-  j["trace"] = path;
+  nameTrace(j, path);
   j["pickle_protocol"] = snap.pickle_protocol;
   j["compression"] = std::string(traces::compressionName(snap.compression));
   j["file_bytes"] = snap.file_bytes;

@@ -58,7 +58,7 @@ nlohmann::json candidateJson(const SweepCandidate& c) {
 
 nlohmann::json sweepJson(const SweepReport& rep, const std::string& path, std::size_t top) {
   nlohmann::json j;
-  j["trace"] = path;
+  nameTrace(j, path);
   j["objective"] = rep.objective;
   j["minimize"] = rep.objective_spec.text();
   // The point a reserved:POINT objective probes (a what-if's probe there shows the same figure).
@@ -95,6 +95,15 @@ nlohmann::json sweepJson(const SweepReport& rep, const std::vector<std::string>&
   nlohmann::json j = sweepJson(rep, std::string(), top);
   j.erase("trace");
   j["traces"] = paths;
+  // Each trace's rank where its file's name gives one (null for the others), beside "traces".
+  nlohmann::json ranks = nlohmann::json::array();
+  bool any = false;
+  for (const auto& p : paths) {
+    const nlohmann::json named = traceNamed(p);
+    any = any || named.contains("rank");
+    ranks.push_back(named.contains("rank") ? named["rank"] : nlohmann::json(nullptr));
+  }
+  if (any) j["ranks"] = ranks;
   j["scored_as"] = "worst trace: each candidate's largest objective over the traces";
   return j;
 }

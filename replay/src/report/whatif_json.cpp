@@ -91,7 +91,7 @@ nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r) {
 nlohmann::json whatIfJson(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path) {
   nlohmann::json j;
   j["verdict"] = whatIfVerdict(rep);
-  j["trace"] = path;
+  nameTrace(j, path);
   j["device"] = snap.devices[rep.device_index].device;
   j["baseline"] = runJson(snap, rep.baseline);
   j["whatif"] = runJson(snap, rep.whatif);

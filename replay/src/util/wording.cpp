@@ -28,6 +28,7 @@ std::string plainGive(Input input) {
     case Input::kSteps: return "the number of training steps";
     case Input::kFrom: return "an input capture with its parameters";
     case Input::kTo: return "the target's parameters";
+    case Input::kPeakAllocated: return "the request for the allocated peak";
   }
   return std::string(inputName(input));
 }
@@ -66,6 +67,7 @@ std::string_view inputName(Input input) {
     case Input::kSteps: return "steps";
     case Input::kFrom: return "from";
     case Input::kTo: return "to";
+    case Input::kPeakAllocated: return "peak_allocated";
   }
   return "input";
 }

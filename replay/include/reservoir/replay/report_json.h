@@ -20,6 +20,12 @@
 
 namespace reservoir::replay {
 
+// A result names its trace: "trace" (the path) and, when the file's name gives one
+// (traces::rankInFileName: rankR_memory_snapshot.pickle, oom_rankN.pickle, X.rankN.pickle),
+// "rank". Every result that names a trace does it this way.
+void nameTrace(nlohmann::json& j, const std::string& path);
+nlohmann::json traceNamed(const std::string& path);  // {"trace"[, "rank"]}
+
 // What pins the cache at a peak (peak_explain.h's cachePins), the "at_peak" of a run.
 nlohmann::json cachePinsJson(const traces::Snapshot& snap, const CachePins& pins);
 // One run's figures (a what-if report's "baseline" or "whatif").

@@ -31,6 +31,7 @@ enum class Input : std::uint8_t {
   kSteps,
   kFrom,  // scale: a capture at known parameters
   kTo,    // scale: the target's parameters
+  kPeakAllocated,  // info: run the conformance replay for the allocated peak
 };
 // The input's name in results and JSON ("capacity", "reset_peaks", "max_peak_reserved").
 std::string_view inputName(Input input);

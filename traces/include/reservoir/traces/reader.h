@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -19,14 +20,11 @@
 
 namespace reservoir::traces {
 
-// The most memory one read may use, whatever the file says (see ReadLimits::memory_cap_bytes):
-// 1 GiB of what the reader counts (what its tables hold), so that the process stays under 2 GB
-// while a table doubles (old and new copy) and while the trace is replayed. A real trace of more
-// than several million entries needs a higher cap: front ends set it from RESERVOIR_MAX_MEMORY
-// (replay::applyMemoryCapFromEnvironment). 0: no cap.
-inline constexpr std::uint64_t kDefaultReadMemoryCap = 1ull << 30;
-std::uint64_t defaultReadMemoryCap();
-void setDefaultReadMemoryCap(std::uint64_t bytes);
+// The reader's memory cap (ReadLimits::memory_cap_bytes) for every read that does not set its own:
+// unset (the default) follows the input (memoryCapFor); a number is a fixed cap, 0 none. Front
+// ends set it from RESERVOIR_MAX_MEMORY (replay::applyMemoryCapFromEnvironment).
+std::optional<std::uint64_t> defaultReadMemoryCap();
+void setDefaultReadMemoryCap(std::optional<std::uint64_t> bytes);
 
 struct ReadLimits {
   std::uint64_t max_stack_values = 1u << 24;    // values on the pickle VM stack
@@ -40,10 +38,25 @@ struct ReadLimits {
   // far (decompressed): a real snapshot needs about 1-2 bytes per pickle byte.
   std::uint64_t memory_floor_bytes = 512ull << 20;
   std::uint64_t memory_per_pickle_byte = 4;
-  // And never more than this, however large the pickle: a small compressed file can decompress to
-  // gigabytes of pickle that only fill the memo (a memo flood), which the budget above would allow.
-  std::uint64_t memory_cap_bytes = defaultReadMemoryCap();
+  // And never more than a cap, however long the pickle runs: a small compressed file can decompress
+  // to gigabytes of pickle that only fill the memo (a memo flood), which the budget above would
+  // allow. A fixed number of bytes (0: none), or unset: the cap follows the input, so that a
+  // well-formed snapshot of any size opens with no setting (memoryCapFor).
+  std::optional<std::uint64_t> memory_cap_bytes = defaultReadMemoryCap();
+  // The cap that follows the input: memory_cap_floor_bytes + per stored byte of the file (as
+  // stored: compressed or not) memory_cap_per_plain_byte, or memory_cap_per_compressed_byte for
+  // gzip / zstd. Real snapshots need 1-2 bytes per pickle byte and compress 12-16 times (a
+  // training trace: 680 KB, 56 KB gzip, 44 KB zstd), so they need at most about 25 bytes per
+  // compressed byte; a decompression bomb (a 123 KB .zst of 4 GB) meets the cap within its
+  // first GiB.
+  std::uint64_t memory_cap_floor_bytes = 1ull << 30;
+  std::uint64_t memory_cap_per_plain_byte = 4;
+  std::uint64_t memory_cap_per_compressed_byte = 64;
 };
+
+// The cap one read of a file of `stored_bytes` (compressed or not) works under: memory_cap_bytes
+// when set (0: none, returned as 0), else the one that follows the input.
+std::uint64_t memoryCapFor(const ReadLimits& limits, std::uint64_t stored_bytes, bool compressed);
 
 struct ReadOptions {
   ReadLimits limits;
