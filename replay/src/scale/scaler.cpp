@@ -145,6 +145,44 @@ void slideGaps(std::vector<std::int64_t>& match, const std::vector<std::uint64_t
   }
 }
 
+// Every request's law. Where the inputs differ in one parameter, today's laws of one variable;
+// where several vary, sums of terms in several parameters, solved exactly (terms.cpp), with the
+// dims 0 FSDP2 pads learned from the requests themselves. Laws are fitted once per distinct
+// pattern of sizes (a model's layers repeat them).
+void fitLaws(ScaleModel& m, const std::vector<std::vector<detail::Point>>& points,
+             const std::vector<std::string>& variables, const std::vector<Input>& inputs) {
+  std::vector<detail::Point> shapes;  // the inputs' parameters: do they vary in several at all?
+  for (const auto& in : inputs) shapes.push_back({&in.params, 0});
+  if (!detail::severalParametersVary(shapes)) {
+    for (std::size_t r = 0; r < points.size(); ++r) {
+      RequestFit& f = m.requests[r];
+      f.law = detail::fitLaw(points[r], variables);
+      if (f.law.kind == LawKind::kUnexplained) f.law.basis = {{0, f.sizes[m.template_input]}};
+    }
+    return;
+  }
+  std::vector<std::int64_t> dims;
+  std::map<std::vector<std::int64_t>, bool> seen;
+  for (std::size_t r = 0; r < points.size(); ++r) {
+    if (!detail::severalParametersVary(points[r]) || !seen.emplace(m.requests[r].sizes, true).second) continue;
+    for (auto d : detail::paddedDims(points[r])) dims.push_back(d);
+  }
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  const auto terms = detail::lawTerms(inputs, dims);
+  std::map<std::vector<std::int64_t>, Law> cache;
+  for (std::size_t r = 0; r < points.size(); ++r) {
+    RequestFit& f = m.requests[r];
+    f.law = detail::fitLaw(points[r], variables);
+    if (f.law.kind != LawKind::kConstant && detail::severalParametersVary(points[r])) {
+      auto it = cache.find(f.sizes);
+      if (it == cache.end()) it = cache.emplace(f.sizes, detail::fitTerms(points[r], terms, m.target, inputs)).first;
+      f.law = it->second;
+    }
+    if (f.law.kind == LawKind::kUnexplained) f.law.basis = {{0, f.sizes[m.template_input]}};
+  }
+}
+
 }  // namespace
 
 Expected<Scaler> Scaler::create(std::vector<Input> inputs, const ScaleOptions& options) {
@@ -218,14 +256,12 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
   const auto variables = detail::lawVariables(inputs_);
   const auto& tops = prepared_[t]->program.ops;
   m.requests.reserve(keys_[t].size());
-  std::vector<detail::Point> points;
-  std::map<std::pair<LawKind, std::string>, std::size_t> by_class;
+  std::vector<std::vector<detail::Point>> all_points(keys_[t].size());
   for (std::size_t r = 0; r < keys_[t].size(); ++r) {
     RequestFit f;
     f.op = malloc_ops_[t][r];
     f.stack = tops[f.op].stack;
     f.sizes.assign(n, -1);
-    points.clear();
     bool everywhere = true;
     for (std::size_t i = 0; i < n; ++i) {
       const std::int64_t j = i == t ? static_cast<std::int64_t>(r) : matches[i][r];
@@ -235,23 +271,36 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
       }
       const auto& op = prepared_[i]->program.ops[malloc_ops_[i][static_cast<std::size_t>(j)]];
       f.sizes[i] = static_cast<std::int64_t>(op.size);
-      points.push_back({&inputs_[i].params, f.sizes[i]});
+      all_points[r].push_back({&inputs_[i].params, f.sizes[i]});
     }
     m.matched_everywhere += everywhere;
-    f.law = detail::fitLaw(points, variables);
-    if (f.law.kind == LawKind::kUnexplained) f.law.basis = {{0, f.sizes[t]}};
+    m.requests.push_back(std::move(f));
+  }
+  fitLaws(m, all_points, variables, inputs_);
+  std::map<std::pair<LawKind, std::string>, std::size_t> by_class;
+  for (auto& f : m.requests) {
     bool exact = true;
     f.predicted = f.law.evaluate(m.target, &exact);
-    m.inexact += !exact;
-    ++by_class[{f.law.kind, f.law.variable}];
-    m.requests.push_back(std::move(f));
+    if (f.predicted > kMaxRequestBytes)
+      return Status::usage(fmt::format(
+          "at {} a request of {} is predicted to need more than {} bytes (1 TiB), more than any GPU's memory "
+          "({}): no device runs this target",
+          paramsText(m.target), describeStack(*inputs_[t].snapshot, f.stack, 1), kMaxRequestBytes, f.law.describe()));
+    m.inexact += !exact && f.law.determined;
+    m.undetermined += !f.law.determined;
+    ++by_class[{f.law.kind, f.law.kind == LawKind::kTerms ? f.law.className() : f.law.variable}];
   }
   for (const auto& [k, count] : by_class) {  // named once per class, not per request
     Law named;
     named.kind = k.first, named.variable = k.second;
-    m.laws[named.className()] += count;
+    m.laws[k.first == LawKind::kTerms ? k.second : named.className()] += count;
   }
   addCoverageNotes(inputs_, m.target, m);
+  if (m.undetermined)
+    m.notes.push_back(fmt::format(
+        "{} sizes at the target rest on a guess: the inputs cannot tell them (the JSON's 'undetermined' names each "
+        "request class and the capture that would settle it); the prediction is not exact",
+        m.undetermined));
   if (m.inexact)
     m.notes.push_back(
         fmt::format("{} sizes are not whole at the target (a shard whose dim 0 the target's world does not "
