@@ -71,6 +71,9 @@ std::size_t nearestInput(const std::vector<Input>& inputs, const Params& target)
 
 // Notes on what the inputs cannot show about the target.
 void addCoverageNotes(const std::vector<Input>& inputs, const Params& target, ScaleModel& m) {
+  std::vector<detail::Point> shapes;
+  for (const auto& in : inputs) shapes.push_back({&in.params, 0});
+  const bool several = detail::severalParametersVary(shapes);
   for (const auto& [name, value] : target) {
     std::set<std::int64_t> seen;
     for (const auto& in : inputs) seen.insert(in.params.at(name));
@@ -82,7 +85,7 @@ void addCoverageNotes(const std::vector<Input>& inputs, const Params& target, Sc
     else if (value < *seen.begin() || value > *seen.rbegin())
       m.notes.push_back(fmt::format("'{}' = {} is extrapolated (the inputs span {} to {})", name, value, *seen.begin(),
                                     *seen.rbegin()));
-    if (name == "world" && value > *seen.rbegin())
+    if (name == "world" && value > *seen.rbegin() && !several)  // with several, the laws place the padding
       m.notes.push_back(
           fmt::format("FSDP2 pads each parameter's dim 0 to a multiple of the world size: the shard laws "
                       "assume world = {} divides it (no parameter shapes are recorded); where it does not, "
@@ -278,6 +281,7 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
   }
   fitLaws(m, all_points, variables, inputs_);
   std::map<std::pair<LawKind, std::string>, std::size_t> by_class;
+  detail::Int128 total = 0;
   for (auto& f : m.requests) {
     bool exact = true;
     f.predicted = f.law.evaluate(m.target, &exact);
@@ -286,10 +290,15 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
           "at {} a request of {} is predicted to need more than {} bytes (1 TiB), more than any GPU's memory "
           "({}): no device runs this target",
           paramsText(m.target), describeStack(*inputs_[t].snapshot, f.stack, 1), kMaxRequestBytes, f.law.describe()));
+    total += f.predicted;  // each at most 2^40 + 1, so no overflow in 128 bits
     m.inexact += !exact && f.law.determined;
     m.undetermined += !f.law.determined;
     ++by_class[{f.law.kind, f.law.kind == LawKind::kTerms ? f.law.className() : f.law.variable}];
   }
+  if (total > detail::Int128{kMaxRequestBytes} * 128)  // the synthesized trace would not fit a GPU's address space
+    return Status::usage(fmt::format("at {} the predicted requests add up to {:.3g} bytes, more than 128 TiB: no device runs "
+                                     "this target",
+                                     paramsText(m.target), static_cast<long double>(total)));
   for (const auto& [k, count] : by_class) {  // named once per class, not per request
     Law named;
     named.kind = k.first, named.variable = k.second;

@@ -121,8 +121,14 @@ std::optional<Q> lawValue(const std::vector<LawTerm>& terms, const std::vector<s
 // one more), that no input already is.
 std::vector<Params> nearbyCaptures(const std::vector<Input>& inputs) {
   std::vector<Params> out;
+  const auto shape = [](const Params& p) {
+    Params s;
+    for (const char* k : kShape)
+      if (auto v = param(p, k)) s[k] = *v;
+    return s;
+  };
   const auto known = [&](const Params& p) {
-    return std::any_of(inputs.begin(), inputs.end(), [&](const Input& in) { return in.params == p; }) ||
+    return std::any_of(inputs.begin(), inputs.end(), [&](const Input& in) { return shape(in.params) == p; }) ||
            std::find(out.begin(), out.end(), p) != out.end();
   };
   for (const auto& in : inputs)
@@ -133,7 +139,9 @@ std::vector<Params> nearbyCaptures(const std::vector<Input>& inputs) {
       if (*v % 2 == 0 && *v > 1) values.push_back(*v / 2);
       if (std::string_view(name) == "world") values.push_back(*v + 1);
       for (auto value : values) {
-        Params p = in.params;
+        Params p;  // world, seq and batch only: the other parameters are the program's, not a capture's size
+        for (const char* k : kShape)
+          if (auto kv = param(in.params, k)) p[k] = *kv;
         p[name] = value;
         if (checkParams(p).ok() && !known(p)) out.push_back(std::move(p));
       }
@@ -318,7 +326,8 @@ std::vector<LawTerm> lawTerms(const std::vector<Input>& inputs, const std::vecto
   if (world) mono(0, 0, 0, -1);
   if (world && seq) mono(1, 0, 0, -1);
   if (world && seq && batch) mono(0, 1, 0, -1), mono(0, 0, 1, -1);
-  if (world) mono(0, 0, 0, 1);
+  // No world^1 term: FSDP2 grows a rank's memory with world only through the padded all-gather
+  // output (world*ceil(dim0/world) below); a free world term would fit any two worlds.
   if (seq) mono(1, 1, 0, 0);  // attention scores: batch x seq^2
   if (world)
     for (auto d : dims) {
@@ -366,8 +375,8 @@ Law fitTerms(const std::vector<Point>& points, const std::vector<LawTerm>& terms
       if (!other && found[0].at_target && !found[0].at_target->whole()) {
         law.determined = false;  // FSDP2 pads dim 0 at the target's world, which no input shows
         law.why_undetermined = fmt::format(
-            "{} gives a fraction of a byte at the target: its world does not divide a dim 0 that every input's does, "
-            "and the inputs show no padding of it",
+            "{} gives a fraction of a byte at the target, so the inputs do not pin its size there (where world does "
+            "not divide a dim 0, FSDP2 pads it, and no input shows that padding)",
             lawText(terms, found[0].terms));
         for (const auto& p : captures) {
           auto v = lawValue(terms, found[0].terms, found[0].coefs, p);
