@@ -89,13 +89,21 @@ TEST(ScaleLaws, ConstantAffineShardQuadratic) {
   ASSERT_EQ(quad.kind, LawKind::kQuadratic);
   EXPECT_EQ(quad.evaluate({{"seq", 10}}), 1000);
   // Past the exact range (values over 2^31) the law is evaluated in floating point and says so.
+  const std::int64_t big = (std::int64_t{1} << 31) + 2;
+  const std::vector<Params> millions = {{{"seq", 1000000}}, {{"seq", 2000000}}, {{"seq", 3000000}}};
+  auto gentle = detail::fitLaw(points(millions, {1000001, 2000004, 3000009}), {"tokens"});  // x + (x / 10^6)^2
+  ASSERT_EQ(gentle.kind, LawKind::kQuadratic);
+  bool exact = true;
+  const auto g = gentle.evaluate({{"seq", big}}, &exact);
+  EXPECT_FALSE(exact);
+  const double x = static_cast<double>(big);
+  EXPECT_NEAR(static_cast<double>(g) / (x + (x / 1e6) * (x / 1e6)), 1.0, 1e-9);
+  // A size past 1 TiB (more than any GPU has) is out of range, never a wrapped or clamped size.
   auto square = detail::fitLaw(points(three, {1, 4, 9}), {"tokens"});
   ASSERT_EQ(square.kind, LawKind::kQuadratic);
-  bool exact = true;
-  const std::int64_t big = (std::int64_t{1} << 31) + 2;
-  const auto v = square.evaluate({{"seq", big}}, &exact);
+  const auto v = square.evaluate({{"seq", big + 2}}, &exact);
   EXPECT_FALSE(exact);
-  EXPECT_NEAR(static_cast<double>(v) / (static_cast<double>(big) * static_cast<double>(big)), 1.0, 1e-9);
+  EXPECT_EQ(v, kMaxRequestBytes + 1);
   const std::vector<Params> four = {{{"seq", 1}}, {{"seq", 2}}, {{"seq", 3}}, {{"seq", 4}}};
   EXPECT_EQ(detail::fitLaw(points(four, {10, 40, 90, 170}), {"tokens"}).kind, LawKind::kUnexplained);
   // A size that is not a function of any parameter is unexplained.

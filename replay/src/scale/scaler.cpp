@@ -307,8 +307,8 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
   addCoverageNotes(inputs_, m.target, m);
   if (m.undetermined)
     m.notes.push_back(fmt::format(
-        "{} sizes at the target rest on a guess: the inputs cannot tell them (the JSON's 'undetermined' names each "
-        "request class and the capture that would settle it); the prediction is not exact",
+        "{} sizes at the target rest on a guess: the inputs cannot tell them (each request class is listed with the "
+        "capture that would settle it); the prediction is not exact",
         m.undetermined));
   if (m.inexact)
     m.notes.push_back(
