@@ -152,34 +152,33 @@ void slideGaps(std::vector<std::int64_t>& match, const std::vector<std::uint64_t
 // where several vary, sums of terms in several parameters, solved exactly (terms.cpp), with the
 // dims 0 FSDP2 pads learned from the requests themselves. Laws are fitted once per distinct
 // pattern of sizes (a model's layers repeat them).
-void fitLaws(ScaleModel& m, const std::vector<std::vector<detail::Point>>& points,
-             const std::vector<std::string>& variables, const std::vector<Input>& inputs) {
+void fitLaws(ScaleModel& m, const std::vector<std::string>& variables, const std::vector<Input>& inputs) {
+  std::vector<detail::Point> points;  // one request's (reused: a million requests make no million vectors)
+  const auto pointsOf = [&](const RequestFit& f) -> const std::vector<detail::Point>& {
+    points.clear();
+    for (std::size_t i = 0; i < f.sizes.size(); ++i)
+      if (f.sizes[i] >= 0) points.push_back({&inputs[i].params, f.sizes[i]});
+    return points;
+  };
   std::vector<detail::Point> shapes;  // the inputs' parameters: do they vary in several at all?
   for (const auto& in : inputs) shapes.push_back({&in.params, 0});
-  if (!detail::severalParametersVary(shapes)) {
-    for (std::size_t r = 0; r < points.size(); ++r) {
-      RequestFit& f = m.requests[r];
-      f.law = detail::fitLaw(points[r], variables);
-      if (f.law.kind == LawKind::kUnexplained) f.law.basis = {{0, f.sizes[m.template_input]}};
-    }
-    return;
-  }
+  const bool several = detail::severalParametersVary(shapes);
   std::vector<std::int64_t> dims;
   std::map<std::vector<std::int64_t>, bool> seen;
-  for (std::size_t r = 0; r < points.size(); ++r) {
-    if (!detail::severalParametersVary(points[r]) || !seen.emplace(m.requests[r].sizes, true).second) continue;
-    for (auto d : detail::paddedDims(points[r])) dims.push_back(d);
+  for (const auto& f : m.requests) {
+    if (!several) break;
+    if (!detail::severalParametersVary(pointsOf(f)) || !seen.emplace(f.sizes, true).second) continue;
+    for (auto d : detail::paddedDims(points)) dims.push_back(d);
   }
   std::sort(dims.begin(), dims.end());
   dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
-  const auto terms = detail::lawTerms(inputs, dims);
+  const auto terms = several ? detail::lawTerms(inputs, dims) : std::vector<LawTerm>{};
   std::map<std::vector<std::int64_t>, Law> cache;
-  for (std::size_t r = 0; r < points.size(); ++r) {
-    RequestFit& f = m.requests[r];
-    f.law = detail::fitLaw(points[r], variables);
-    if (f.law.kind != LawKind::kConstant && detail::severalParametersVary(points[r])) {
+  for (auto& f : m.requests) {
+    f.law = detail::fitLaw(pointsOf(f), variables);
+    if (several && f.law.kind != LawKind::kConstant && detail::severalParametersVary(points)) {
       auto it = cache.find(f.sizes);
-      if (it == cache.end()) it = cache.emplace(f.sizes, detail::fitTerms(points[r], terms, m.target, inputs)).first;
+      if (it == cache.end()) it = cache.emplace(f.sizes, detail::fitTerms(points, terms, m.target, inputs)).first;
       f.law = it->second;
     }
     if (f.law.kind == LawKind::kUnexplained) f.law.basis = {{0, f.sizes[m.template_input]}};
@@ -259,7 +258,6 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
   const auto variables = detail::lawVariables(inputs_);
   const auto& tops = prepared_[t]->program.ops;
   m.requests.reserve(keys_[t].size());
-  std::vector<std::vector<detail::Point>> all_points(keys_[t].size());
   for (std::size_t r = 0; r < keys_[t].size(); ++r) {
     RequestFit f;
     f.op = malloc_ops_[t][r];
@@ -274,12 +272,11 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
       }
       const auto& op = prepared_[i]->program.ops[malloc_ops_[i][static_cast<std::size_t>(j)]];
       f.sizes[i] = static_cast<std::int64_t>(op.size);
-      all_points[r].push_back({&inputs_[i].params, f.sizes[i]});
     }
     m.matched_everywhere += everywhere;
     m.requests.push_back(std::move(f));
   }
-  fitLaws(m, all_points, variables, inputs_);
+  fitLaws(m, variables, inputs_);
   std::map<std::pair<LawKind, std::string>, std::size_t> by_class;
   detail::Int128 total = 0;
   for (auto& f : m.requests) {
