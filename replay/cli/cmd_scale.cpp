@@ -213,7 +213,7 @@ Status checkScaleOutput(const ScaleArgs& a) {
   std::vector<replay::NamedPath> inputs;
   for (const auto& spec : a.from) {
     auto split = scale::splitInputSpec(spec);
-    if (!split) return split.status();
+    if (!split) return split.status().prefixed("--from " + spec + ": ");
     inputs.emplace_back("--from", split->second);
   }
   inputs.emplace_back("--measured", a.measured);
