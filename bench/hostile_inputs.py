@@ -14,6 +14,9 @@ Issue 31 (careless more than hostile; expected exit codes in brackets):
   gate --fraction, no total     a fraction of an assumed H200                      [2]
   sidecar_dir / _130mb / _-1    X.json a directory, 130 MB, device_total -1        [3, bounded, no internal error]
   export --out -                '-' names no file                                  [2]
+  scale --to seq=2^62           seq x batch past int64, sizes past any GPU         [2, no small peak]
+  scale --from world=0: / sidecar world_size 2^63-1   parameters no job has         [2]
+  scale --to 4 lists of 100     a grid of 10^8 targets                             [2, at once, bounded]
 
   python3 bench/hostile_inputs.py build/replay/cli/reservoir /tmp/hostile [--issue31]
 """
@@ -97,6 +100,17 @@ def careless_round4(cli, out):
         measure(cli, "scale", "--from", [p(out, "w1-s4096.rank0.pickle"), "--from", p(out, "w2-s4096.rank0.pickle"),
                                          "--to", "world=32", "--measured", measured, "--out", measured],
                 "scale --out onto --measured")
+        measure(cli, "scale", "--from", [p(scale, "w4-s2048.rank0.pickle"), "--from", p(scale, "w4-s4096.rank0.pickle"),
+                                         "--to", "seq=%d" % 2**62], "scale --to seq=2^62")
+    good = p(data, "careless", "double_free.pickle")
+    measure(cli, "scale", "--from", ["world=0:" + good, "--from", "world=4:" + good, "--to", "world=8"],
+            "scale --from world=0:")
+    measure(cli, "scale", "--from", [p(data, "careless", "sidecar_world_2pow63_minus_1.pickle"), "--to", "world=8"],
+            "sidecar world_size 2^63-1")
+    hundred = ",".join(str(i) for i in range(1, 101))
+    measure(cli, "scale", "--from", ["world=2:" + good, "--from", "world=4:" + good, "--to",
+                                     ",".join(f"{n}={hundred}" for n in ("world", "seq", "batch", "dim"))],
+            "scale grid 100^4")
     trace = p(out, "t.pickle")
     shutil.copyfile(p(tiny, "resume-main.rank0.pickle"), trace)
     with open("/dev/full", "w") as full:

@@ -2,6 +2,8 @@
 """The docs/scale.md table: `reservoir scale` on ../shared/traces/scale, every prediction
 against the measured trace replayed alike (`reservoir whatif`, the model is exact on it).
 
+and on ../shared/traces/scale-mixed (world, seq and batch changing together).
+
 usage: scripts/scale_table.py BUILD_DIR [SCALE_DIR]   (prints a Markdown table)"""
 import itertools, json, subprocess, sys, os
 
@@ -10,8 +12,12 @@ scale = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__fil
 exe = os.path.join(build, "replay", "cli", "reservoir")
 
 
+mixed = os.path.join(os.path.dirname(os.path.abspath(scale)), "scale-mixed")
+
+
 def path(tag):
-    return next(os.path.join(scale, f) for f in sorted(os.listdir(scale)) if f.startswith(tag + ".rank") and f.endswith(".pickle"))
+    d = mixed if tag.count("-") == 2 else scale  # scale-mixed names carry the batch: w6-s16384-b1
+    return next(os.path.join(d, f) for f in sorted(os.listdir(d)) if f.startswith(tag + ".rank") and f.endswith(".pickle"))
 
 
 def run(args):
@@ -62,3 +68,7 @@ print(row(seqs, "w4-s16384", "seq=16384,batch=1"))
 print(row(["w4-s2048", "w4-s4096", "w4-s8192"], "w4-s16384", "seq=16384,batch=1"))
 print(row(["w4-s4096", "w4-s16384"], "w4-s8192", "seq=8192,batch=2"))
 print(row(["w2-s4096", "w4-s4096", "w4-s2048"], "w8-s4096", "world=8,seq=4096"))
+four = ["w2-s4096-b2", "w4-s8192-b2", "w6-s16384-b1", "w8-s8192-b1"]
+for t in ["w96-s32768-b1", "w128-s65536-b1"]:
+    w, q, b = (int(x[1:]) for x in t.split("-"))
+    print(row(four, t, f"world={w},seq={q},batch={b}"))

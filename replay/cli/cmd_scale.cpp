@@ -43,7 +43,7 @@ Expected<Opened> openInputs(const ScaleArgs& a, std::ostream& err) {
   Opened o;
   for (const auto& spec : a.from) {
     auto split = scale::splitInputSpec(spec);
-    if (!split) return Status::error("--from " + spec + ": " + split.message());
+    if (!split) return split.status().prefixed("--from " + spec + ": ");
     if (!split->first && a.env.no_capture_json)
       return Status::error("--from " + spec +
                            ": no parameters, and --no-capture-json keeps them from being read from "
@@ -63,7 +63,7 @@ Expected<Opened> openInputs(const ScaleArgs& a, std::ostream& err) {
 
 Expected<std::vector<scale::Params>> targetsOf(const ScaleArgs& a) {
   auto targets = scale::parseTargets(a.to);
-  if (!targets) return targets.status().prefixed("--to ");
+  if (!targets) return targets.status().prefixed("--to ");  // a usage error (exit 2) stays one
   return targets;
 }
 
@@ -104,6 +104,14 @@ void printModel(std::ostream& out, const scale::Scaler& s, const scale::ScaleMod
   for (const auto& [k, v] : m.laws) out << fmt::format(" {} {}", k, v);
   out << "\n";
   for (const auto& n : m.notes) out << "note: " << n << "\n";
+  for (const auto& u : scale::undeterminedJson(s, m)) {
+    out << fmt::format("undetermined: {} x {} ({}): {}", u["count"].get<std::size_t>(), u["where"].get<std::string>(),
+                       u["law"].get<std::string>(), u["why"].get<std::string>());
+    if (!u["add_capture"].is_null())
+      out << fmt::format("; add a capture at {} to tell them apart",
+                         scale::paramsText(u["add_capture"].get<scale::Params>()));
+    out << "\n";
+  }
 }
 
 const replay::WhatIfReport& needs(const TargetResult& r) { return r.unlimited ? *r.unlimited : r.report; }
@@ -151,7 +159,7 @@ std::string gridItem(const ScaleArgs& a, const replay::WhatIfOptions& w, GridInp
   }
   if (!in.status.ok()) return itemError(in.status);
   auto r = scale::runTarget(*in.scaler, target, w);
-  if (!r) return itemError(fmt::format("--to {}: {}", scale::paramsText(target), r.message()));
+  if (!r) return itemError(r.status(), fmt::format("--to {}: ", scale::paramsText(target)));
   const bool capacity_known = r->report.capacity.has_value();
   if (a.json) return nlohmann::json{{"json", rowJson(*in.scaler, *r, a, hasEdits(w))}}.dump();
   std::ostringstream row, model;
@@ -205,7 +213,7 @@ Status checkScaleOutput(const ScaleArgs& a) {
   std::vector<replay::NamedPath> inputs;
   for (const auto& spec : a.from) {
     auto split = scale::splitInputSpec(spec);
-    if (!split) return split.status();
+    if (!split) return split.status().prefixed("--from " + spec + ": ");
     inputs.emplace_back("--from", split->second);
   }
   inputs.emplace_back("--measured", a.measured);
@@ -230,7 +238,7 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
   if (!scaler) return fail(err, scaler.status());
   const bool edits = hasEdits(*w);
   auto result = scale::runTarget(*scaler, targets->front(), *w);
-  if (!result) return fail(err, fmt::format("--to {}: {}", scale::paramsText(targets->front()), result.message()));
+  if (!result) return fail(err, result.status(), fmt::format("--to {}: ", scale::paramsText(targets->front())));
   const TargetResult& r = *result;
   if (!a.out_path.empty()) {
     auto st = traces::writeSnapshotFile(*r.trace.snapshot, a.out_path);

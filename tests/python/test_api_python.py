@@ -291,6 +291,20 @@ def test_scale_equals_the_command_line(tmp_path):
         reservoir.scale([a, b], to={"world": [8, 16]}, out=out)
 
 
+SHARED_MIXED = SOURCE.parent / "shared" / "traces" / "scale-mixed"
+
+
+@pytest.mark.skipif(not (SHARED_MIXED / "w2-s4096-b2.rank0.pickle").exists(), reason="../shared/traces/scale-mixed is absent")
+def test_scale_names_the_captures_to_add_as_the_command_line_does():
+    three = [SHARED_MIXED / f"{t}.rank0.pickle" for t in ("w2-s4096-b2", "w4-s8192-b2", "w8-s8192-b1")]
+    r = reservoir.scale(three, to={"world": 96, "seq": 32768, "batch": 1})
+    assert r == cli_json("scale", *sum([["--from", p] for p in three], []), "--to", "world=96,seq=32768,batch=1")
+    assert r["model"]["sizes_exact"] is False
+    assert r["model"]["undetermined"] and all(u["add_capture"] for u in r["model"]["undetermined"])
+    with pytest.raises(ValueError, match="must be at least 1"):
+        reservoir.scale(three, to={"world": 0, "seq": 32768, "batch": 1})
+
+
 def test_scale_arguments_are_checked():
     with pytest.raises(TypeError):
         reservoir.scale(str(TINY), to={"world": 2})

@@ -331,6 +331,65 @@ TEST(CliCareless, SidecarValuesAreRangeChecked) {
   EXPECT_EQ(run({"check", careless("sidecar_reset_past_end.pickle"), "--reset-peaks", "event:1"}).code, kOk);
 }
 
+// Item 5: scale's parameters are checked wherever they come from (--to, --from, the sidecar), one
+// rule, exit 2: --from world=0 or -2 and sidecar world_size 0, -4, 2^63 - 1 were accepted silently.
+TEST(CliCareless, ScaleParametersAreCheckedWhereverTheyComeFrom) {
+  const std::string good = careless("double_free.pickle");
+  const std::vector<std::pair<std::string, std::string>> sidecars{
+      {"sidecar_world_0", "world=0: must be at least 1"},
+      {"sidecar_world_minus_4", "world=-4: must be at least 1"},
+      {"sidecar_world_2pow63_minus_1", "world=9223372036854775807: more ranks than any job has"}};
+  for (const auto& [stem, words] : sidecars) {
+    auto r = run({"scale", "--from", careless(stem + ".pickle"), "--from", "world=2,seq=4096,batch=1:" + good, "--to",
+                  "world=8"});
+    EXPECT_EQ(r.code, kUsage) << stem << ": " << r.err;
+    EXPECT_TRUE(has(r.err, careless(stem + ".json") + ": the capture JSON's " + words)) << r.err;
+  }
+  for (const char* bad : {"world=0,seq=4096", "world=-2,seq=4096", "world=2,seq=0", "world=2,batch=-1"}) {
+    auto r = run({"scale", "--from", std::string(bad) + ":" + good, "--from", "world=4,seq=4096:" + good, "--to",
+                  "world=8"});
+    EXPECT_EQ(r.code, kUsage) << bad << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "must be at least 1")) << r.err;
+  }
+  for (const char* bad : {"world=0", "world=x", "seq=-3", "world=99999999999"}) {
+    auto r = run({"scale", "--from", "world=2:" + good, "--from", "world=4:" + good, "--to", bad});
+    EXPECT_EQ(r.code, kUsage) << bad << ": " << r.err;  // a bad value was exit 3
+  }
+}
+
+// Item 5: seq x batch overflowed int64: --to seq=2^62 reported a peak of 1.03 GiB and exit 0.
+TEST(CliCareless, ScaleSizesPastAnyDeviceAreRefused) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const std::string a = test::sharedTrace("scale/w4-s2048.rank0.pickle").string();
+  const std::string b = test::sharedTrace("scale/w4-s4096.rank0.pickle").string();
+  for (const char* to : {"seq=4611686018427387904", "seq=4096,batch=2305843009213693952", "seq=9223372036854775807",
+                         "seq=268435456"}) {  // 2^28 failed with "segment_alloc at 0x0 ... matches no later segment"
+    auto r = run({"scale", "--from", a, "--from", b, "--to", to, "--json"});
+    EXPECT_EQ(r.code, kUsage) << to << ": " << r.out << r.err;
+    EXPECT_TRUE(has(r.err, "more than any GPU's memory")) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  EXPECT_EQ(run({"scale", "--from", a, "--from", b, "--to", "seq=8192"}).code, kOk);
+}
+
+// Item 7: four --to lists of 100 values made 10^8 targets; the run died at 7.3 GB, blaming "a
+// damaged or hostile file". Refused up front, naming the grid's size and the bound.
+TEST(CliCareless, ScaleGridsAreBounded) {
+  std::string hundred;
+  for (int i = 1; i <= 100; ++i) hundred += (i > 1 ? "," : "") + std::to_string(i);
+  const std::string good = careless("double_free.pickle");
+  const std::string to = "world=" + hundred + ",seq=" + hundred + ",batch=" + hundred + ",dim=" + hundred;
+  auto r = run({"scale", "--from", "world=2:" + good, "--from", "world=4:" + good, "--to", to});
+  EXPECT_EQ(r.code, kUsage) << r.err;
+  EXPECT_TRUE(has(r.err, "a grid of 100 world x 100 seq x 100 batch x 100 dim = 1e+08 targets is more than the 100000"))
+      << r.err;
+  // Two --to grids that are each small enough but together too many.
+  const std::string half = "world=" + hundred + ",seq=" + hundred + ",batch=1,2,3,4,5,6";
+  r = run({"scale", "--from", "world=2:" + good, "--from", "world=4:" + good, "--to", half, "--to", half});
+  EXPECT_EQ(r.code, kUsage) << r.err;
+  EXPECT_TRUE(has(r.err, "past the 100000 one run may have")) << r.err;
+}
+
 // Item 9: '-' opened a file named '-'.
 TEST(CliCareless, DashIsNoFile) {
   for (const char* cmd : {"info", "check", "whatif", "gate", "sweep"}) {

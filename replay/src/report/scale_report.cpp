@@ -2,10 +2,36 @@
 // line so that Python's reservoir.scale and `reservoir scale` share it.
 #include "reservoir/replay/scale_report.h"
 
+#include <fmt/format.h>
+
+#include <map>
+
 #include "reservoir/replay/report_json.h"
 
 namespace reservoir::replay::scale {
 namespace {
+
+// The request classes whose size at the target the inputs cannot tell: one entry per class (the
+// allocation's innermost frames and the law), with why and the capture that would settle it.
+nlohmann::json undeterminedClasses(const Input& tin, const ScaleModel& m) {
+  std::map<std::pair<std::string, std::string>, nlohmann::json> classes;
+  for (const auto& f : m.requests) {
+    if (f.law.determined) continue;
+    auto& c = classes[{describeStack(*tin.snapshot, f.stack, 2), f.law.className()}];
+    if (c.is_null())
+      c = {{"where", describeStack(*tin.snapshot, f.stack, 2)},
+           {"law", f.law.className()},
+           {"count", 0},
+           {"sizes", f.sizes},
+           {"predicted", f.predicted},
+           {"why", f.law.why_undetermined},
+           {"add_capture", f.law.add_capture ? nlohmann::json(*f.law.add_capture) : nlohmann::json(nullptr)}};
+    c["count"] = c["count"].get<std::size_t>() + 1;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& [k, v] : classes) out.push_back(std::move(v));
+  return out;
+}
 
 nlohmann::json modelJson(const Scaler& s, const ScaleModel& m, std::size_t max_unexplained) {
   nlohmann::json j;
@@ -15,6 +41,9 @@ nlohmann::json modelJson(const Scaler& s, const ScaleModel& m, std::size_t max_u
   j["matched_in_every_input"] = m.matched_everywhere;
   j["laws"] = m.laws;
   j["inexact_at_target"] = m.inexact;
+  j["undetermined_at_target"] = m.undetermined;
+  // Every size at the target follows from the inputs exactly (no guess, no rounding).
+  j["sizes_exact"] = m.inexact == 0 && m.undetermined == 0;
   j["inputs"] = nlohmann::json::array();
   for (std::size_t i = 0; i < s.inputs().size(); ++i)
     j["inputs"].push_back({{"trace", s.inputs()[i].name},
@@ -28,11 +57,16 @@ nlohmann::json modelJson(const Scaler& s, const ScaleModel& m, std::size_t max_u
     j["unexplained"].push_back(
         {{"op", f.op}, {"sizes", f.sizes}, {"kept", f.predicted}, {"stack", describeStack(*tin.snapshot, f.stack, 6)}});
   }
+  j["undetermined"] = undeterminedClasses(tin, m);
   j["notes"] = m.notes;
   return j;
 }
 
 }  // namespace
+
+nlohmann::json undeterminedJson(const Scaler& s, const ScaleModel& m) {
+  return undeterminedClasses(s.inputs()[m.template_input], m);
+}
 
 Expected<std::pair<std::optional<Params>, std::string>> splitInputSpec(std::string_view spec) {
   using Split = std::pair<std::optional<Params>, std::string>;
@@ -48,7 +82,10 @@ Expected<std::vector<Params>> parseTargets(const std::vector<std::string>& to) {
   std::vector<Params> targets;
   for (const auto& t : to) {
     auto grid = parseGrid(t);
-    if (!grid) return Status::error(t + ": " + grid.message());
+    if (!grid) return grid.status().prefixed(t + ": ");
+    if (targets.size() + grid->size() > kMaxTargets)
+      return Status::usage(fmt::format("the targets given are {} and more, past the {} one run may have; give fewer values",
+                                       targets.size() + grid->size(), kMaxTargets));
     targets.insert(targets.end(), grid->begin(), grid->end());
   }
   return targets;

@@ -10,9 +10,38 @@
 namespace reservoir::replay::scale {
 namespace {
 
-__extension__ using Int128 = __int128;
+using detail::Int128;
+using detail::Q;
+
+// The size a kTerms law gives at the parameters: rounded to whole bytes (`exact` cleared when it
+// is not whole), out of range (kMaxRequestBytes + 1, `exact` cleared) on an overflow.
+std::int64_t evaluateTerms(const Law& law, const Params& params, bool* exact) {
+  Q sum{0, 1};
+  bool ok = law.terms.size() == law.coefs.size();
+  for (std::size_t i = 0; ok && i < law.terms.size(); ++i) {
+    auto v = detail::termValue(law.terms[i], params);
+    auto c = detail::makeQ(law.coefs[i].num, law.coefs[i].den);
+    auto prod = v && c ? detail::mulQ(*v, *c) : std::nullopt;
+    auto next = prod ? detail::addQ(sum, *prod) : std::nullopt;
+    ok = next.has_value();
+    if (ok) sum = *next;
+  }
+  if (!ok || sum.n / sum.d > kMaxRequestBytes) {
+    if (exact) *exact = false;
+    return kMaxRequestBytes + 1;
+  }
+  if (!sum.whole() && exact) *exact = false;
+  Int128 q = sum.n / sum.d;
+  if (sum.n % sum.d != 0 && sum.n > 0) ++q;  // a fraction of a byte: rounded up
+  if (q < 0) {
+    if (exact) *exact = false;
+    q = 0;
+  }
+  return static_cast<std::int64_t>(q);
+}
 
 // num / den rounded (up for shards: padding only adds), with `exact` cleared when inexact.
+// Past kMaxRequestBytes the value is out of range: kMaxRequestBytes + 1, inexact.
 std::int64_t divide(Int128 num, Int128 den, bool round_up, bool* exact) {
   if (den < 0) num = -num, den = -den;
   Int128 q = num / den;
@@ -29,7 +58,18 @@ std::int64_t divide(Int128 num, Int128 den, bool round_up, bool* exact) {
     if (exact) *exact = false;
     q = 0;
   }
+  if (q > kMaxRequestBytes) {
+    if (exact) *exact = false;
+    return kMaxRequestBytes + 1;
+  }
   return static_cast<std::int64_t>(q);
+}
+
+// a * b, or none past 2^127.
+std::optional<Int128> mul(Int128 a, Int128 b) {
+  Int128 r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
 }
 
 // The quadratic through three points at x, in floating point (for values too large for the
@@ -43,7 +83,7 @@ std::int64_t quadraticApprox(const std::vector<std::pair<std::int64_t, std::int6
         term *= (x - static_cast<long double>(b[j].first)) / static_cast<long double>(b[i].first - b[j].first);
     v += term;
   }
-  constexpr long double kMax = 9.0e18L;  // below INT64_MAX: no request is near it
+  constexpr auto kMax = static_cast<long double>(kMaxRequestBytes + 1);  // out of range past it
   return v <= 0 ? 0 : static_cast<std::int64_t>(std::llround(std::min(v, kMax)));
 }
 
@@ -56,12 +96,14 @@ std::string_view lawKindName(LawKind kind) {
     case LawKind::kShard: return "shard";
     case LawKind::kQuadratic: return "quadratic";
     case LawKind::kUnexplained: return "unexplained";
+    case LawKind::kTerms: return "terms";
   }
   return "?";
 }
 
 std::int64_t Law::evaluate(const Params& params, bool* exact) const {
   if (exact) *exact = true;
+  if (kind == LawKind::kTerms) return evaluateTerms(*this, params, exact);
   if (basis.empty()) return 0;
   const auto [x0, s0] = basis[0];
   if (kind == LawKind::kConstant || kind == LawKind::kUnexplained || basis.size() < 2) return s0;
@@ -72,16 +114,28 @@ std::int64_t Law::evaluate(const Params& params, bool* exact) const {
   }
   const Int128 x = *xv;
   const auto [x1, s1] = basis[1];
+  const auto out_of_range = [&] {
+    if (exact) *exact = false;
+    return kMaxRequestBytes + 1;
+  };
   switch (kind) {
-    case LawKind::kAffine: return divide(Int128{s0} * (x1 - x0) + Int128{s1 - s0} * (x - x0), x1 - x0, false, exact);
+    case LawKind::kAffine: {
+      const auto a = mul(Int128{s0}, Int128{x1} - x0), b = mul(Int128{s1} - s0, x - x0);
+      if (!a || !b) return out_of_range();
+      return divide(*a + *b, Int128{x1} - x0, false, exact);
+    }
     case LawKind::kShard: {
       if (x == 0) {
         if (exact) *exact = false;
         return s0;
       }
       // s = s0 + (s1 - s0) * x1 * (x0 - x) / (x * (x0 - x1))
-      const Int128 den = x * (x0 - x1);
-      return divide(Int128{s0} * den + Int128{s1 - s0} * x1 * (x0 - x), den, true, exact);
+      const auto den = mul(x, Int128{x0} - x1);
+      const auto a = den ? mul(Int128{s0}, *den) : std::nullopt;
+      const auto b0 = mul(Int128{s1} - s0, x1);
+      const auto b = b0 ? mul(*b0, Int128{x0} - x) : std::nullopt;
+      if (!a || !b) return out_of_range();
+      return divide(*a + *b, *den, true, exact);
     }
     case LawKind::kQuadratic: {
       const auto [x2, s2] = basis[2];
@@ -102,10 +156,24 @@ std::int64_t Law::evaluate(const Params& params, bool* exact) const {
 
 std::string Law::className() const {
   if (kind == LawKind::kConstant || kind == LawKind::kUnexplained) return std::string(lawKindName(kind));
+  if (kind == LawKind::kTerms) {
+    std::string s;
+    for (const auto& t : terms) s += (s.empty() ? "" : " + ") + t.name();
+    return fmt::format("terms({})", s);
+  }
   return fmt::format("{}({})", lawKindName(kind), variable);
 }
 
 std::string Law::describe() const {
+  if (kind == LawKind::kTerms) {
+    std::string s;
+    for (std::size_t i = 0; i < terms.size() && i < coefs.size(); ++i) {
+      const auto& c = coefs[i];
+      const std::string k = c.den == 1 ? std::to_string(c.num) : fmt::format("({}/{})", c.num, c.den);
+      s += (s.empty() ? "" : " + ") + (terms[i].name() == "1" ? k : k + "*" + terms[i].name());
+    }
+    return "terms = " + s;
+  }
   if (basis.empty()) return className();
   using LD = long double;
   const LD x0 = static_cast<LD>(basis[0].first), s0 = static_cast<LD>(basis[0].second);

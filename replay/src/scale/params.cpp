@@ -4,6 +4,7 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -28,7 +29,7 @@ Expected<std::int64_t> parseValue(std::string_view text, std::string_view whole)
   const auto* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, v);
   if (ec != std::errc{} || ptr != end || text.empty())
-    return Status::error(fmt::format("'{}': '{}' is not an integer (expected NAME=VALUE[,VALUE...],...)", whole, text));
+    return Status::usage(fmt::format("'{}': '{}' is not an integer (expected NAME=VALUE[,VALUE...],...)", whole, text));
   return v;
 }
 
@@ -37,28 +38,54 @@ using Lists = std::vector<std::pair<std::string, std::vector<std::int64_t>>>;
 
 Expected<Lists> parseLists(std::string_view text) {
   Lists lists;
-  if (text.empty()) return Status::error("empty parameter list (expected NAME=VALUE,...)");
+  if (text.empty()) return Status::usage("empty parameter list (expected NAME=VALUE,...)");
   for (std::string_view item : splitCommas(text)) {
     const auto eq = item.find('=');
     std::string_view value = item;
     if (eq != std::string_view::npos) {
       const std::string name(item.substr(0, eq));
-      if (name.empty()) return Status::error(fmt::format("'{}': a parameter without a name", text));
+      if (name.empty()) return Status::usage(fmt::format("'{}': a parameter without a name", text));
       for (const auto& [n, v] : lists)
-        if (n == name) return Status::error(fmt::format("'{}': parameter '{}' given twice", text, name));
+        if (n == name) return Status::usage(fmt::format("'{}': parameter '{}' given twice", text, name));
       lists.push_back({name, {}});
       value = item.substr(eq + 1);
     } else if (lists.empty()) {
-      return Status::error(fmt::format("'{}': expected NAME=VALUE first", text));
+      return Status::usage(fmt::format("'{}': expected NAME=VALUE first", text));
     }
     auto v = parseValue(value, text);
     if (!v) return v.status();
+    if (Status st = checkParamValue(lists.back().first, *v); !st.ok()) return st.prefixed(fmt::format("'{}': ", text));
     lists.back().second.push_back(*v);
   }
   return lists;
 }
 
+Status tooManyTargets(const Lists& lists) {
+  std::string sizes;
+  long double product = 1;
+  for (const auto& [name, values] : lists) {
+    sizes += fmt::format("{}{} {}", sizes.empty() ? "" : " x ", values.size(), name);
+    product *= static_cast<long double>(values.size());
+  }
+  return Status::usage(fmt::format("a grid of {} = {:.6g} targets is more than the {} one run may have; give fewer values",
+                                   sizes, static_cast<double>(product), kMaxTargets));
+}
+
 }  // namespace
+
+Status checkParamValue(std::string_view name, std::int64_t value) {
+  if ((name == "world" || name == "seq" || name == "batch") && value < 1)
+    return Status::usage(fmt::format("{}={}: must be at least 1", name, value));
+  if (name == "world" && value > kMaxWorld)
+    return Status::usage(fmt::format("world={}: more ranks than any job has (at most {})", value, kMaxWorld));
+  return {};
+}
+
+Status checkParams(const Params& params) {
+  for (const auto& [k, v] : params)
+    if (Status st = checkParamValue(k, v); !st.ok()) return st;
+  return {};
+}
 
 Expected<Params> parseParams(std::string_view text) {
   auto lists = parseLists(text);
@@ -66,7 +93,7 @@ Expected<Params> parseParams(std::string_view text) {
   Params p;
   for (const auto& [name, values] : *lists) {
     if (values.size() != 1)
-      return Status::error(fmt::format("'{}': '{}' has {} values, expected one", text, name, values.size()));
+      return Status::usage(fmt::format("'{}': '{}' has {} values, expected one", text, name, values.size()));
     p[name] = values[0];
   }
   return p;
@@ -75,6 +102,10 @@ Expected<Params> parseParams(std::string_view text) {
 Expected<std::vector<Params>> parseGrid(std::string_view text) {
   auto lists = parseLists(text);
   if (!lists) return lists.status();
+  std::size_t count = 1;  // refused before any target is made: 4 lists of 100 values made 10^8 of them
+  for (const auto& [name, values] : *lists)
+    if (__builtin_mul_overflow(count, values.size(), &count) || count > kMaxTargets) count = kMaxTargets + 1;
+  if (count > kMaxTargets) return tooManyTargets(*lists);
   std::vector<Params> grid{Params{}};
   for (const auto& [name, values] : *lists) {
     std::vector<Params> next;
@@ -119,6 +150,8 @@ Expected<Params> paramsFromCaptureJson(const std::string& trace_path) {
   if (params.empty())
     return Status::error(fmt::format(
         "{}: neither world_size nor an integer in config (expected the capture kit's sidecar)", json_path.string()));
+  if (Status st = checkParams(params); !st.ok())
+    return st.prefixed(fmt::format("{}: the capture JSON's ", json_path.string()));
   return params;
 }
 
@@ -128,20 +161,20 @@ Expected<Params> completeTarget(const std::vector<Input>& inputs, const Params& 
   std::set<std::string> names;
   for (const auto& [k, v] : inputs[0].params) names.insert(k);
   for (const auto& in : inputs) std::erase_if(names, [&](const std::string& k) { return !in.params.count(k); });
+  for (const auto& in : inputs)
+    if (Status st = checkParams(in.params); !st.ok()) return st.prefixed(in.name + ": ");
+  if (Status st = checkParams(target); !st.ok()) return st.prefixed("target ");
   for (const auto& [k, v] : target)
     if (!names.count(k))
-      return Status::error(fmt::format("target parameter '{}' is not a parameter of every input (they all have: {})", k,
+      return Status::usage(fmt::format("target parameter '{}' is not a parameter of every input (they all have: {})", k,
                                        fmt::join(names, ", ")));
-  for (const auto& [k, v] : target)
-    if (v <= 0 && (k == "world" || k == "seq" || k == "batch"))
-      return Status::error(fmt::format("target {}={}: must be at least 1", k, v));
   Params out = target;
   for (const auto& name : names) {
     if (out.count(name)) continue;
     const std::int64_t first = inputs[0].params.at(name);
     for (const auto& in : inputs)
       if (in.params.at(name) != first)
-        return Status::error(
+        return Status::usage(
             fmt::format("the inputs differ in '{}' ({} in {}, {} in {}): give the target's value in --to", name, first,
                         inputs[0].name, in.params.at(name), in.name));
     out[name] = first;
@@ -154,7 +187,10 @@ std::optional<std::int64_t> variableValue(const Params& params, std::string_view
     auto seq = params.find("seq");
     if (seq == params.end()) return std::nullopt;
     auto batch = params.find("batch");
-    return seq->second * (batch == params.end() ? 1 : batch->second);
+    std::int64_t tokens = 0;  // saturates: a law evaluated there is out of range, not wrapped around
+    if (__builtin_mul_overflow(seq->second, batch == params.end() ? 1 : batch->second, &tokens))
+      return std::numeric_limits<std::int64_t>::max();
+    return tokens;
   }
   auto it = params.find(std::string(variable));
   if (it == params.end()) return std::nullopt;

@@ -71,6 +71,9 @@ std::size_t nearestInput(const std::vector<Input>& inputs, const Params& target)
 
 // Notes on what the inputs cannot show about the target.
 void addCoverageNotes(const std::vector<Input>& inputs, const Params& target, ScaleModel& m) {
+  std::vector<detail::Point> shapes;
+  for (const auto& in : inputs) shapes.push_back({&in.params, 0});
+  const bool several = detail::severalParametersVary(shapes);
   for (const auto& [name, value] : target) {
     std::set<std::int64_t> seen;
     for (const auto& in : inputs) seen.insert(in.params.at(name));
@@ -82,7 +85,7 @@ void addCoverageNotes(const std::vector<Input>& inputs, const Params& target, Sc
     else if (value < *seen.begin() || value > *seen.rbegin())
       m.notes.push_back(fmt::format("'{}' = {} is extrapolated (the inputs span {} to {})", name, value, *seen.begin(),
                                     *seen.rbegin()));
-    if (name == "world" && value > *seen.rbegin())
+    if (name == "world" && value > *seen.rbegin() && !several)  // with several, the laws place the padding
       m.notes.push_back(
           fmt::format("FSDP2 pads each parameter's dim 0 to a multiple of the world size: the shard laws "
                       "assume world = {} divides it (no parameter shapes are recorded); where it does not, "
@@ -142,6 +145,43 @@ void slideGaps(std::vector<std::int64_t>& match, const std::vector<std::uint64_t
                const std::vector<std::int64_t>& is) {
   if (tk.size() == ik.size() && std::all_of(match.begin(), match.end(), [](auto j) { return j >= 0; })) return;
   for (int round = 0; round < 64 && slideOnce(match, tk, ts, ik, is); ++round) {
+  }
+}
+
+// Every request's law. Where the inputs differ in one parameter, today's laws of one variable;
+// where several vary, sums of terms in several parameters, solved exactly (terms.cpp), with the
+// dims 0 FSDP2 pads learned from the requests themselves. Laws are fitted once per distinct
+// pattern of sizes (a model's layers repeat them).
+void fitLaws(ScaleModel& m, const std::vector<std::string>& variables, const std::vector<Input>& inputs) {
+  std::vector<detail::Point> points;  // one request's (reused: a million requests make no million vectors)
+  const auto pointsOf = [&](const RequestFit& f) -> const std::vector<detail::Point>& {
+    points.clear();
+    for (std::size_t i = 0; i < f.sizes.size(); ++i)
+      if (f.sizes[i] >= 0) points.push_back({&inputs[i].params, f.sizes[i]});
+    return points;
+  };
+  std::vector<detail::Point> shapes;  // the inputs' parameters: do they vary in several at all?
+  for (const auto& in : inputs) shapes.push_back({&in.params, 0});
+  const bool several = detail::severalParametersVary(shapes);
+  std::vector<std::int64_t> dims;
+  std::map<std::vector<std::int64_t>, bool> seen;
+  for (const auto& f : m.requests) {
+    if (!several) break;
+    if (!detail::severalParametersVary(pointsOf(f)) || !seen.emplace(f.sizes, true).second) continue;
+    for (auto d : detail::paddedDims(points)) dims.push_back(d);
+  }
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  const auto terms = several ? detail::lawTerms(inputs, dims) : std::vector<LawTerm>{};
+  std::map<std::vector<std::int64_t>, Law> cache;
+  for (auto& f : m.requests) {
+    f.law = detail::fitLaw(pointsOf(f), variables);
+    if (several && f.law.kind != LawKind::kConstant && detail::severalParametersVary(points)) {
+      auto it = cache.find(f.sizes);
+      if (it == cache.end()) it = cache.emplace(f.sizes, detail::fitTerms(points, terms, m.target, inputs)).first;
+      f.law = it->second;
+    }
+    if (f.law.kind == LawKind::kUnexplained) f.law.basis = {{0, f.sizes[m.template_input]}};
   }
 }
 
@@ -218,14 +258,11 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
   const auto variables = detail::lawVariables(inputs_);
   const auto& tops = prepared_[t]->program.ops;
   m.requests.reserve(keys_[t].size());
-  std::vector<detail::Point> points;
-  std::map<std::pair<LawKind, std::string>, std::size_t> by_class;
   for (std::size_t r = 0; r < keys_[t].size(); ++r) {
     RequestFit f;
     f.op = malloc_ops_[t][r];
     f.stack = tops[f.op].stack;
     f.sizes.assign(n, -1);
-    points.clear();
     bool everywhere = true;
     for (std::size_t i = 0; i < n; ++i) {
       const std::int64_t j = i == t ? static_cast<std::int64_t>(r) : matches[i][r];
@@ -235,23 +272,41 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
       }
       const auto& op = prepared_[i]->program.ops[malloc_ops_[i][static_cast<std::size_t>(j)]];
       f.sizes[i] = static_cast<std::int64_t>(op.size);
-      points.push_back({&inputs_[i].params, f.sizes[i]});
     }
     m.matched_everywhere += everywhere;
-    f.law = detail::fitLaw(points, variables);
-    if (f.law.kind == LawKind::kUnexplained) f.law.basis = {{0, f.sizes[t]}};
-    bool exact = true;
-    f.predicted = f.law.evaluate(m.target, &exact);
-    m.inexact += !exact;
-    ++by_class[{f.law.kind, f.law.variable}];
     m.requests.push_back(std::move(f));
   }
+  fitLaws(m, variables, inputs_);
+  std::map<std::pair<LawKind, std::string>, std::size_t> by_class;
+  detail::Int128 total = 0;
+  for (auto& f : m.requests) {
+    bool exact = true;
+    f.predicted = f.law.evaluate(m.target, &exact);
+    if (f.predicted > kMaxRequestBytes)
+      return Status::usage(fmt::format(
+          "at {} a request of {} is predicted to need more than {} bytes (1 TiB), more than any GPU's memory "
+          "({}): no device runs this target",
+          paramsText(m.target), describeStack(*inputs_[t].snapshot, f.stack, 1), kMaxRequestBytes, f.law.describe()));
+    total += f.predicted;  // each at most 2^40 + 1, so no overflow in 128 bits
+    m.inexact += !exact && f.law.determined;
+    m.undetermined += !f.law.determined;
+    ++by_class[{f.law.kind, f.law.kind == LawKind::kTerms ? f.law.className() : f.law.variable}];
+  }
+  if (total > detail::Int128{kMaxRequestBytes} * 128)  // the synthesized trace would not fit a GPU's address space
+    return Status::usage(fmt::format("at {} the predicted requests add up to {:.3g} bytes, more than 128 TiB: no device runs "
+                                     "this target",
+                                     paramsText(m.target), static_cast<long double>(total)));
   for (const auto& [k, count] : by_class) {  // named once per class, not per request
     Law named;
     named.kind = k.first, named.variable = k.second;
-    m.laws[named.className()] += count;
+    m.laws[k.first == LawKind::kTerms ? k.second : named.className()] += count;
   }
   addCoverageNotes(inputs_, m.target, m);
+  if (m.undetermined)
+    m.notes.push_back(fmt::format(
+        "{} sizes at the target rest on a guess: the inputs cannot tell them (each request class is listed with the "
+        "capture that would settle it); the prediction is not exact",
+        m.undetermined));
   if (m.inexact)
     m.notes.push_back(
         fmt::format("{} sizes are not whole at the target (a shard whose dim 0 the target's world does not "

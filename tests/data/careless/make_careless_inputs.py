@@ -19,7 +19,8 @@ Each file reads as a snapshot; what it exercises is what the commands say about 
   sidecar_*.pickle + .json        a good five-event trace beside a capture JSON that cannot be used
                                   (device_total -1, fraction 2, reset_peaks_after_event 2^32 + 5 or past
                                   the trace's end, a statistic of 2^64 - 1, a JSON list): every command
-                                  refuses the sidecar with its path (exit 3), never a wrapped value
+                                  refuses the sidecar with its path (exit 3), never a wrapped value;
+                                  sidecar_world_*: world_size 0, -4 or 2^63 - 1, which scale refuses (exit 2)
 Run it from anywhere: python3 tests/data/careless/make_careless_inputs.py
 """
 import os
@@ -56,6 +57,10 @@ def sidecars():
                        ("sidecar_not_object", '[1, 2]')]:
         write(stem + ".pickle", good)
         write_sidecar(stem + ".json", text)
+    # scale's parameters from a sidecar: a world size no job has (issue 31, item 5)
+    for stem, world in [("sidecar_world_0", 0), ("sidecar_world_minus_4", -4), ("sidecar_world_2pow63_minus_1", 2**63 - 1)]:
+        write(stem + ".pickle", good)
+        write_sidecar(stem + ".json", '{"world_size": %d, "config": {"seq": 4096, "batch": 1}}' % world)
 
 
 def main():

@@ -27,6 +27,19 @@ namespace reservoir::replay::scale {
 // seq and batch have meaning to the laws (tokens = seq x batch; shards divide by world).
 using Params = std::map<std::string, std::int64_t>;
 
+// The most targets one grid may have (a grid is refused before any target is made), and the most
+// ranks a world may have.
+inline constexpr std::size_t kMaxTargets = 100000;
+inline constexpr std::int64_t kMaxWorld = std::int64_t{1} << 24;
+// The largest request a prediction may make: 1 TiB, more memory than any GPU has. A law that
+// predicts more at the target is refused in plain words, never wrapped around.
+inline constexpr std::int64_t kMaxRequestBytes = std::int64_t{1} << 40;
+
+// One rule for every parameter, wherever it comes from (--to, --from, a sidecar): world, seq
+// and batch are at least 1, world at most kMaxWorld. Usage errors (exit 2).
+Status checkParamValue(std::string_view name, std::int64_t value);
+Status checkParams(const Params& params);
+
 // "world=2,seq=4096" (every value one integer).
 Expected<Params> parseParams(std::string_view text);
 // "world=8,16,32,seq=4096,8192": the grid of every combination (a value list per name), in
@@ -55,8 +68,27 @@ enum class LawKind : std::uint8_t {
   kShard,        // c + K / world: an FSDP2 shard (dim 0 padded to a multiple of world: exact while world divides it)
   kQuadratic,    // a + b x + c x^2, only where three inputs or more show it
   kUnexplained,  // no law fits every input: the template's size is kept
+  kTerms,        // several parameters at once: a sum of terms (LawTerm) with exact rational coefficients
 };
 std::string_view lawKindName(LawKind kind);
+
+// One term of a law in several parameters: a monomial tokens^a seq^b batch^c world^d (d may be
+// -1: a share of world), or FSDP2's padded shard of a dim 0 (torch's _fsdp_param.py pads dim 0 to
+// a multiple of world: a rank holds ceil(dim0 / world) rows, the all-gather output world times that).
+struct LawTerm {
+  enum class Kind : std::uint8_t { kMonomial, kShard, kGathered };
+  Kind kind = Kind::kMonomial;
+  std::int8_t tokens = 0, seq = 0, batch = 0, world = 0;  // exponents (kMonomial)
+  std::int64_t dim0 = 0;                                  // kShard: ceil(dim0/world); kGathered: world*ceil(dim0/world)
+  [[nodiscard]] std::string name() const;                 // "tokens/world", "ceil(1024/world)", "1"
+  friend bool operator==(const LawTerm&, const LawTerm&) = default;
+};
+
+// An exact fraction (a coefficient of a kTerms law).
+struct Ratio {
+  std::int64_t num = 0, den = 1;
+  friend bool operator==(const Ratio&, const Ratio&) = default;
+};
 
 struct Law {
   LawKind kind = LawKind::kConstant;
@@ -66,6 +98,18 @@ struct Law {
   std::vector<std::pair<std::int64_t, std::int64_t>> basis;
   // The size at `params` (x taken from them); `exact` is cleared when the value is not a whole
   // number of bytes (a shard past the inputs' divisibility is rounded up, as padding does).
+  // kTerms: size = sum of coefs[i] * terms[i] at the parameters.
+  std::vector<LawTerm> terms;
+  std::vector<Ratio> coefs;
+  // False where the inputs cannot tell the size at the target: two laws as simple as this one go
+  // through every input and differ there, or none is simpler than the inputs are many. The size
+  // is then the simplest law's guess, the prediction is not exact, and `add_capture` names a
+  // capture (parameters) that would settle it.
+  bool determined = true;
+  std::string why_undetermined;
+  std::optional<Params> add_capture;
+  // `exact` is also cleared where the value is out of range (an overflow or more than
+  // kMaxRequestBytes: then kMaxRequestBytes + 1 is returned, never a wrapped-around size).
   [[nodiscard]] std::int64_t evaluate(const Params& params, bool* exact = nullptr) const;
   [[nodiscard]] std::string describe() const;   // "affine(tokens): 8192 + 4096*tokens"
   [[nodiscard]] std::string className() const;  // "affine(tokens)"
@@ -91,6 +135,7 @@ struct ScaleModel {
   std::vector<std::size_t> unmatched_per_input;  // requests of input i the template lacks
   std::map<std::string, std::size_t> laws;       // "constant", "affine(tokens)", "shard(world)", ... -> count
   std::size_t inexact = 0;                       // laws whose value at the target is not a whole byte count
+  std::size_t undetermined = 0;                  // requests the inputs cannot tell at the target (Law::determined)
   std::vector<std::string> notes;
 };
 

@@ -44,6 +44,11 @@ Expected<TargetResult> runTarget(const Scaler& scaler, const Params& target, con
 // "check"); `max_unexplained`: unexplained requests listed.
 nlohmann::json targetJson(const Scaler& scaler, const TargetResult& r, bool edits, std::size_t max_unexplained);
 
+// The request classes the inputs cannot tell at the target ("undetermined" of the model's JSON):
+// per class its frames, law, count, why, and add_capture (the parameters of a capture that would
+// settle it, or null).
+nlohmann::json undeterminedJson(const Scaler& scaler, const ScaleModel& model);
+
 // The prediction against a capture of the target (`measured`, prepared as an input with no
 // parameters): peaks and request by request ("check" of `scale --json`).
 Expected<nlohmann::json> measuredJson(const Scaler& scaler, const TargetResult& r, const Input& measured);
