@@ -136,7 +136,7 @@ Expected<Params> paramsFromCaptureJson(const std::string& trace_path) {
   if (!in)
     return Status::error(
         fmt::format("{}: no parameters given and no capture sidecar {} to read them from "
-                    "(write --from NAME=VALUE,...:FILE)",
+                    "(give its parameters with it: NAME=VALUE,...)",
                     trace_path, json_path.string()));
   nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
   if (j.is_discarded() || !j.is_object())
@@ -175,8 +175,8 @@ Expected<Params> completeTarget(const std::vector<Input>& inputs, const Params& 
     for (const auto& in : inputs)
       if (in.params.at(name) != first)
         return Status::usage(
-            fmt::format("the inputs differ in '{}' ({} in {}, {} in {}): give the target's value in --to", name, first,
-                        inputs[0].name, in.params.at(name), in.name));
+            fmt::format("the inputs differ in '{}' ({} in {}, {} in {}): give the target's value of '{}'", name, first,
+                        inputs[0].name, in.params.at(name), in.name, name));
     out[name] = first;
   }
   return out;
