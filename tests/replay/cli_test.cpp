@@ -540,28 +540,34 @@ TEST(CliHostile, RecordedSettingsOutOfRangeAreBadInput) {
 // replay's "the model on the recording" is check's verdict (one library rule for peak resets):
 // on shared traces whose check is exact only with a reset (found from the replay, or named by
 // the capture JSON), replay with the model backend says exact too, with the same reset.
+std::string shared(const std::string& rel) { return test::sharedTrace(rel).string(); }
+
 TEST(Cli, ReplayAndCheckAgreeOnPeakResets) {
-  for (const char* rel : {"resume-tiny/fresh.rank0.pickle", "scale/w1-s4096.rank0.pickle", "synth/default-s1.pickle"}) {
-    SCOPED_TRACE(rel);
-    auto check = run({"check", sample(rel), "--json"});
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  for (const std::string& path : {sample("resume-tiny/fresh.rank0.pickle"), shared("scale/w1-s4096.rank0.pickle"),
+                                  shared("synth/default-s1.pickle")}) {
+    SCOPED_TRACE(path);
+    auto check = run({"check", path, "--json"});
     ASSERT_EQ(check.code, kOk) << check.err;
     const auto c = nlohmann::json::parse(check.out);
-    auto replay = run({"replay", sample(rel), "--backend", "model", "--json"});
+    auto replay = run({"replay", path, "--backend", "model", "--json"});
     ASSERT_EQ(replay.code, kOk) << replay.err;
     const auto r = nlohmann::json::parse(replay.out);
     EXPECT_EQ(r["model_vs_recording_exact"], c["exact"]);
     EXPECT_TRUE(r["model_vs_recording_exact"].get<bool>());
-    auto text = run({"replay", sample(rel), "--backend", "model"});
+    auto text = run({"replay", path, "--backend", "model"});
     ASSERT_EQ(text.code, kOk) << text.err;
     EXPECT_NE(text.out.find("the model on the recording: exact\n"), std::string::npos) << text.out;
     // The reset check reports is the one replay names.
-    for (const auto& note : c["notes"])
-      if (note.get<std::string>().find("peak") != std::string::npos)
+    for (const auto& note : c["notes"]) {
+      if (note.get<std::string>().find("peak") != std::string::npos) {
         EXPECT_NE(text.out.find("note: " + note.get<std::string>()), std::string::npos) << text.out;
+      }
+    }
   }
   // Without the rule the peaks would differ: the preparation alone (no resets) is not exact.
-  for (const char* rel : {"resume-tiny/fresh.rank0.pickle", "scale/w1-s4096.rank0.pickle"}) {
-    auto trace = replay::readTrace(sample(rel));
+  for (const std::string& rel : {sample("resume-tiny/fresh.rank0.pickle"), shared("scale/w1-s4096.rank0.pickle")}) {
+    auto trace = replay::readTrace(rel);
     ASSERT_TRUE(trace.ok()) << trace.message();
     auto p = replay::prepareTrace(trace->snapshot, 0, trace->environment());
     ASSERT_TRUE(p.ok()) << p.message();
@@ -576,7 +582,8 @@ TEST(Cli, ReplayAndCheckAgreeOnPeakResets) {
 
 // A fraction run checked without its sidecar: the CLI words the library's hint as --fraction F.
 TEST(Cli, CheckNamesAMissingFraction) {
-  const std::string trace = sample("synth/gcthresh-s5.pickle");
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const std::string trace = shared("synth/gcthresh-s5.pickle");
   auto text = run({"check", trace, "--no-capture-json"});
   EXPECT_EQ(text.code, kFailed);
   EXPECT_NE(text.out.find("--fraction 0.05 makes the replay exact"), std::string::npos) << text.out;
@@ -591,7 +598,8 @@ TEST(Cli, CheckNamesAMissingFraction) {
 
 // --set '' is given: torch's defaults, not "no --set" (the recorded settings).
 TEST(Cli, SetEmptyIsTorchsDefaults) {
-  const std::string trace = sample("synth/expandable-s2.pickle");
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const std::string trace = shared("synth/expandable-s2.pickle");
   auto recorded = run({"whatif", trace, "--json"});
   ASSERT_EQ(recorded.code, kOk) << recorded.err;
   auto empty = run({"whatif", trace, "--set", "", "--json"});

@@ -122,7 +122,8 @@ ConformanceOptions withoutSidecar() {
 }
 
 TEST(Conformance, AMissingFractionIsNamedWithTheOneThatMakesItExact) {
-  const auto path = (test::samplesDir() / "synth" / "gcthresh-s5.pickle").string();
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const auto path = (test::sharedTracesDir() / "synth" / "gcthresh-s5.pickle").string();
   auto snap = traces::readSnapshotFile(path);
   ASSERT_TRUE(snap.ok()) << snap.message();
   const std::size_t dev = snap->busiestDevice();
@@ -160,14 +161,15 @@ TEST(Conformance, AMissingFractionIsNamedWithTheOneThatMakesItExact) {
 // Where nothing a fraction explains happened, or the fraction is known, no hint: a fraction run
 // that is exact without its sidecar (its ooms tell the capacity), and a divergence of another kind.
 TEST(Conformance, NoFractionHintWhereNoFractionExplainsIt) {
-  auto snap = traces::readSnapshotFile((test::samplesDir() / "synth" / "fraction-s6.pickle").string());
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  auto snap = traces::readSnapshotFile((test::sharedTracesDir() / "synth" / "fraction-s6.pickle").string());
   ASSERT_TRUE(snap.ok()) << snap.message();
   auto r = runConformance(*snap, snap->busiestDevice(), withoutSidecar());
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_TRUE(r->exact());
   EXPECT_FALSE(r->missing_fraction.has_value());
 
-  auto gc = traces::readSnapshotFile((test::samplesDir() / "synth" / "gcthresh-s5.pickle").string());
+  auto gc = traces::readSnapshotFile((test::sharedTracesDir() / "synth" / "gcthresh-s5.pickle").string());
   ASSERT_TRUE(gc.ok());
   ConformanceOptions known = withoutSidecar();
   known.env.fraction = 0.5;  // given (wrongly): the fraction is known, so it is not searched for

@@ -51,7 +51,8 @@ TEST(OptionText, SetAsTorchReadsIt) {
 
   // On a trace recorded with expandable segments: no --set keeps them, --set '' and a set
   // without the key do not.
-  auto trace = readTrace((test::samplesDir() / "synth" / "expandable-s2.pickle").string());
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  auto trace = readTrace((test::sharedTracesDir() / "synth" / "expandable-s2.pickle").string());
   ASSERT_TRUE(trace.ok()) << trace.message();
   auto prepared = prepareTrace(trace->snapshot, 0, trace->environment());
   ASSERT_TRUE(prepared.ok()) << prepared.message();
@@ -73,7 +74,8 @@ TEST(OptionText, SetAsTorchReadsIt) {
   // The recorded device's settings (check/replay --settings) alike.
   auto env = replayEnvironment(*trace, {std::nullopt, "", std::string()});
   ASSERT_TRUE(env.ok()) << env.message();
-  EXPECT_EQ(env->settings, std::optional<std::string>(""));
+  ASSERT_TRUE(env->settings.has_value());
+  EXPECT_EQ(*env->settings, "");
   auto cfg = replayConfig(trace->snap(), *env);
   ASSERT_TRUE(cfg.ok()) << cfg.message();
   EXPECT_FALSE(cfg->expandable_segments);

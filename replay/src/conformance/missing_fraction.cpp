@@ -81,11 +81,14 @@ std::vector<double> candidates(const Bounds& b, ByteCount total) {
     if (limit < static_cast<double>(b.peak)) continue;
     (b.below && limit >= static_cast<double>(*b.below) ? rest : inside).push_back(f);
   }
-  // A fraction computed by the program (not two decimals): the middle of the bounds the ooms give.
-  if (b.below && *b.below > b.peak && t > 0)
-    inside.insert(inside.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(inside.size(), kMaxTries - 1)),
-                  std::round(static_cast<double>(b.peak + *b.below) / 2.0 / t * 1e6) / 1e6);
   inside.insert(inside.end(), rest.begin(), rest.end());
+  // A fraction computed by the program (not two decimals): the middle of the bounds the ooms
+  // give (an oom's size is the request's, not the segment's: a bound, not the limit itself),
+  // after the first few two-decimal ones.
+  constexpr std::size_t kTwoDecimalsFirst = 3;
+  if (b.below && *b.below > b.peak && t > 0)
+    inside.insert(inside.begin() + static_cast<std::ptrdiff_t>(std::min(inside.size(), kTwoDecimalsFirst)),
+                  std::round(static_cast<double>(b.peak + *b.below) / 2.0 / t * 1e6) / 1e6);
   if (inside.size() > kMaxTries) inside.resize(kMaxTries);
   return inside;
 }

@@ -42,7 +42,6 @@ WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, st
   anchor_floor_ = seed_lowest;
 }
 
-
 std::optional<Addr> WhatIfDevice::overlapStart(Addr addr, ByteCount size) const {
   auto it = live_.upper_bound(addr);
   if (it != live_.begin()) {
