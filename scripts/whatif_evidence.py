@@ -7,7 +7,9 @@ the truth is the re-run's own recording replayed (its baseline, exact where `che
 probed at the same point. Prints a Markdown table: the byte error of each figure under each address
 model, and exits 1 when any default-model figure differs.
 
-  scripts/whatif_evidence.py RESERVOIR FOLDER [--cases CASES.json] [--models recorded,driver]
+  scripts/whatif_evidence.py RESERVOIR FOLDER [--models anchored,recorded,driver]
+
+The first model listed is the one scored (the default: anchored, reservoir's default).
 """
 
 import argparse
@@ -83,7 +85,7 @@ def main():
     a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     a.add_argument("reservoir")
     a.add_argument("folder", type=Path)
-    a.add_argument("--models", default="recorded,driver")
+    a.add_argument("--models", default="anchored,recorded,driver")
     args = a.parse_args()
     models = args.models.split(",")
     print("| source | re-run (measured) | edit | " + " | ".join(f"{m}: peak res / peak alloc / final res / at point"
@@ -97,7 +99,7 @@ def main():
         side = json.loads(Path(str(dst)[: -len(".pickle")] + ".json").read_text())
         edit = [e.format(fraction=side.get("fraction", 1)) for e in edit]
         probe = side.get("dump_reason") != "oom"
-        truth = whatif(args.reservoir, dst, [], "recorded", probe)
+        truth = whatif(args.reservoir, dst, [], "recorded", probe)  # the re-run replayed as recorded
         measured = figures(truth["baseline"])
         cells = []
         for model in models:

@@ -5,7 +5,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 Progress = Optional[Callable[[int, int], object]]
 
 class EditedRunText:
-    set: str
+    set: Optional[str]  # None: the recorded settings; "": torch's defaults
     capacity: str
     overhead: str
     fraction: Optional[float]

@@ -44,12 +44,15 @@ _EDIT_HELP = """
         probe: points to report reserved / allocated / active memory at (r["whatif"]["probes"]).
         demand: "BYTES@POINT": another process needs BYTES there (does it fit?).
         reset_peaks: points where the program called torch.cuda.reset_peak_memory_stats().
-        set: allocator settings for the edited run (PYTORCH_CUDA_ALLOC_CONF syntax).
+        set: allocator settings for the edited run (PYTORCH_CUDA_ALLOC_CONF syntax), replacing the
+            recorded ones as a whole, as the environment variable does: "" is torch's defaults;
+            None (the default) keeps the recorded settings.
         capacity: the edited run's device memory ("80GiB", "80GB" or bytes; default: derived from
             recorded out-of-memory events, else unlimited).
         overhead: memory outside PyTorch's cache (CUDA context, NCCL), taken off the capacity.
         fraction: the memory fraction (set_per_process_memory_fraction), 0..1.
-        address_model: "recorded" (default) or "driver".
+        address_model: "anchored" (default: the recorded addresses until the run departs from the
+            recording's segments, the driver's from there), "recorded" or "driver".
 
     Points: "after:FILE:NAME" / "before:NAME" (a call of that function; FILE may be left out),
     "after:train.py:212" (a line), "NAME#k" (its k-th run), "annotation:NAME:start|end"
@@ -58,7 +61,7 @@ _EDIT_HELP = """
 
 
 def _whatif_text(cleanup=None, release=None, probe=None, demand=None, reset_peaks=None, set=None, capacity=None,
-                 overhead=None, fraction=None, address_model="recorded"):
+                 overhead=None, fraction=None, address_model="anchored"):
     t = _core.WhatIfText()
     t.cleanup = _args.texts(cleanup, "cleanup")
     t.release = _args.texts(release, "release")
@@ -66,13 +69,13 @@ def _whatif_text(cleanup=None, release=None, probe=None, demand=None, reset_peak
     t.demand = _args.texts(demand, "demand")
     t.reset_peaks = _args.texts(reset_peaks, "reset_peaks")
     t.device = _edited_run(set, capacity, overhead, fraction)
-    t.address_model = _args.choice(address_model, "address_model", ("recorded", "driver"))
+    t.address_model = _args.choice(address_model, "address_model", ("anchored", "recorded", "driver"))
     return t
 
 
 def _edited_run(set=None, capacity=None, overhead=None, fraction=None):
     d = _core.EditedRunText()
-    d.set = "" if set is None else _args.text(set, "set")
+    d.set = None if set is None else _args.text(set, "set")  # "": torch's defaults, as the whole ALLOC_CONF
     d.capacity = _args.size(capacity, "capacity")
     d.overhead = _args.size(overhead, "overhead")
     d.fraction = _args.fraction(fraction)
@@ -152,7 +155,7 @@ class Trace:
 
     def whatif(self, *, cleanup: Points = None, release: Points = None, probe: Points = None, demand: Points = None,
                reset_peaks: Points = None, set: Optional[str] = None, capacity: SizeArg = None,
-               overhead: SizeArg = None, fraction: Optional[float] = None, address_model: str = "recorded",
+               overhead: SizeArg = None, fraction: Optional[float] = None, address_model: str = "anchored",
                progress: Progress = None) -> "WhatIfReport":
         """`reservoir whatif --json`: the recorded run and the edited one, replayed through the model.
 
@@ -179,7 +182,7 @@ class Trace:
     def gate(self, max_peak_reserved: SizeArg = None, *, demand: Points = None, capacity: SizeArg = None,
              fraction: Optional[float] = None, overhead: SizeArg = None, set: Optional[str] = None,
              cleanup: Points = None, release: Points = None, probe: Points = None, reset_peaks: Points = None,
-             address_model: str = "recorded", progress: Progress = None) -> "GateVerdict":
+             address_model: str = "anchored", progress: Progress = None) -> "GateVerdict":
         """`reservoir gate` on this trace: see reservoir.gate."""
         __tracebackhide__ = True
         return gate(self, max_peak_reserved, demand=demand, capacity=capacity, fraction=fraction, overhead=overhead,
@@ -189,7 +192,7 @@ class Trace:
     def export(self, path: Optional[PathArg] = None, *, csv: Optional[PathArg] = None, cleanup: Points = None,
                release: Points = None, probe: Points = None, demand: Points = None, reset_peaks: Points = None,
                set: Optional[str] = None, capacity: SizeArg = None, overhead: SizeArg = None,
-               fraction: Optional[float] = None, address_model: str = "recorded",
+               fraction: Optional[float] = None, address_model: str = "anchored",
                progress: Progress = None) -> "ExportResult":
         """`reservoir export`: the modelled (edited) run as a snapshot at ``path`` (memory_viz opens
         it) and/or a CSV timeline at ``csv`` ("event,time_us,allocated,reserved,active,requested").
@@ -354,7 +357,7 @@ def check(traces: Traces, *, device: Device = None, reset_peaks: Points = None, 
 def whatif(traces: Traces, *, device: Device = None, jobs: Optional[int] = None, cleanup: Points = None,
            release: Points = None, probe: Points = None, demand: Points = None, reset_peaks: Points = None,
            set: Optional[str] = None, capacity: SizeArg = None, overhead: SizeArg = None,
-           fraction: Optional[float] = None, address_model: str = "recorded",
+           fraction: Optional[float] = None, address_model: str = "anchored",
            progress: Progress = None) -> Dict[str, Any]:
     """`reservoir whatif --json` over one trace or several (ranks): one trace gives its report
     (see Trace.whatif); several give {"traces": [report, ...], "max_over_traces":
@@ -417,7 +420,7 @@ def _candidate_kwargs(candidate: Dict[str, Any], given: Dict[str, Any], point: O
 def gate(traces: Traces, max_peak_reserved: SizeArg = None, *, device: Device = None, demand: Points = None,
          capacity: SizeArg = None, fraction: Optional[float] = None, overhead: SizeArg = None,
          set: Optional[str] = None, cleanup: Points = None, release: Points = None, probe: Points = None,
-         reset_peaks: Points = None, address_model: str = "recorded", progress: Progress = None) -> "GateVerdict":
+         reset_peaks: Points = None, address_model: str = "anchored", progress: Progress = None) -> "GateVerdict":
     """`reservoir gate`: for CI. Raises GateFailed (an AssertionError) with the one-line reason when
     a condition fails: the edited run's peak reserved over ``max_peak_reserved``, a ``demand``
     ("BYTES@POINT" another process needs) that does not fit, an out-of-memory under
@@ -444,7 +447,7 @@ def scale(inputs: Sequence[Any], to: Union[str, Mapping[str, Any], Sequence[Any]
           capture_json: bool = True, max_unexplained: int = 20, cleanup: Points = None, release: Points = None,
           probe: Points = None, demand: Points = None, reset_peaks: Points = None, set: Optional[str] = None,
           capacity: SizeArg = None, overhead: SizeArg = None, fraction: Optional[float] = None,
-          address_model: str = "recorded", progress: Progress = None) -> Dict[str, Any]:
+          address_model: str = "anchored", progress: Progress = None) -> Dict[str, Any]:
     """`reservoir scale --json`: the trace of the job at another size, from captures at a few sizes.
 
     inputs: the captures, each a path (parameters from its capture sidecar X.json), a

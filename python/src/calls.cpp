@@ -41,7 +41,13 @@ bool isListKeyword(Input input) {
   }
 }
 
+// A number keyword's value as Python writes it: fraction=0.05, not fraction='0.05'.
+bool isNumberKeyword(Input input) {
+  return input == Input::kFraction || input == Input::kJobs || input == Input::kMaxCalls || input == Input::kSteps;
+}
+
 std::string keywordWithValue(Input input, std::string_view value) {
+  if (isNumberKeyword(input)) return keywordOf(input) + "=" + std::string(value);
   const std::string quoted = "'" + std::string(value) + "'";
   return keywordOf(input) + "=" + (isListKeyword(input) ? "[" + quoted + "]" : quoted);
 }
@@ -153,7 +159,7 @@ std::vector<replay::WhatIfReport> whatIfAll(Interruptible& job, const std::vecto
 }
 
 nlohmann::json checkOne(const LoadedTrace& t, const CheckText& text, Interruptible& job) {
-  if (!text.device.settings.empty()) valueError("check: settings are not supported here; use whatif(set=...)");
+  if (text.device.settings) valueError("check: settings are not supported here; use whatif(set=...)");
   requireHistory(t);
   auto env = valueOr(replay::replayEnvironment(t.trace, text.device, pythonWording()));
   replay::ConformanceOptions opts;
@@ -161,12 +167,10 @@ nlohmann::json checkOne(const LoadedTrace& t, const CheckText& text, Interruptib
   opts.expensive_checks = text.expensive;
   auto resets = replay::choosePeakResets(t.trace.snap(), t.device_index, opts.env.capture.get(), text.reset_peaks);
   if (!resets) valueError("reset_peaks: " + resets.message());
-  opts.reset_peaks_at = resets->boundaries;
   opts.progress = job.progressFn();
   opts.cancel = job.cancelFlag();
-  auto report = job.run([&] { return replay::runConformance(t.trace.snap(), t.device_index, opts); });
+  auto report = job.run([&] { return replay::checkRecording(t.trace.snap(), t.device_index, opts, *resets); });
   if (!report) throw TraceInputError(t.trace.path + ": " + report.message());
-  if (!resets->note.empty()) report->notes.push_back(resets->note);
   return replay::conformanceJson(*report, t.trace.path);
 }
 

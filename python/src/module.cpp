@@ -176,7 +176,7 @@ void bindCalls(py::module_& m) {
       "check_json",
       [](const Traces& traces, std::vector<std::string> reset_peaks, std::optional<double> fraction,
          std::string capacity, bool expensive, const py::object& progress) {
-        rp::CheckText text{std::move(reset_peaks), {fraction, std::move(capacity), ""}, expensive};
+        rp::CheckText text{std::move(reset_peaks), {fraction, std::move(capacity), std::nullopt}, expensive};
         return rp::checkJson(traces, text, progress);
       },
       py::arg("traces"), py::arg("reset_peaks"), py::arg("fraction"), py::arg("capacity"), py::arg("expensive"),

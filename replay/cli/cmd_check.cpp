@@ -122,12 +122,10 @@ int checkOne(const CheckArgs& a, std::ostream& out, std::ostream& err, std::ostr
   opts.expensive_checks = a.expensive;
   auto resets = replay::choosePeakResets(trace.snap(), dev, env.capture.get(), a.reset_peaks);
   if (!resets) return fail(err, resets.status(), a.reset_peaks.empty() ? a.trace + ": " : "--reset-peaks: ");
-  opts.reset_peaks_at = resets->boundaries;
   Progress progress(progress_err, "replaying");
   opts.progress = [&](std::size_t d, std::size_t t) { progress(d, t); };
-  auto report = replay::runConformance(trace.snap(), dev, opts);
+  auto report = replay::checkRecording(trace.snap(), dev, std::move(opts), *resets);
   if (!report) return fail(err, report.status(), a.trace + ": ");
-  if (!resets->note.empty()) report->notes.push_back(resets->note);
   if (a.json)
     out << replay::conformanceJson(*report, a.trace).dump(2) << "\n";
   else

@@ -3,6 +3,7 @@
 // reservoir synth OUT: a synthetic trace recorded by the model (as long as wanted).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -287,6 +288,7 @@ nlohmann::json runJson(const replay::BackendRun& run) {
 }
 
 void printJson(std::ostream& out, const std::string& trace, const replay::PreparedTrace& p,
+               const replay::ConformanceReport& verdict,
                const replay::EditedRunChoice& run, const replay::BackendReplayReport& report) {
   const auto& conf = p.conformance;
   const auto& program = report.program;
@@ -307,7 +309,7 @@ void printJson(std::ostream& out, const std::string& trace, const replay::Prepar
                   {"cleanups", program.cleanups},
                   {"streams", program.streams.size()},
                   {"requests", program.requests()}};
-  j["model_vs_recording_exact"] = conf.exact();
+  j["model_vs_recording_exact"] = verdict.exact();  // check's verdict, peak resets included
   j["model"] = resultJson(report.model);
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& r : report.runs) arr.push_back(runJson(r));
@@ -357,6 +359,7 @@ std::string modelOnRecordingText(const replay::ConformanceReport& conf) {
 }
 
 void printText(std::ostream& out, const std::string& trace, const replay::PreparedTrace& p,
+               const replay::ConformanceReport& verdict,
                const replay::EditedRunChoice& run, const replay::BackendReplayReport& report) {
   const auto& conf = p.conformance;
   const auto& program = report.program;
@@ -370,7 +373,9 @@ void printText(std::ostream& out, const std::string& trace, const replay::Prepar
                      run.fraction, run.usable ? sizeText(static_cast<std::int64_t>(*run.usable)) : "unlimited",
                      run.capacity_source);
   for (const auto& e : program.edits) out << "edit: " << e << "\n";
-  out << fmt::format("the model on the recording: {}\n", modelOnRecordingText(conf));
+  out << fmt::format("the model on the recording: {}\n", modelOnRecordingText(verdict));
+  for (const auto& note : verdict.notes)  // where check's verdict adds to the preparation's (peak resets)
+    if (std::find(conf.notes.begin(), conf.notes.end(), note) == conf.notes.end()) out << "  note: " << note << "\n";
   out << "model (prediction):\n";
   printResult(out, report.model, program);
   for (const auto& r : report.runs) printRunText(out, r, program);
@@ -442,10 +447,12 @@ int runReplay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
   progress.reset();
   if (!report) return fail(err, report.status());
   if (!saved.ok()) return fail(err, saved, "--save-snapshot: ");
+  auto verdict = replay::recordingVerdict(p, env);  // the rule check uses, peak resets included
+  if (!verdict) return fail(err, a.trace + ": " + verdict.message());
   if (a.json)
-    printJson(out, a.trace, p, *run, *report);
+    printJson(out, a.trace, p, *verdict, *run, *report);
   else
-    printText(out, a.trace, p, *run, *report);
+    printText(out, a.trace, p, *verdict, *run, *report);
   return report->exact ? kOk : kFailed;
 }
 

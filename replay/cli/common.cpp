@@ -53,8 +53,10 @@ void addEnvOptions(CLI::App* app, EnvOptions* env) {
       ->check(fractionCheck());
   app->add_option("--capacity", env->capacity,
                   "the recorded device's total memory, e.g. 141GiB; default: capture JSON or an H200's");
-  app->add_option("--settings", env->settings,
-                  "the recorded device's PYTORCH_CUDA_ALLOC_CONF, to replay with instead of the one the trace records");
+  app->add_option_function<std::string>(
+      "--settings", [env](const std::string& text) { env->settings = text; },
+      "the recorded device's PYTORCH_CUDA_ALLOC_CONF, to replay with instead of the one the trace records (as a "
+      "whole, as the environment variable is read: '' is torch's defaults)");
   app->add_flag("--no-capture-json", env->no_capture_json, "ignore X.json beside X.pickle");
 }
 

@@ -27,7 +27,7 @@ CLI::Validator fractionCheck();
 struct EnvOptions {
   std::optional<double> fraction;
   std::string capacity;  // a size ("141GiB"), parsed later
-  std::string settings;
+  std::optional<std::string> settings;  // given: the whole PYTORCH_CUDA_ALLOC_CONF ("" is torch's defaults)
   bool no_capture_json = false;
 };
 

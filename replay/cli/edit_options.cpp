@@ -5,8 +5,11 @@
 namespace reservoir::cli {
 
 void addEditedRunFlags(CLI::App* app, EditedRunFlags* f) {
-  app->add_option("--set", f->set,
-                  "allocator settings for the edited run (PYTORCH_CUDA_ALLOC_CONF syntax; default: the recorded ones)");
+  // A callback, not a string: `--set ''` is given (torch's defaults), not the same as no --set.
+  app->add_option_function<std::string>(
+      "--set", [f](const std::string& text) { f->set = text; },
+      "allocator settings for the edited run, replacing the recorded PYTORCH_CUDA_ALLOC_CONF as a whole as the "
+      "environment variable does ('' is torch's defaults; default: the recorded ones)");
   app->add_option("--capacity", f->capacity,
                   "the edited run's device memory, e.g. 141GiB (default: from recorded ooms, else unlimited)");
   app->add_option("--overhead", f->overhead,
@@ -26,8 +29,10 @@ void addEditOptions(CLI::App* app, EditOptions* o) {
   app->add_option("--demand", o->demand, "another process needs BYTES at POINT: BYTES@POINT (repeatable)");
   app->add_option("--reset-peaks", o->reset_peaks, "torch.cuda.reset_peak_memory_stats() at POINT");
   addEditedRunFlags(app, &o->device);
-  app->add_option("--address-model", o->address_model, "recorded (default) or driver")
-      ->check(CLI::IsMember({"recorded", "driver"}));
+  app->add_option("--address-model", o->address_model,
+                  "anchored (default: the recorded addresses until the run departs from the recording's segments, "
+                  "the driver's from there), recorded or driver")
+      ->check(CLI::IsMember({"anchored", "recorded", "driver"}));
 }
 
 Expected<replay::WhatIfOptions> makeWhatIfOptions(const EditOptions& o) {

@@ -45,6 +45,8 @@ CLI_TO_PYTHON = [
     (re.compile(r"--reset-peaks (event:\d+|POINT)"), lambda m: f"reset_peaks=['{m.group(1)}']"),
     (re.compile(r"give --capacity"), lambda m: "give capacity="),
     (re.compile(r"give --peak-allocated"), lambda m: "give peak_allocated="),
+    (re.compile(r"give --fraction"), lambda m: "give fraction="),
+    (re.compile(r"--fraction (\d[\d.]*)"), lambda m: f"fraction={m.group(1)}"),
     (re.compile(r"'reservoir check'"), lambda m: "trace.check()"),
     (re.compile(r"'reservoir info'"), lambda m: "trace.info()"),
 ]

@@ -65,3 +65,26 @@ def test_every_run_over_its_ranks_equals_the_command_line():
 def test_check_equals_the_command_line_on_every_trace():
     for path in TRACES:
         assert reservoir.load(path).check() == cli_json_in_python_words("check", path)
+
+
+SYNTH = SHARED / "synth" if SHARED else None
+
+
+@pytest.mark.skipif(not SHARED, reason="../shared/traces is not beside this checkout: the real-trace tests need it")
+def test_a_missing_fraction_is_named_in_python_words():
+    path = SYNTH / "gcthresh-s5.pickle"
+    r = reservoir.load(path, capture_json=False).check()
+    assert not r["exact"]
+    assert r["missing_fraction"]["fraction"] == 0.05
+    assert any("fraction=0.05 makes the replay exact" in n for n in r["notes"]), r["notes"]
+    assert r == cli_json_in_python_words("check", path, "--no-capture-json")
+    assert reservoir.load(path, capture_json=False).check(fraction=0.05)["exact"]
+
+
+@pytest.mark.skipif(not SHARED, reason="../shared/traces is not beside this checkout: the real-trace tests need it")
+def test_set_empty_is_torchs_defaults():
+    t = reservoir.load(SYNTH / "expandable-s2.pickle")
+    recorded, defaults = t.whatif(), t.whatif(set="")
+    assert "expandable_segments:True" in recorded["settings"]["whatif"]
+    assert "expandable_segments:True" not in defaults["settings"]["whatif"]
+    assert defaults == in_python_words(cli_json("whatif", SYNTH / "expandable-s2.pickle", "--set", ""))

@@ -17,6 +17,8 @@
 
 #include "cli.h"
 #include "cli_runner.h"
+#include "reservoir/replay/trace.h"
+#include "reservoir/replay/whatif.h"
 #include "reservoir/traces/reader.h"
 #include "reservoir/traces/writer.h"
 #include "test_paths.h"
@@ -672,6 +674,80 @@ TEST(CliHostile, RecordedSettingsOutOfRangeAreBadInput) {
   std::filesystem::remove(path);
   EXPECT_EQ(r.code, kInputError) << r.err;
   expectOneLine(r, "recorded roundup_power2_divisions 3 is not a power of 2");
+}
+
+
+// replay's "the model on the recording" is check's verdict (one library rule for peak resets):
+// on shared traces whose check is exact only with a reset (found from the replay, or named by
+// the capture JSON), replay with the model backend says exact too, with the same reset.
+std::string shared(const std::string& rel) { return test::sharedTrace(rel).string(); }
+
+TEST(Cli, ReplayAndCheckAgreeOnPeakResets) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  for (const std::string& path : {sample("resume-tiny/fresh.rank0.pickle"), shared("scale/w1-s4096.rank0.pickle"),
+                                  shared("synth/default-s1.pickle")}) {
+    SCOPED_TRACE(path);
+    auto check = run({"check", path, "--json"});
+    ASSERT_EQ(check.code, kOk) << check.err;
+    const auto c = nlohmann::json::parse(check.out);
+    auto replay = run({"replay", path, "--backend", "model", "--json"});
+    ASSERT_EQ(replay.code, kOk) << replay.err;
+    const auto r = nlohmann::json::parse(replay.out);
+    EXPECT_EQ(r["model_vs_recording_exact"], c["exact"]);
+    EXPECT_TRUE(r["model_vs_recording_exact"].get<bool>());
+    auto text = run({"replay", path, "--backend", "model"});
+    ASSERT_EQ(text.code, kOk) << text.err;
+    EXPECT_NE(text.out.find("the model on the recording: exact\n"), std::string::npos) << text.out;
+    // The reset check reports is the one replay names.
+    for (const auto& note : c["notes"]) {
+      if (note.get<std::string>().find("peak") != std::string::npos) {
+        EXPECT_NE(text.out.find("note: " + note.get<std::string>()), std::string::npos) << text.out;
+      }
+    }
+  }
+  // Without the rule the peaks would differ: the preparation alone (no resets) is not exact.
+  for (const std::string& rel : {sample("resume-tiny/fresh.rank0.pickle"), shared("scale/w1-s4096.rank0.pickle")}) {
+    auto trace = replay::readTrace(rel);
+    ASSERT_TRUE(trace.ok()) << trace.message();
+    auto p = replay::prepareTrace(trace->snapshot, 0, trace->environment());
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_FALSE(p->conformance.exact()) << rel;
+    EXPECT_FALSE(p->conformance.stats_mismatches.empty()) << rel;
+    auto verdict = replay::recordingVerdict(*p, trace->environment());
+    ASSERT_TRUE(verdict.ok()) << verdict.message();
+    EXPECT_TRUE(verdict->exact()) << rel;
+  }
+}
+
+
+// A fraction run checked without its sidecar: the CLI words the library's hint as --fraction F.
+TEST(Cli, CheckNamesAMissingFraction) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const std::string trace = shared("synth/gcthresh-s5.pickle");
+  auto text = run({"check", trace, "--no-capture-json"});
+  EXPECT_EQ(text.code, kFailed);
+  EXPECT_NE(text.out.find("--fraction 0.05 makes the replay exact"), std::string::npos) << text.out;
+  auto json = run({"check", trace, "--no-capture-json", "--json"});
+  const auto j = nlohmann::json::parse(json.out);
+  ASSERT_TRUE(j["missing_fraction"].is_object()) << json.out;
+  EXPECT_EQ(j["missing_fraction"]["fraction"], 0.05);
+  EXPECT_EQ(run({"check", trace, "--no-capture-json", "--fraction", "0.05"}).code, kOk);
+  auto with_sidecar = run({"check", trace, "--json"});
+  EXPECT_TRUE(nlohmann::json::parse(with_sidecar.out)["missing_fraction"].is_null());
+}
+
+// --set '' is given: torch's defaults, not "no --set" (the recorded settings).
+TEST(Cli, SetEmptyIsTorchsDefaults) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const std::string trace = shared("synth/expandable-s2.pickle");
+  auto recorded = run({"whatif", trace, "--json"});
+  ASSERT_EQ(recorded.code, kOk) << recorded.err;
+  auto empty = run({"whatif", trace, "--set", "", "--json"});
+  ASSERT_EQ(empty.code, kOk) << empty.err;
+  const auto a = nlohmann::json::parse(recorded.out), b = nlohmann::json::parse(empty.out);
+  EXPECT_NE(a["settings"]["whatif"].get<std::string>().find("expandable_segments:True"), std::string::npos) << a["settings"];
+  EXPECT_EQ(b["settings"]["whatif"].get<std::string>().find("expandable_segments:True"), std::string::npos) << b["settings"];
+  EXPECT_NE(a["whatif"]["peak_reserved"], b["whatif"]["peak_reserved"]);
 }
 
 }  // namespace

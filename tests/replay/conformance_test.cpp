@@ -112,5 +112,72 @@ TEST(Conformance, TimelineFollowsTheRecordedReservedBytes) {
   }
 }
 
+
+// A run made under a memory fraction, checked without its sidecar (the snapshot does not record
+// the fraction): the divergence is named as one a fraction explains, and the search finds the
+// fraction the capture JSON records (0.05), which makes the replay exact.
+ConformanceOptions withoutSidecar() {
+  ConformanceOptions o;  // no capture facts, no fraction
+  return o;
+}
+
+TEST(Conformance, AMissingFractionIsNamedWithTheOneThatMakesItExact) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const auto path = (test::sharedTracesDir() / "synth" / "gcthresh-s5.pickle").string();
+  auto snap = traces::readSnapshotFile(path);
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  const std::size_t dev = snap->busiestDevice();
+  auto bare = runConformance(*snap, dev, withoutSidecar());
+  ASSERT_TRUE(bare.ok()) << bare.message();
+  EXPECT_FALSE(bare->exact());
+  ASSERT_TRUE(bare->missing_fraction.has_value());
+  ASSERT_TRUE(bare->missing_fraction->fraction.has_value()) << bare->missing_fraction->why;
+  const auto capture = findCaptureFacts(path);
+  ASSERT_TRUE(capture && capture->fraction);
+  EXPECT_EQ(*bare->missing_fraction->fraction, *capture->fraction);  // the recorded one, found
+  EXPECT_GE(bare->missing_fraction->tried, 1u);
+  EXPECT_NE(bare->missing_fraction->why.find("release cached memory"), std::string::npos)
+      << bare->missing_fraction->why;
+  const bool worded = std::any_of(bare->notes.begin(), bare->notes.end(), [](const std::string& n) {
+    return n.find("set_per_process_memory_fraction") != std::string::npos &&
+           n.find("0.05") != std::string::npos && n.find("makes the replay exact") != std::string::npos;
+  });
+  EXPECT_TRUE(worded);
+
+  ConformanceOptions given = withoutSidecar();  // the fraction it names: exact, nothing to name
+  given.env.fraction = *bare->missing_fraction->fraction;
+  auto exact = runConformance(*snap, dev, given);
+  ASSERT_TRUE(exact.ok()) << exact.message();
+  EXPECT_TRUE(exact->exact());
+  EXPECT_FALSE(exact->missing_fraction.has_value());
+
+  ConformanceOptions off = withoutSidecar();  // the search is the caller's to ask for
+  off.find_missing_fraction = false;
+  auto quiet = runConformance(*snap, dev, off);
+  ASSERT_TRUE(quiet.ok());
+  EXPECT_FALSE(quiet->missing_fraction.has_value());
+}
+
+// Where nothing a fraction explains happened, or the fraction is known, no hint: a fraction run
+// that is exact without its sidecar (its ooms tell the capacity), and a divergence of another kind.
+TEST(Conformance, NoFractionHintWhereNoFractionExplainsIt) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  auto snap = traces::readSnapshotFile((test::sharedTracesDir() / "synth" / "fraction-s6.pickle").string());
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  auto r = runConformance(*snap, snap->busiestDevice(), withoutSidecar());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_TRUE(r->exact());
+  EXPECT_FALSE(r->missing_fraction.has_value());
+
+  auto gc = traces::readSnapshotFile((test::sharedTracesDir() / "synth" / "gcthresh-s5.pickle").string());
+  ASSERT_TRUE(gc.ok());
+  ConformanceOptions known = withoutSidecar();
+  known.env.fraction = 0.5;  // given (wrongly): the fraction is known, so it is not searched for
+  auto wrong = runConformance(*gc, gc->busiestDevice(), known);
+  ASSERT_TRUE(wrong.ok());
+  EXPECT_FALSE(wrong->exact());
+  EXPECT_FALSE(wrong->missing_fraction.has_value());
+}
+
 }  // namespace
 }  // namespace reservoir::replay

@@ -37,6 +37,51 @@ TEST(OptionText, EditedRunSizesSettingsAndFraction) {
   EXPECT_EQ(none->overhead, 0u);
 }
 
+// --set / set= is read as torch reads PYTORCH_CUDA_ALLOC_CONF: the whole of it, so "" is torch's
+// defaults (it was once taken for "not given"), and a key left out is torch's default, not the
+// recorded value; only leaving the option out keeps the recorded settings.
+TEST(OptionText, SetAsTorchReadsIt) {
+  const auto defaults = sim::parseAllocConf("");
+  ASSERT_TRUE(defaults.ok());
+  auto empty = parseEditedRunOptions({std::string(), "", "", std::nullopt});
+  ASSERT_TRUE(empty.ok()) << empty.message();
+  ASSERT_TRUE(empty->settings.has_value());
+  EXPECT_EQ(empty->settings->toConfString(), defaults->toConfString());
+  EXPECT_FALSE(parseEditedRunOptions({})->settings.has_value());
+
+  // On a trace recorded with expandable segments: no --set keeps them, --set '' and a set
+  // without the key do not.
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  auto trace = readTrace((test::sharedTracesDir() / "synth" / "expandable-s2.pickle").string());
+  ASSERT_TRUE(trace.ok()) << trace.message();
+  auto prepared = prepareTrace(trace->snapshot, 0, trace->environment());
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  ASSERT_TRUE(prepared->recorded_config.expandable_segments);
+  const auto config = [&](std::optional<std::string> set) {
+    auto o = parseEditedRunOptions({std::move(set), "", "", std::nullopt});
+    EXPECT_TRUE(o.ok()) << o.message();
+    auto run = chooseEditedRun(*prepared, *o);
+    EXPECT_TRUE(run.ok()) << run.message();
+    return run->config;
+  };
+  EXPECT_TRUE(config(std::nullopt).expandable_segments);
+  EXPECT_FALSE(config("").expandable_segments);
+  EXPECT_EQ(config("").toConfString(), defaults->toConfString());
+  const auto split = config("max_split_size_mb:128");
+  EXPECT_FALSE(split.expandable_segments);
+  EXPECT_EQ(split.max_split_size, sim::ByteCount{128} << 20);
+
+  // The recorded device's settings (check/replay --settings) alike.
+  auto env = replayEnvironment(*trace, {std::nullopt, "", std::string()});
+  ASSERT_TRUE(env.ok()) << env.message();
+  ASSERT_TRUE(env->settings.has_value());
+  EXPECT_EQ(*env->settings, "");
+  auto cfg = replayConfig(trace->snap(), *env);
+  ASSERT_TRUE(cfg.ok()) << cfg.message();
+  EXPECT_FALSE(cfg->expandable_segments);
+  EXPECT_FALSE(replayEnvironment(*trace, {std::nullopt, "", std::nullopt})->settings.has_value());
+}
+
 TEST(OptionText, ErrorsNameTheOptionInTheFrontEndsWords) {
   EXPECT_EQ(parseEditedRunOptions({"", "lots", "", {}}, kDashes).message(),
             "--capacity: not a size: 'lots' (e.g. 141GiB, 80GB, 150109880320)");
@@ -88,7 +133,7 @@ TEST(OptionText, WhatIfEditsInKindOrderAndTheAddressModel) {
   EXPECT_EQ(w->edits[3].bytes, ByteCount{4} << 30);
   EXPECT_EQ(w->address_model, AddressModel::kDriver);
   t.address_model = "exact";
-  EXPECT_EQ(parseWhatIfOptions(t).message(), "address_model: 'exact': expected 'recorded' or 'driver'");
+  EXPECT_EQ(parseWhatIfOptions(t).message(), "address_model: 'exact': expected 'anchored', 'recorded' or 'driver'");
   t.address_model = "recorded";
   t.release = {"x.py:f"};
   EXPECT_EQ(parseWhatIfOptions(t, kDashes).message().rfind("--release: 'x.py:f': expected SELECTOR@POINT", 0), 0u);
@@ -114,7 +159,7 @@ TEST(OptionText, GateConditionsTakeTheDemandsAndTheFraction) {
 TEST(OptionText, RecordedDeviceResetPeaksAndInfoDevices) {
   auto trace = readTrace((test::samplesDir() / "resume-tiny" / "resume-main.rank0.pickle").string());
   ASSERT_TRUE(trace.ok()) << trace.message();
-  auto env = replayEnvironment(*trace, {0.5, "40GiB", ""});
+  auto env = replayEnvironment(*trace, {0.5, "40GiB", std::nullopt});
   ASSERT_TRUE(env.ok()) << env.message();
   EXPECT_EQ(env->fraction, 0.5);
   EXPECT_EQ(env->total_memory, ByteCount{40} << 30);

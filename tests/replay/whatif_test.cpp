@@ -83,22 +83,50 @@ TEST(MotivatingCase, SameGapRunsAfterItemsBeforeBeforeItems) {
 }
 
 // With no edits, the what-if replay reproduces the recorded peak reserved and makes every
-// decision the recording made (recorded address model).
+// decision the recording made, at the recorded addresses: under the default address model
+// (anchored: the run never departs from the recording's segments) and the recorded one.
 void expectBaselineReproduces(const test::TraceCase& c) {
   auto snap = readTrace(c.path.string());
   ASSERT_TRUE(snap.ok()) << snap.message();
   ReplayEnvironment env;
   const auto capture = findCaptureFacts(c.path.string());
   if (capture) env.capture = std::make_shared<const CaptureFacts>(*capture);
-  WhatIfOptions opts;
-  opts.analyze_peak = false;
-  auto rep = runWhatIf(snap->snapshot, snap->snap().busiestDevice(), env, opts);
-  ASSERT_TRUE(rep.ok()) << rep.message();
-  EXPECT_EQ(rep->baseline.peak_reserved.bytes, rep->recorded_peak_reserved) << c.name;
-  EXPECT_FALSE(rep->baseline.decision_change.has_value())
-      << c.name << " at " << rep->baseline.decision_change.value_or(0);
-  EXPECT_EQ(rep->baseline.address_drift, 0u) << c.name;
-  EXPECT_EQ(rep->whatif.peak_reserved.bytes, rep->baseline.peak_reserved.bytes);
+  ASSERT_EQ(WhatIfOptions{}.address_model, AddressModel::kAnchored);  // the default
+  for (const AddressModel model : {AddressModel::kAnchored, AddressModel::kRecorded}) {
+    SCOPED_TRACE(addressModelName(model));
+    WhatIfOptions opts;
+    opts.analyze_peak = false;
+    opts.address_model = model;
+    auto rep = runWhatIf(snap->snapshot, snap->snap().busiestDevice(), env, opts);
+    ASSERT_TRUE(rep.ok()) << rep.message();
+    EXPECT_EQ(rep->baseline.peak_reserved.bytes, rep->recorded_peak_reserved) << c.name;
+    EXPECT_FALSE(rep->baseline.decision_change.has_value())
+        << c.name << " at " << rep->baseline.decision_change.value_or(0);
+    EXPECT_EQ(rep->baseline.address_drift, 0u) << c.name;
+    EXPECT_EQ(rep->whatif.peak_reserved.bytes, rep->baseline.peak_reserved.bytes);
+  }
+}
+
+// Where the driver model's placement changes decisions of a no-edit replay (docs/whatif.md's
+// table: synth/roundup-s4 from event 767), the anchored model does not: the run never departs.
+TEST(WhatIf, AnchoredKeepsTheRecordingWhereTheDriverModelDoesNot) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  const auto path = test::sharedTracesDir() / "synth" / "roundup-s4.pickle";
+  auto snap = readTrace(path.string());
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  auto run = [&](AddressModel model) {
+    WhatIfOptions opts;
+    opts.analyze_peak = false;
+    opts.address_model = model;
+    auto rep = runWhatIf(snap->snapshot, 0, snap->environment(), opts);
+    EXPECT_TRUE(rep.ok()) << rep.message();
+    return std::move(*rep);
+  };
+  const auto driver = run(AddressModel::kDriver), anchored = run(AddressModel::kAnchored);
+  EXPECT_TRUE(driver.baseline.decision_change.has_value());
+  EXPECT_FALSE(anchored.baseline.decision_change.has_value());
+  EXPECT_EQ(anchored.baseline.address_drift, 0u);
+  EXPECT_EQ(anchored.baseline.peak_reserved.bytes, anchored.recorded_peak_reserved);
 }
 
 class NoEditReplay : public ::testing::TestWithParam<test::TraceCase> {};

@@ -52,6 +52,7 @@ void modelAllocatedPeak(const traces::Snapshot& snap, std::size_t device_index, 
   opts.env = env;
   opts.env.capture.reset();
   opts.keep_timeline = true;
+  opts.find_missing_fraction = false;  // the peak only; check names a missing fraction
   auto report = runConformance(snap, device_index, opts);
   if (!report) {
     s.peak_allocated_note = "not computed: " + report.message();

@@ -91,6 +91,7 @@ void checkOwnRecording(const JobContext& c, BackendRun& run, bool& exact) {
   co.env.capture = std::make_shared<const CaptureFacts>(std::move(facts));
   co.env.fraction = c.job.fraction < 1.0 ? std::optional<double>(c.job.fraction) : std::nullopt;
   co.env.total_memory = c.prepared.total_memory;
+  co.find_missing_fraction = false;  // the fraction this run was given is known
   std::size_t index = 0;
   for (std::size_t i = 0; i < snap->devices.size(); ++i)
     if (snap->devices[i].device == 0) index = i;

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "conformance/final_state_checks.h"
+#include "conformance/missing_fraction.h"
 #include "conformance/peak_resets.h"
 #include "conformance/recorded_oracle.h"
 #include "reservoir/traces/recorded_reserved.h"
@@ -641,6 +642,7 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
   if (options.request_stream) *options.request_stream = std::move(requests);
   if (options.find_peak_resets && options.reset_peaks_at.empty())
     detail::findPeakReset(snapshot, device_index, options, report);
+  if (options.find_missing_fraction) detail::findMissingFraction(snapshot, device_index, options, report);
   return report;
 }
 

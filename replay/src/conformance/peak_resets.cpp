@@ -79,6 +79,7 @@ void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, c
   if (!options.env.capture || !onlyPeaksDiffer(report)) return;
   ConformanceOptions inner = options;
   inner.find_peak_resets = false;
+  inner.find_missing_fraction = false;
   inner.program = nullptr;
   inner.request_stream = nullptr;
   inner.progress = nullptr;

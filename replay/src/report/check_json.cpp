@@ -41,6 +41,13 @@ nlohmann::json conformanceJson(const ConformanceReport& r, const std::string& pa
   j["stats_mismatches"] = mismatchesJson(r.stats_mismatches);
   j["stats_compared"] = r.stats_compared.size();
   j["invariant_failure"] = r.invariant_failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.invariant_failure);
+  if (r.missing_fraction)
+    j["missing_fraction"] = {{"why", r.missing_fraction->why},
+                             {"fraction", r.missing_fraction->fraction ? nlohmann::json(*r.missing_fraction->fraction)
+                                                                       : nlohmann::json(nullptr)},
+                             {"tried", r.missing_fraction->tried}};
+  else
+    j["missing_fraction"] = nullptr;
   j["notes"] = r.notes;
   return j;
 }

@@ -14,7 +14,7 @@ namespace {
 bool editsSomething(const WhatIfOptions& o) {
   for (const auto& e : o.edits)
     if (e.kind != Edit::Kind::kProbe && e.kind != Edit::Kind::kDemand) return true;
-  return o.settings || o.fraction || o.address_model != AddressModel::kRecorded;
+  return o.settings || o.fraction || o.address_model != AddressModel::kAnchored;
 }
 
 // `o` on the report's device where it gives none of its own: the capacity and overhead (every run),

@@ -25,6 +25,7 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   opts.program = &p.program;
   opts.request_stream = &p.requests;  // built once, by the conformance replay
   opts.find_peak_resets = false;      // a what-if uses the events, not the capture's peaks
+  opts.find_missing_fraction = false;  // nor a search for a fraction (check and replay do it)
   opts.cancel = cancel;
   auto report = runConformance(snapshot, device_index, opts);
   if (!report) return report.status();
@@ -44,8 +45,11 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
     p.contradicted_capacity = p.derived_capacity;
     p.derived_capacity.reset();
   }
-  for (const auto& e : snapshot.devices[device_index].events)
+  for (const auto& e : snapshot.devices[device_index].events) {
     if (e.action == Action::kSegmentAlloc) p.recorded_segments_by_size[e.size].push_back(e.addr);
+    if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentFree)
+      p.recorded_segment_events.push_back({e.action == Action::kSegmentAlloc, e.size, e.addr});
+  }
   p.completes_at_by_tag.assign(p.requests.allocations.size() + 1, kNoOp);
   for (const Op& op : p.program.ops)
     if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid())

@@ -3,6 +3,19 @@
 #include <algorithm>
 #include <iterator>
 
+namespace reservoir::replay {
+
+const char* addressModelName(AddressModel model) {
+  switch (model) {
+    case AddressModel::kRecorded: return "recorded";
+    case AddressModel::kDriver: return "driver";
+    case AddressModel::kAnchored: return "anchored";
+  }
+  return "recorded";
+}
+
+}  // namespace reservoir::replay
+
 namespace reservoir::replay::detail {
 namespace {
 
@@ -18,12 +31,15 @@ WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, st
     for (const auto& [size, addrs] : prepared.recorded_segments_by_size)
       for (Addr a : addrs) lowest = std::min(lowest, a);
   for (Addr base : prepared.program.reservation_bases) recorded_reservations_.push_back(base);
+  Addr seed_lowest = kDefaultTop;
   for (const auto& s : prepared.program.seed) {
     live_[s.addr] = s.size;
     used_ += s.reservedBytes();  // an expandable segment holds only its mapped pages
     lowest = std::min(lowest, s.addr);
+    seed_lowest = std::min(seed_lowest, s.addr);
   }
   floor_ = lowest;
+  anchor_floor_ = seed_lowest;
 }
 
 std::optional<Addr> WhatIfDevice::overlapStart(Addr addr, ByteCount size) const {
@@ -53,10 +69,45 @@ Addr WhatIfDevice::driverPlacement(ByteCount size, ByteCount align) {
   return a;
 }
 
+std::optional<Addr> WhatIfDevice::anchoredAddress(ByteCount size) {
+  if (departed_) return std::nullopt;
+  const auto& events = prepared_->recorded_segment_events;
+  if (anchor_ < events.size() && events[anchor_].alloc && events[anchor_].size == size &&
+      !overlaps(events[anchor_].addr, size)) {
+    const Addr a = events[anchor_++].addr;
+    anchor_floor_ = std::min(anchor_floor_, a);
+    return a;
+  }
+  departFromRecording();
+  return std::nullopt;
+}
+
+void WhatIfDevice::anchoredFree(Addr addr) {
+  if (departed_) return;
+  const auto& events = prepared_->recorded_segment_events;
+  if (anchor_ < events.size() && !events[anchor_].alloc && events[anchor_].addr == addr)
+    ++anchor_;
+  else
+    departFromRecording();
+}
+
+void WhatIfDevice::departFromRecording() {
+  // The driver goes on below what it handed out in the recording so far (not below every
+  // address the recording ever used, as the driver model starts: the run is that far only).
+  departed_ = true;
+  floor_ = anchor_floor_;
+}
+
 std::optional<Addr> WhatIfDevice::cudaMalloc(ByteCount size, sim::StreamId) {
   if (usable_ && used_ + size > *usable_) return std::nullopt;
   Addr a = 0;
   bool placed = false;
+  if (model_ == AddressModel::kAnchored) {
+    if (const auto anchored = anchoredAddress(size)) {
+      a = *anchored;
+      placed = true;
+    }
+  }
   if (model_ == AddressModel::kRecorded) {
     const auto it = prepared_->recorded_segments_by_size.find(size);
     if (it != prepared_->recorded_segments_by_size.end()) {
@@ -81,6 +132,7 @@ std::optional<Addr> WhatIfDevice::cudaMalloc(ByteCount size, sim::StreamId) {
 }
 
 void WhatIfDevice::cudaFree(Addr addr, ByteCount size) {
+  if (model_ == AddressModel::kAnchored) anchoredFree(addr);
   live_.erase(addr);
   used_ -= size;
   ++work_.cuda_frees;
@@ -89,7 +141,7 @@ void WhatIfDevice::cudaFree(Addr addr, ByteCount size) {
 Addr WhatIfDevice::reserveAddress(ByteCount size, ByteCount page, sim::StreamId) {
   Addr a = 0;
   bool placed = false;
-  if (model_ == AddressModel::kRecorded) {
+  if (recordedReservations()) {
     while (!recorded_reservations_.empty() && !placed) {
       a = recorded_reservations_.front();
       recorded_reservations_.pop_front();

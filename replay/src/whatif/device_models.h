@@ -43,6 +43,14 @@ class WhatIfDevice final : public sim::DeviceModel {
   // The lowest start of a live range that [addr, addr + size) overlaps.
   [[nodiscard]] std::optional<Addr> overlapStart(Addr addr, ByteCount size) const;
   Addr driverPlacement(ByteCount size, ByteCount align);
+  // The anchored model: the recorded address of this cudaMalloc while the run agrees with the
+  // recording; the first op that departs ends the agreement (driver placement from then on).
+  std::optional<Addr> anchoredAddress(ByteCount size);
+  void anchoredFree(Addr addr);
+  void departFromRecording();
+  [[nodiscard]] bool recordedReservations() const {
+    return model_ == AddressModel::kRecorded || (model_ == AddressModel::kAnchored && !departed_);
+  }
   [[nodiscard]] std::uint32_t completionOf(std::uint64_t tag) const;
 
   ByteCount total_;
@@ -61,6 +69,11 @@ class WhatIfDevice final : public sim::DeviceModel {
   std::deque<Addr> recorded_reservations_;
   std::map<Addr, ByteCount> live_;  // segments and reservations handed out
   Addr floor_ = 0;                  // driver placement grows down from here
+  // The anchored model: the next recorded segment event to agree with, whether the run has
+  // departed from the recording, and the lowest address handed out until then.
+  std::size_t anchor_ = 0;
+  bool departed_ = false;
+  Addr anchor_floor_ = 0;
   DriverWork work_;                 // what the allocator asked of the driver (the price model's counts)
 };
 

@@ -43,9 +43,9 @@ Input editInput(Edit::Kind kind) {
 Expected<EditedRunOptions> parseEditedRunOptions(const EditedRunText& t, const Wording& wording) {
   EditedRunOptions o;
   o.wording = &wording;
-  if (!t.set.empty()) {
-    auto cfg = sim::parseAllocConf(t.set);
-    if (!cfg) return Status::usage(fmt::format("{} '{}': {}", wording.label(Input::kSet), t.set, cfg.message()));
+  if (t.set) {  // the whole PYTORCH_CUDA_ALLOC_CONF: "" is torch's defaults
+    auto cfg = sim::parseAllocConf(*t.set);
+    if (!cfg) return Status::usage(fmt::format("{} '{}': {}", wording.label(Input::kSet), *t.set, cfg.message()));
     o.settings = std::move(*cfg);
   }
   if (!t.capacity.empty()) {
@@ -87,11 +87,13 @@ Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& t, const Wording& w
     }
   if (t.address_model == "driver")
     w.address_model = AddressModel::kDriver;
-  else if (t.address_model == "recorded" || t.address_model.empty())
+  else if (t.address_model == "recorded")
     w.address_model = AddressModel::kRecorded;
+  else if (t.address_model == "anchored" || t.address_model.empty())
+    w.address_model = AddressModel::kAnchored;
   else
-    return Status::usage(
-        fmt::format("{}: '{}': expected 'recorded' or 'driver'", wording.label(Input::kAddressModel), t.address_model));
+    return Status::usage(fmt::format("{}: '{}': expected 'anchored', 'recorded' or 'driver'",
+                                     wording.label(Input::kAddressModel), t.address_model));
   return w;
 }
 
@@ -105,8 +107,8 @@ Expected<ReplayEnvironment> replayEnvironment(const Trace& trace, const Recorded
     if (!c) return c.status();
     env.total_memory = *c;
   }
-  if (!t.settings.empty()) {
-    auto cfg = sim::parseAllocConf(t.settings);
+  if (t.settings) {  // the whole PYTORCH_CUDA_ALLOC_CONF: "" is torch's defaults
+    auto cfg = sim::parseAllocConf(*t.settings);
     if (!cfg) return Status::usage(fmt::format("{}: {}", wording.label(Input::kSettings), cfg.message()));
     env.settings = t.settings;
   }

@@ -42,7 +42,7 @@ struct ReplayJob {
   std::optional<sim::ByteCount> capacity;                // the device memory the run may use (--capacity)
   sim::ByteCount overhead = 0;                           // memory outside the cache (--overhead)
   std::optional<sim::ByteCount> usable;                  // what the cache may take: capacity - overhead
-  AddressModel address_model = AddressModel::kRecorded;  // model backend only
+  AddressModel address_model = AddressModel::kAnchored;  // model backend only
   bool record_events = true;                             // keep the trace entries (for comparisons)
   bool track_peaks = true;                // the op of each peak (the torch backend reads its stats per op)
   bool touch_memory = true;               // cuda backend: write every new segment / page

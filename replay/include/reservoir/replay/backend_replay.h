@@ -26,7 +26,7 @@ namespace reservoir::replay {
 struct EditedRunChoice : EditedRun {
   std::optional<sim::ByteCount> given_capacity;  // --capacity as given (the GPU backends hold the rest back)
   sim::ByteCount overhead = 0;
-  AddressModel address_model = AddressModel::kRecorded;
+  AddressModel address_model = AddressModel::kAnchored;
 };
 
 // chooseEditedRun for the whatif options, plus the capacity, overhead and address model as given.

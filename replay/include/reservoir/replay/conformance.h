@@ -51,6 +51,10 @@ struct ConformanceOptions {
   // With no reset_peaks_at: when only `.peak` statistics differ from the capture's, find the
   // reset position from the replay (two more replays) and report it in a note.
   bool find_peak_resets = true;
+  // With no fraction known (none given, no capture JSON's): when the replay diverges as a memory
+  // fraction would make it (ConformanceReport::missing_fraction), say so, and look for the
+  // fraction that makes it exact (a few more replays).
+  bool find_missing_fraction = true;
   std::function<void(std::size_t done, std::size_t total)> progress;
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -69,6 +73,15 @@ struct Mismatch {
   std::string what;
   std::string expected;
   std::string simulated;
+};
+
+// A memory fraction the run may have set (torch.cuda.set_per_process_memory_fraction) and the
+// snapshot does not record: why the divergence is of the kind a fraction explains, and the
+// fraction a short search found that makes the replay exact (none: none of those tried did).
+struct MissingFraction {
+  std::string why;
+  std::optional<double> fraction;
+  std::size_t tried = 0;  // fractions replayed in the search
 };
 
 struct TimelinePoint {
@@ -100,6 +113,7 @@ struct ConformanceReport {
   sim::DeviceStats final_stats;
   std::vector<TimelinePoint> timeline;  // after each event (keep_timeline)
   std::string invariant_failure;
+  std::optional<MissingFraction> missing_fraction;  // find_missing_fraction's finding
 
   [[nodiscard]] bool exact() const {
     return !first_divergence && layout_mismatches.empty() && stats_mismatches.empty() && invariant_failure.empty();
@@ -124,6 +138,14 @@ struct PeakResets {
 };
 Expected<PeakResets> choosePeakResets(const traces::Snapshot& snapshot, std::size_t device_index,
                                       const CaptureFacts* capture, const std::vector<std::string>& points);
+
+// The verdict on a trace's recording: the conformance replay with the peak resets `resets`
+// names (choosePeakResets), else with the reset found from the replay when only `.peak`
+// statistics differ (options.find_peak_resets), and the note saying where the resets came
+// from. The one rule for peak resets that `check`, `replay` (the model on the recording) and
+// the Python package use.
+Expected<ConformanceReport> checkRecording(const traces::Snapshot& snapshot, std::size_t device_index,
+                                           ConformanceOptions options, const PeakResets& resets);
 
 // A snapshot recorded without allocation history (_record_memory_history off, or
 // enabled="state"): no device trace, or only `snapshot` entries (torch 2.11 leaves one). Its

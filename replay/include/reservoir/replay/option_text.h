@@ -22,29 +22,33 @@
 namespace reservoir::replay {
 
 // The edited run's device: set (PYTORCH_CUDA_ALLOC_CONF syntax), capacity, overhead (sizes as
-// PyTorch prints them, or bytes), fraction (0..1). Empty texts are not given.
+// PyTorch prints them, or bytes), fraction (0..1). Empty texts are not given, but for `set`:
+// given, it replaces the recorded PYTORCH_CUDA_ALLOC_CONF as a whole, as the environment variable
+// does (keys it leaves out take torch's defaults), so an empty `set` is torch's defaults; not
+// given (nullopt), the recorded settings.
 struct EditedRunText {
-  std::string set;
+  std::optional<std::string> set;
   std::string capacity, overhead;
   std::optional<double> fraction;
 };
 Expected<EditedRunOptions> parseEditedRunOptions(const EditedRunText& text, const Wording& wording = plainWording());
 
 // The edits (each kind's texts, parsed by parseEdit) and the device, and the address model
-// ("recorded" or "driver").
+// ("anchored", the default, "recorded" or "driver").
 struct WhatIfText {
   std::vector<std::string> cleanup, release, probe, demand, reset_peaks;
   EditedRunText device;
-  std::string address_model = "recorded";
+  std::string address_model = "anchored";
 };
 Expected<WhatIfOptions> parseWhatIfOptions(const WhatIfText& text, const Wording& wording = plainWording());
 
 // The recorded device, where the capture's facts are missing or wrong: fraction, capacity (its
-// total memory) and settings (the PYTORCH_CUDA_ALLOC_CONF to replay with).
+// total memory) and settings (the PYTORCH_CUDA_ALLOC_CONF to replay with: as a whole, as the
+// environment variable is read, so empty is torch's defaults; nullopt: the recorded ones).
 struct RecordedDeviceText {
   std::optional<double> fraction;
   std::string capacity;
-  std::string settings;
+  std::optional<std::string> settings;
 };
 // The environment to replay `trace` in: these options over the capture's facts.
 Expected<ReplayEnvironment> replayEnvironment(const Trace& trace, const RecordedDeviceText& text,

@@ -44,13 +44,19 @@ Expected<Edit> parseResetPeaks(std::string_view text);
 enum class AddressModel : std::uint8_t {
   kRecorded,  // segments the recording has (same size, in order) keep their recorded address
   kDriver,    // every address from the driver model (top-down placement, 2 MiB aligned)
+  // The recording's addresses while the edited run's cudaMalloc/cudaFree sequence agrees with
+  // the recording's segment_alloc/segment_free sequence, the driver model's from the first op
+  // that departs from it on (below the lowest address handed out until then).
+  kAnchored,
 };
+// "recorded", "driver", "anchored".
+const char* addressModelName(AddressModel model);
 
 // The edited run's device (settings, capacity, overhead, fraction: EditedRunOptions), the
 // edits, and what to compute.
 struct WhatIfOptions : EditedRunOptions {
   std::vector<Edit> edits;
-  AddressModel address_model = AddressModel::kRecorded;
+  AddressModel address_model = AddressModel::kAnchored;
   bool analyze_peak = true;  // what pins the cache at the peak (a second pass)
   bool keep_timeline = false;
 };
@@ -172,12 +178,25 @@ struct PreparedTrace {
   // size (in order) and, per allocation tag, the op at which its deferred free completed.
   std::map<sim::ByteCount, std::vector<sim::Addr>> recorded_segments_by_size;
   std::vector<std::uint32_t> completes_at_by_tag;
+  // The recording's segment_alloc (alloc) and segment_free events in order (the anchored model).
+  struct SegmentEvent {
+    bool alloc = true;
+    sim::ByteCount size = 0;
+    sim::Addr addr = 0;
+  };
+  std::vector<SegmentEvent> recorded_segment_events;
 };
 
 // `cancel`, when set while it runs, stops it within 4096 events: the trace is then not prepared
 // (an error saying it was cancelled).
 Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> snapshot, std::size_t device_index,
                                      const ReplayEnvironment& env, const std::atomic<bool>* cancel = nullptr);
+
+// check's verdict on a prepared trace's recording (checkRecording with the capture's peak
+// resets, else the ones found from the replay): `prepared.conformance` itself where it already
+// is that verdict (exact, with no reset to apply), else a new replay in `env` (the environment
+// the trace was prepared in).
+Expected<ConformanceReport> recordingVerdict(const PreparedTrace& prepared, const ReplayEnvironment& env);
 
 struct ResolvedEdit {
   Edit edit;
@@ -200,7 +219,7 @@ struct RunSettings {
   sim::AllocatorConfig config;
   double fraction = 1.0;
   std::optional<sim::ByteCount> usable;  // capacity - overhead
-  AddressModel address_model = AddressModel::kRecorded;
+  AddressModel address_model = AddressModel::kAnchored;
   bool analyze_peak = false;
   bool keep_timeline = false;
   bool compare_with_recording = false;
