@@ -178,8 +178,16 @@ int runGrid(const ScaleArgs& a, replay::WhatIfOptions w, const std::vector<scale
   w.analyze_peak = false;  // a grid's rows do not show what pins the cache
   WorkPool& pool = workPool();
   GridInputs inputs;
+  // Progress over the targets (one thread here; an MPI job's other processes print none).
+  Progress progress(pool.processes() == 1 ? err : nullStream(), "scaling");
+  std::size_t done = 0;
   const auto results = pool.run(
-      std::vector<std::uint64_t>(targets.size(), 1), [&](std::size_t i) { return gridItem(a, w, inputs, targets[i]); },
+      std::vector<std::uint64_t>(targets.size(), 1),
+      [&](std::size_t i) {
+        std::string r = gridItem(a, w, inputs, targets[i]);
+        progress(++done, targets.size());
+        return r;
+      },
       1, err);
   if (!pool.root()) return kOk;
   printMpiSummary(err);

@@ -1,0 +1,72 @@
+// Regression cases from real-library workloads recorded on an H200 (torch 2.11,
+// scripts/device/record_real_libs.sh, docs/whatif.md "Measured against re-runs"), kept small in
+// tests/data/traces/real-*: each source run with the truth of its re-run made for real.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_runner.h"
+#include "test_paths.h"
+
+namespace reservoir {
+namespace {
+
+namespace fs = std::filesystem;
+using test::runReservoir;
+
+const char* kSecondPhase = "before:real_libs.py:second_phase";
+
+fs::path realTrace(const std::string& tag) {
+  return test::testDataDir() / "traces" / ("real-" + tag + ".w1.rank0.pickle.zst");
+}
+
+nlohmann::json sidecar(const std::string& tag) {
+  std::ifstream in(test::testDataDir() / "traces" / ("real-" + tag + ".w1.rank0.json"));
+  return nlohmann::json::parse(in);
+}
+
+nlohmann::json runJson(const std::vector<std::string>& args) {
+  auto r = runReservoir(args);
+  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+// A timm ViT trained, then evaluated: empty_cache between the phases, predicted from the run
+// without it, equals what torch measured in the re-run with the call in the code.
+TEST(RealLibraries, ACleanupBetweenPhasesEqualsTheReRun) {
+  const auto j = runJson({"whatif", realTrace("vit-base").string(), "--cleanup", kSecondPhase, "--json"});
+  const auto measured = sidecar("vit-cleanup")["memory_stats"];
+  EXPECT_EQ(j["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]);
+  EXPECT_EQ(j["whatif"]["peak_allocated"], measured["allocated_bytes.all.peak"]);
+  EXPECT_EQ(j["whatif"]["final_reserved"], measured["reserved_bytes.all.current"]);
+  EXPECT_NE(j["baseline"]["peak_reserved"], j["whatif"]["peak_reserved"]) << "the cleanup must change the peak";
+  EXPECT_EQ(j["baseline"]["peak_reserved"], sidecar("vit-base")["memory_stats"]["reserved_bytes.all.peak"]);
+}
+
+// A Llama run under set_per_process_memory_fraction with garbage_collection_threshold: checked
+// without its sidecar, the divergence is named as a missing fraction, and the fraction the
+// search suggests makes the replay exact (with the sidecar it is exact as recorded).
+TEST(RealLibraries, AMissingFractionIsNamedWithOneThatMakesTheReplayExact) {
+  const fs::path dir = fs::temp_directory_path() / "reservoir-real-fraction";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path alone = dir / "gcthresh.pickle.zst";
+  fs::copy_file(realTrace("llama-gcthresh"), alone);
+  const auto without = runJson({"check", alone.string(), "--json"});
+  EXPECT_FALSE(without["exact"].get<bool>());
+  ASSERT_TRUE(without.contains("missing_fraction") && without["missing_fraction"].is_object()) << without.dump(2);
+  const double f = without["missing_fraction"]["fraction"].get<double>();
+  EXPECT_GT(f, 0.0);
+  EXPECT_LT(f, 1.0);
+  const auto with_f = runJson({"check", alone.string(), "--fraction", std::to_string(f), "--json"});
+  EXPECT_TRUE(with_f["exact"].get<bool>()) << with_f.dump(2);
+  const auto recorded = runJson({"check", realTrace("llama-gcthresh").string(), "--json"});
+  EXPECT_TRUE(recorded["exact"].get<bool>());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace reservoir
