@@ -32,6 +32,9 @@ class TraceError(Exception):
     def __init__(self, message: str, *, headline: Optional[str] = None, path: Optional[str] = None,
                  offset: Optional[int] = None) -> None:
         super().__init__(message)
+        self._keep(message, headline, path, offset)
+
+    def _keep(self, message: str, headline: Optional[str], path: Optional[str], offset: Optional[int]) -> None:
         self.message = message
         self.headline = headline
         self.path = path
@@ -51,10 +54,7 @@ class TraceFileNotFoundError(TraceError, FileNotFoundError):
     def __init__(self, message: str, *, headline: Optional[str] = None, path: Optional[str] = None,
                  offset: Optional[int] = None) -> None:
         FileNotFoundError.__init__(self, errno.ENOENT, message, path)
-        self.message = message
-        self.headline = headline
-        self.path = path
-        self.offset = offset
+        self._keep(message, headline, path, offset)
 
     def __str__(self) -> str:
         return self.message

@@ -1,4 +1,5 @@
 #include "conformance/missing_fraction.h"
+#include "conformance/peak_resets.h"
 
 #include <fmt/format.h>
 
@@ -102,12 +103,8 @@ void findMissingFraction(const traces::Snapshot& snapshot, std::size_t device_in
   std::string why = fractionKind(snapshot, device_index, report, bounds);
   if (why.empty()) return;
   MissingFraction hint{std::move(why), std::nullopt, 0};
-  ConformanceOptions inner = options;
-  inner.find_missing_fraction = false;
-  inner.program = nullptr;
-  inner.request_stream = nullptr;
-  inner.progress = nullptr;
-  inner.keep_timeline = false;
+  ConformanceOptions inner = searchReplayOptions(options);
+  inner.find_peak_resets = options.find_peak_resets;  // a fraction's replay may still find its reset
   inner.env.total_memory = report.total_memory;
   std::optional<ConformanceReport> found;
   for (const double f : candidates(bounds, report.total_memory)) {

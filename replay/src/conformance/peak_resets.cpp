@@ -74,15 +74,21 @@ int direction(const ConformanceReport& r) {
 
 }  // namespace
 
-void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, const ConformanceOptions& options,
-                   ConformanceReport& report) {
-  if (!options.env.capture || !onlyPeaksDiffer(report)) return;
+ConformanceOptions searchReplayOptions(const ConformanceOptions& options) {
   ConformanceOptions inner = options;
   inner.find_peak_resets = false;
   inner.find_missing_fraction = false;
   inner.program = nullptr;
   inner.request_stream = nullptr;
   inner.progress = nullptr;
+  inner.keep_timeline = false;
+  return inner;
+}
+
+void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, const ConformanceOptions& options,
+                   ConformanceReport& report) {
+  if (!options.env.capture || !onlyPeaksDiffer(report)) return;
+  const ConformanceOptions inner = searchReplayOptions(options);
   ConformanceOptions timeline_opts = inner;
   timeline_opts.keep_timeline = true;
   auto with_timeline = runConformance(snapshot, device_index, timeline_opts);

@@ -7,6 +7,10 @@
 
 namespace reservoir::replay::detail {
 
+// The options of a replay made inside a search (a reset's, a fraction's): the same device and
+// environment, with no nested search, no program or request stream, no progress and no timeline.
+[[nodiscard]] ConformanceOptions searchReplayOptions(const ConformanceOptions& options);
+
 // True when the report is exact but for `.peak` statistics (the sign of a reset).
 [[nodiscard]] bool onlyPeaksDiffer(const ConformanceReport& report);
 
