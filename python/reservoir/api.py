@@ -11,6 +11,7 @@ calling thread (raise from it to stop the work).
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import os
@@ -475,8 +476,7 @@ def scale(inputs: Sequence[Any], to: Union[str, Mapping[str, Any], Sequence[Any]
                                        _args.count(max_unexplained, "max_unexplained", 0), progress))
 
 
-_EDIT_KEYWORDS = ("cleanup", "release", "probe", "demand", "reset_peaks", "set", "capacity", "overhead", "fraction",
-                  "address_model")
+_EDIT_KEYWORDS = tuple(inspect.signature(_whatif_text).parameters)  # whatif()'s edit keywords
 
 
 def _edits_text(edits: Mapping[str, Any], where: str):

@@ -497,6 +497,10 @@ std::uint64_t PickleMachine::memoryInUse() const {
          marks_.capacity() * sizeof(std::size_t) + pool_.memoryBytes() + assembler_.memoryBytes();
 }
 
+// What a refusal by the memory cap advises.
+constexpr const char* kCapAdvice =
+    "a hostile file, or a real trace larger than the cap allows (set RESERVOIR_MAX_MEMORY, e.g. to 8GiB, to read it)";
+
 Status PickleMachine::checkMemory() {
   const std::uint64_t read = base_ + end_;
   if (read < next_memory_check_) return {};
@@ -510,13 +514,14 @@ Status PickleMachine::checkMemory() {
   // (a real snapshot needs about 1.2 bytes per pickle byte, so it meets the cap first): a small
   // compressed file of MARK, None, POP_MARK repeated decompressed to 8 GB, 24 s of reading; at
   // twice the cap it still took 10.3 s, over the 10 s bar (bench/hostile_inputs.py).
-  if (memory_cap_ != 0 && read - read / 3 > memory_cap_)
+  if (memory_cap_ != 0 && read - read / 3 > memory_cap_) {
+    const std::string origin = capOrigin();  // only on the refusal: checkMemory runs often
     return fail(ReadProblem::kTooLarge,
                 fmt::format("the pickle runs on past {:.0f} MiB (1.5 times the reader's memory cap of {:.0f} MiB{}{}) "
                             "while the reader keeps only {:.0f} MiB of it: {}",
                             static_cast<double>(read) / kMiB, static_cast<double>(memory_cap_) / kMiB,
-                            capOrigin().empty() ? "" : ", ", capOrigin(),
-                            static_cast<double>(used) / kMiB, capAdvice()));
+                            origin.empty() ? "" : ", ", origin, static_cast<double>(used) / kMiB, kCapAdvice));
+  }
   if (used <= budget) return {};
   return fail(
       ReadProblem::kTooLarge,
@@ -537,19 +542,15 @@ std::string PickleMachine::capOrigin() const {
                      static_cast<double>(stored_size_) / (1 << 20), compressed_ ? "compressed " : "");
 }
 
-std::string PickleMachine::capAdvice() const {
-  return "a hostile file, or a real trace larger than the cap allows (set RESERVOIR_MAX_MEMORY, e.g. to 8GiB, to "
-         "read it)";
-}
-
 Status PickleMachine::overCap(std::uint64_t used, std::uint64_t read) {
   constexpr double kMiB = 1 << 20;
+  const std::string origin = capOrigin();
   return fail(ReadProblem::kTooLarge,
               fmt::format("the reader needs {:.0f} MiB for the {:.0f} MiB of pickle read so far, over its cap of "
                           "{:.0f} MiB{}: {}",
                           static_cast<double>(used) / kMiB, static_cast<double>(read) / kMiB,
                           static_cast<double>(memory_cap_) / kMiB,
-                          capOrigin().empty() ? "" : " (" + capOrigin() + ")", capAdvice()));
+                          origin.empty() ? "" : " (" + origin + ")", kCapAdvice));
 }
 
 bool PickleMachine::memoMayGrow(std::uint64_t new_size) const {

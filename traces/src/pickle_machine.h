@@ -50,7 +50,6 @@ class PickleMachine {
   // The cap's refusal: `used` bytes needed with `read` bytes of pickle read.
   Status overCap(std::uint64_t used, std::uint64_t read);
   [[nodiscard]] std::string capOrigin() const;  // "1024 MiB + 64 x the 0.10 MiB compressed file" or ""
-  [[nodiscard]] std::string capAdvice() const;
   // Whether the memo may take one more entry: when it must grow, its old and new tables are both
   // in memory for a moment, and that moment must fit under the cap too.
   [[nodiscard]] bool memoMayGrow(std::uint64_t new_size) const;
