@@ -1,11 +1,15 @@
 # Third-party libraries, all from Debian 12 packages (scripts/debian-packages.txt).
 find_package(fmt 9 REQUIRED)
 set_package_properties(fmt PROPERTIES TYPE REQUIRED PURPOSE "formatting (libfmt-dev, used header-only)")
-# fmt header-only (FMT_HEADER_ONLY): nothing built links libfmt.so, so the binary, the module and
-# the plugins need no fmt on the user's machine (Debian ships no libfmt.a to link statically).
-add_library(reservoir_fmt INTERFACE)
+# Nothing built links libfmt.so, so the binary, the module and the plugins need no fmt on the
+# user's machine (Debian ships no libfmt.a to link statically): fmt's compiled part is built once
+# here (cmake/fmt/fmt_library.cpp) as a static, position-independent library. Header-only fmt
+# (FMT_HEADER_ONLY) did the same but compiled fmt's implementation into every translation unit.
+get_target_property(_fmt_includes fmt::fmt-header-only INTERFACE_INCLUDE_DIRECTORIES)
+add_library(reservoir_fmt STATIC ${CMAKE_CURRENT_LIST_DIR}/fmt/fmt_library.cpp)
 add_library(reservoir::fmt ALIAS reservoir_fmt)
-target_link_libraries(reservoir_fmt INTERFACE fmt::fmt-header-only)
+target_include_directories(reservoir_fmt SYSTEM PUBLIC ${_fmt_includes})
+target_compile_features(reservoir_fmt PUBLIC cxx_std_20)
 find_package(nlohmann_json 3 REQUIRED)
 set_package_properties(nlohmann_json PROPERTIES TYPE REQUIRED PURPOSE "JSON output (nlohmann-json3-dev)")
 find_package(CLI11 REQUIRED)

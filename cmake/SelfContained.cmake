@@ -1,6 +1,6 @@
 # Self-contained shared objects: the wheels' reservoir._core (packaging/, docs/install.md).
-# reservoir_make_self_contained(<target>) links libstdc++, zstd and zlib statically (fmt is
-# header-only for every target) and keeps their symbols inside the object, so that its NEEDED
+# reservoir_make_self_contained(<target>) links libstdc++, zstd and zlib statically (fmt's compiled
+# part is the project's static reservoir_fmt) and keeps their symbols inside the object, so that its NEEDED
 # list stays within libc, libm, libgcc_s and the dynamic loader. libgcc stays shared: its static
 # copy calls _dl_find_object (glibc 2.35). packaging/glibc_floor.cpp keeps libstdc++'s
 # std::random_device off arc4random (glibc 2.36). The wheel builder measures what remains

@@ -14,18 +14,20 @@ cmake --build "$root/build"
 "$root/scripts/test-wheel.sh" "$root/build"
 
 if [ "${RESERVOIR_SKIP_ASAN:-0}" != 1 ]; then
-  # -O1: what ASan recommends, and the build is shorter. Only the targets the suites need.
+  # -O1: what ASan recommends, and the build is shorter; -g1: line tables (file:line in the
+  # reports) without the full debug info. Only the targets the suites need.
   cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DRESERVOIR_SANITIZE=ON -DRESERVOIR_BUILD_TESTS=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DRESERVOIR_SANITIZE=ON -DRESERVOIR_BUILD_TESTS=ON \
     -DRESERVOIR_BUILD_GUI=OFF -DRESERVOIR_BUILD_BENCHMARKS=OFF -DRESERVOIR_BUILD_CUDA_REPLAY=OFF \
     -DRESERVOIR_BUILD_TORCH_REPLAY=OFF
-  cmake --build "$root/build-asan" --target traces_tests replay_tests snapshot_reader_corpus_replay \
+  cmake --build "$root/build-asan" --target traces_tests replay_cli_tests snapshot_reader_corpus_replay \
     whatif_corpus_replay
   cd "$root/build-asan"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  # The reader suites (bad inputs, hostile inputs, round trips, real traces) and the CLI's.
-  ./tests/traces/traces_tests --gtest_brief=1
-  ./tests/replay/replay_tests --gtest_brief=1 --gtest_filter='Cli*'
+  # The reader suites (bad inputs, hostile inputs, round trips, real traces), in as many shards
+  # as there are cores, and the CLI's.
+  "$root/scripts/run-sharded.sh" "$(nproc)" ./tests/traces/traces_tests --gtest_brief=1
+  ./tests/replay/replay_cli_tests --gtest_brief=1 --gtest_filter='Cli*'
   # The fuzzers' committed corpora (every past finding is in them), replayed once each.
   ctest --output-on-failure -R '^fuzz[.]corpus[.]'
 fi
