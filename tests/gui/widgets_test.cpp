@@ -11,10 +11,13 @@
 #include <QTest>
 #include <QMenu>
 #include <QMenuBar>
+#include <QLineEdit>
+#include <QDialog>
 #include <QToolTip>
 #include <QHelpEvent>
 #include <QTreeView>
 
+#include "reservoir/replay/point_help.h"
 #include "app/export_snapshot.h"
 #include "app/options.h"
 #include "app/screenshot.h"
@@ -157,6 +160,37 @@ TEST_F(WidgetsTest, TheViewMenuRestoresTheClosedFactsPanel) {
   QApplication::processEvents();
   EXPECT_TRUE(dock->isVisible());
   EXPECT_TRUE(restore->isChecked());
+}
+
+// Help > Points and selectors shows the library's syntax text, which is also the point field's
+// tooltip; the field's placeholder fits it.
+TEST_F(WidgetsTest, TheHelpMenuAndThePointFieldShowTheLibrarysSyntax) {
+  const QString syntax = QString::fromUtf8(replay::pointSyntaxHelp().data(),
+                                           static_cast<qsizetype>(replay::pointSyntaxHelp().size()));
+  ASSERT_TRUE(syntax.contains(QStringLiteral("annotation:NAME:start")));
+  QAction* points = nullptr;
+  for (QAction* menu : window_->menuBar()->actions())
+    if (menu->menu() && menu->text() == QStringLiteral("&Help"))
+      for (QAction* a : menu->menu()->actions())
+        if (a->text() == QStringLiteral("&Points and selectors")) points = a;
+  ASSERT_NE(points, nullptr) << "no Help menu entry for the point syntax";
+  points->trigger();
+  QApplication::processEvents();
+  auto* dialog = window_->findChild<QDialog*>(QStringLiteral("pointHelp"));
+  ASSERT_NE(dialog, nullptr);
+  auto* text = dialog->findChild<QPlainTextEdit*>();
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(text->toPlainText(), syntax);
+  dialog->close();
+  window_->resize(1280, 720);
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kWhatIf);
+  QApplication::processEvents();
+  QLineEdit* point = page->whatIf()->pointField();
+  EXPECT_EQ(point->toolTip(), syntax);
+  const QFontMetrics fm(point->font());
+  EXPECT_LE(fm.horizontalAdvance(point->placeholderText()), point->width() - 8)
+      << "the placeholder is cut off at " << point->width() << " px";
 }
 
 TEST_F(WidgetsTest, StateFollowsTheCursorAndShowsBlocks) {

@@ -47,6 +47,8 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] TraceWidget* currentTraceWidget() const;
   [[nodiscard]] CompareView* compareView() const { return compare_; }
   void showCompare();
+  // Help > Points and selectors: the library's syntax text (replay::pointSyntaxHelp).
+  void showPointHelp();
   void showTrace(int index);
   // No modal dialogs (errors go to stderr): for --screenshot and tests.
   void setBatchMode(bool on) { batch_ = on; }
