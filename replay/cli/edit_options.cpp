@@ -1,6 +1,7 @@
 #include "edit_options.h"
 
 #include "common.h"
+#include "reservoir/replay/point_help.h"
 
 namespace reservoir::cli {
 
@@ -28,6 +29,7 @@ void addEditOptions(CLI::App* app, EditOptions* o) {
   app->add_option("--probe", o->probe, "report reserved/allocated/active at POINT (repeatable)");
   app->add_option("--demand", o->demand, "another process needs BYTES at POINT: BYTES@POINT (repeatable)");
   app->add_option("--reset-peaks", o->reset_peaks, "torch.cuda.reset_peak_memory_stats() at POINT");
+  app->footer(std::string(replay::pointSyntaxHelp()));  // a command's own footer, set after, replaces it
   addEditedRunFlags(app, &o->device);
   app->add_option("--address-model", o->address_model,
                   "anchored (default: the recorded addresses until the run departs from the recording's segments, "

@@ -11,10 +11,13 @@
 #include <QTest>
 #include <QMenu>
 #include <QMenuBar>
+#include <QLineEdit>
+#include <QDialog>
 #include <QToolTip>
 #include <QHelpEvent>
 #include <QTreeView>
 
+#include "reservoir/replay/point_help.h"
 #include "app/export_snapshot.h"
 #include "app/options.h"
 #include "app/screenshot.h"
@@ -42,6 +45,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QPushButton>
 #include <QHeaderView>
 #include <QLocale>
 #include <QPlainTextEdit>
@@ -158,6 +162,37 @@ TEST_F(WidgetsTest, TheViewMenuRestoresTheClosedFactsPanel) {
   EXPECT_TRUE(restore->isChecked());
 }
 
+// Help > Points and selectors shows the library's syntax text, which is also the point field's
+// tooltip; the field's placeholder fits it.
+TEST_F(WidgetsTest, TheHelpMenuAndThePointFieldShowTheLibrarysSyntax) {
+  const QString syntax = QString::fromUtf8(replay::pointSyntaxHelp().data(),
+                                           static_cast<qsizetype>(replay::pointSyntaxHelp().size()));
+  ASSERT_TRUE(syntax.contains(QStringLiteral("annotation:NAME:start")));
+  QAction* points = nullptr;
+  for (QAction* menu : window_->menuBar()->actions())
+    if (menu->menu() && menu->text() == QStringLiteral("&Help"))
+      for (QAction* a : menu->menu()->actions())
+        if (a->text() == QStringLiteral("&Points and selectors")) points = a;
+  ASSERT_NE(points, nullptr) << "no Help menu entry for the point syntax";
+  points->trigger();
+  QApplication::processEvents();
+  auto* dialog = window_->findChild<QDialog*>(QStringLiteral("pointHelp"));
+  ASSERT_NE(dialog, nullptr);
+  auto* text = dialog->findChild<QPlainTextEdit*>();
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(text->toPlainText(), syntax);
+  dialog->close();
+  window_->resize(1280, 720);
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kWhatIf);
+  QApplication::processEvents();
+  QLineEdit* point = page->whatIf()->pointField();
+  EXPECT_EQ(point->toolTip(), syntax);
+  const QFontMetrics fm(point->font());
+  EXPECT_LE(fm.horizontalAdvance(point->placeholderText()), point->width() - 8)
+      << "the placeholder is cut off at " << point->width() << " px";
+}
+
 TEST_F(WidgetsTest, StateFollowsTheCursorAndShowsBlocks) {
   auto* page = window_->traceWidget(0);
   page->showTab(TraceWidget::Tab::kState);
@@ -245,12 +280,22 @@ TEST_F(WidgetsTest, ExportsTheWhatIfAsASnapshotThatReadsBack) {
 
 TEST_F(WidgetsTest, SweepFromThePanelRanksCandidates) {
   SweepDialog dialog(window_->documents()[0]);
+  EXPECT_EQ(dialog.closeButton()->text(), QStringLiteral("Close"));
   dialog.start();
+  // While it runs the button cancels; once it has ended it closes, and Start runs it again.
+  EXPECT_EQ(dialog.closeButton()->text(), QStringLiteral("Cancel"));
+  EXPECT_FALSE(dialog.startButton()->isEnabled());
   QElapsedTimer t;
   t.start();
   while (dialog.running() && t.elapsed() < 120000) QApplication::processEvents(QEventLoop::AllEvents, 20);
   ASSERT_NE(dialog.report(), nullptr);
   EXPECT_GT(dialog.report()->evaluated, 0u);
+  EXPECT_EQ(dialog.closeButton()->text(), QStringLiteral("Close"));
+  EXPECT_EQ(dialog.startButton()->text(), QStringLiteral("Run again"));
+  EXPECT_TRUE(dialog.startButton()->isEnabled());
+  // Each candidate's text is whole in its tooltip (the column may elide it).
+  ASSERT_GT(dialog.table()->rowCount(), 0);
+  EXPECT_EQ(dialog.table()->item(0, 0)->toolTip(), dialog.table()->item(0, 0)->text());
   QStringList edits;
   QString settings;
   candidateToEdits({"--cleanup", "after:x.py:f", "--set", "expandable_segments:True"}, &edits, &settings);
@@ -439,6 +484,18 @@ TEST_F(WidgetsTest, TheFactsPanelRecoversItsWidth) {
   QApplication::processEvents();
   EXPECT_GE(window_->factsDock()->width(), 320);
   EXPECT_LE(window_->factsDock()->width(), 1600 / 2);
+}
+
+// Below 1400 px the facts panel gives width back to the plot (a quarter of the window at most).
+TEST_F(WidgetsTest, TheFactsPanelShrinksOnALaptopScreen) {
+  window_->resize(1600, 1000);
+  QApplication::processEvents();
+  const int wide = window_->factsDock()->width();
+  window_->resize(1280, 720);
+  QApplication::processEvents();
+  EXPECT_LE(window_->factsDock()->width(), 1280 / 4 + 8);
+  EXPECT_LT(window_->factsDock()->width(), wide);
+  EXPECT_GE(window_->factsDock()->width(), 200);
 }
 
 // Closing the window with what-if variants asks first; "no" keeps it open.

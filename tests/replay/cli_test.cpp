@@ -135,6 +135,9 @@ TEST(Cli, BadInputAndUsage) {
   auto help = run({"whatif", "--help"});
   EXPECT_EQ(help.code, kOk);
   EXPECT_NE(help.out.find("--cleanup"), std::string::npos);
+  // The point syntax is the library's one text (the GUI's Help menu shows it too).
+  EXPECT_NE(help.out.find("annotation:NAME:start"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("SELECTOR@POINT"), std::string::npos);
 }
 
 TEST(Cli, WhatIfJson) {

@@ -193,6 +193,34 @@ TEST_F(InSourceRoot, TheMotivatingTableHasTheMeasuredFigures) {
   EXPECT_EQ(row["peak_reserved"], 27197964288);
 }
 
+TEST_F(InSourceRoot, AReportOnAPreparedTraceIsTheReportThatPreparesItsOwn) {
+  // The GUI's session prepared the trace once; the report on it has the same figures.
+  auto t = readTrace(kExp0);
+  ASSERT_TRUE(t.ok()) << t.message();
+  const std::size_t dev = t->snap().busiestDevice();
+  auto prepared = prepareTrace(t->snapshot, dev, t->environment());
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  auto options = parseReportOptions(oneRankText());
+  ASSERT_TRUE(options.ok()) << options.message();
+  const ReportInput input{*t, dev, t->environment()};
+  auto on = buildReportOn(input, *prepared, *options);
+  auto own = buildReport({input}, *options);
+  ASSERT_TRUE(on.ok()) << on.message();
+  ASSERT_TRUE(own.ok()) << own.message();
+  EXPECT_EQ(reportJson(*on)["table"], reportJson(*own)["table"]);
+  EXPECT_EQ(reportMarkdown(*on), reportMarkdown(*own));
+  ASSERT_EQ(on->ranks[0].runs.size(), 3u);
+  // A device with another total memory prepares its own trace, and a prepared trace of another
+  // device is refused rather than reported on.
+  options->edited.capacity = 150109880320;
+  auto other = buildReportOn(input, *prepared, *options);
+  ASSERT_TRUE(other.ok()) << other.message();
+  EXPECT_EQ(other->ranks[0].runs[0].report.capacity, std::optional<sim::ByteCount>(150109880320));
+  auto t2 = readTrace(kTiny0);
+  ASSERT_TRUE(t2.ok());
+  EXPECT_FALSE(buildReportOn({*t2, 0, t2->environment()}, *prepared, *options).ok());
+}
+
 TEST_F(InSourceRoot, TheReportsDeviceAndDemandsApplyToEveryRun) {
   // docs/ci.md's offload case: the wake-up's 138 GiB does not fit after the recorded offload
   // (146397069312 bytes free), and fits with the cleanup (149253390336 bytes measured free; the

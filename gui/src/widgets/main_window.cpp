@@ -147,9 +147,15 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
   // A window shrunk to a laptop's size squeezes the facts panel; when it grows again, give
   // the panel back the width it opened with (at most 30% of the window). A wider window
   // gives its extra width to the plot, not to the panel.
+  // Below kNarrowWindow the panel also gives width back: at most a quarter of the window, so
+  // that a laptop's 1280 px leaves the plot most of it.
   if (!facts_dock_ || !facts_dock_->isVisible() || facts_dock_->isFloating()) return;
-  const int want = std::min(kFactsWidth, width() * 3 / 10);
-  if (facts_dock_->width() < want - 8 && width() >= 1000) resizeDocks({facts_dock_}, {want}, Qt::Horizontal);
+  const bool narrow = width() < kNarrowWindow;
+  const int want = std::min(kFactsWidth, narrow ? width() / 4 : width() * 3 / 10);
+  if (facts_dock_->width() < want - 8 && width() >= 1000)
+    resizeDocks({facts_dock_}, {want}, Qt::Horizontal);
+  else if (narrow && facts_dock_->width() > want + 8)
+    resizeDocks({facts_dock_}, {want}, Qt::Horizontal);
 }
 
 void MainWindow::updateCompareTab() {

@@ -26,6 +26,8 @@ class TraceWidget;
 
 // The facts panel's width: it opens at this width and gets it back after the window shrank.
 inline constexpr int kFactsWidth = 440;
+// Narrower windows (a laptop's) shrink the side panel to a quarter of their width.
+inline constexpr int kNarrowWindow = 1400;
 
 // The size an interactive window opens at: the size asked for, at most the screen's available
 // size less room for the window's frame (a laptop's 1280x720 never gets a 1600x1000 window).
@@ -45,6 +47,8 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] TraceWidget* currentTraceWidget() const;
   [[nodiscard]] CompareView* compareView() const { return compare_; }
   void showCompare();
+  // Help > Points and selectors: the library's syntax text (replay::pointSyntaxHelp).
+  void showPointHelp();
   void showTrace(int index);
   // No modal dialogs (errors go to stderr): for --screenshot and tests.
   void setBatchMode(bool on) { batch_ = on; }

@@ -9,7 +9,11 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QDialog>
+#include <QFontDatabase>
 #include <QPainter>
+#include <QPlainTextEdit>
+#include <QVBoxLayout>
 
 #ifdef RESERVOIR_GUI_HAVE_SVG
 #include <QSvgGenerator>
@@ -18,6 +22,7 @@
 #include "app/export_snapshot.h"
 #include "app/trace_document.h"
 #include "reservoir/replay/export.h"
+#include "reservoir/replay/point_help.h"
 #include "widgets/compare_view.h"
 #include "widgets/main_window.h"
 #include "widgets/timeline_view.h"
@@ -66,6 +71,26 @@ void MainWindow::buildMenus() {
   facts->setText(tr("Trace &facts panel"));
   view->addAction(facts);
   buildNavigation(menuBar()->addMenu(tr("&Navigate")));
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Points and selectors"), this, &MainWindow::showPointHelp);
+}
+
+// The library's text (the command line's --help shows the same), in a window beside the main one.
+void MainWindow::showPointHelp() {
+  auto* dialog = new QDialog(this);
+  dialog->setObjectName(QStringLiteral("pointHelp"));
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("Points and selectors"));
+  auto* text = new QPlainTextEdit(QString::fromUtf8(replay::pointSyntaxHelp().data(),
+                                                    static_cast<qsizetype>(replay::pointSyntaxHelp().size())),
+                                  dialog);
+  text->setReadOnly(true);
+  text->setLineWrapMode(QPlainTextEdit::NoWrap);
+  text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  auto* lay = new QVBoxLayout(dialog);
+  lay->addWidget(text);
+  dialog->resize(760, 320);
+  dialog->show();
 }
 
 void MainWindow::buildNavigation(QMenu* menu) {

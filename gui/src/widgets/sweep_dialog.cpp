@@ -57,7 +57,8 @@ constexpr int kRankRole = Qt::UserRole + 1;
 SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
     : QDialog(parent), doc_(doc), objective_(new QComboBox(this)), target_(new QLineEdit(this)),
       progress_(new QProgressBar(this)), status_(new QLabel(this)), table_(new QTableWidget(this)),
-      use_(new QPushButton(tr("Run as a variant"), this)) {
+      use_(new QPushButton(tr("Run as a variant"), this)), close_(new QPushButton(tr("Close"), this)),
+      start_(new QPushButton(tr("Start"), this)) {
   setWindowTitle(tr("Sweep: where should cleanup go?"));
   resize(1000, 520);
   objective_->addItem(tr("lowest peak reserved"), QStringLiteral("peak"));
@@ -71,7 +72,12 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
   status_->setWordWrap(true);
   table_->setColumnCount(kColumns);
   table_->setHorizontalHeaderLabels({tr("candidate"), tr("saving"), tr("peak reserved"), tr("empty_cache calls"),
-                                     tr("calls per step"), tr("price"), tr("OOM")});
+                                     tr("calls per step"), tr("price (whole run)"), tr("OOM")});
+  table_->horizontalHeaderItem(kPrice)->setToolTip(
+      tr("The time the candidate's empty_cache calls cost over the whole trace (all its calls together)"));
+  table_->horizontalHeaderItem(kPerStep)->setToolTip(
+      tr("Inserted empty_cache calls divided by the training steps the trace shows"));
+  table_->horizontalHeaderItem(kCandidate)->setToolTip(tr("What the candidate changes; hover a row for all of it"));
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(kCandidate, QHeaderView::Stretch);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -79,13 +85,11 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->hide();
   use_->setEnabled(false);
-  auto* cancel = new QPushButton(tr("Cancel"), this);
-  auto* startButton = new QPushButton(tr("Start"), this);
   auto* objectiveRow = new QHBoxLayout;
   objectiveRow->addWidget(new QLabel(tr("Objective:"), this));
   objectiveRow->addWidget(objective_);
   objectiveRow->addWidget(target_, 1);
-  objectiveRow->addWidget(startButton);
+  objectiveRow->addWidget(start_);
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(objectiveRow);
   lay->addWidget(status_);
@@ -93,11 +97,11 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
   lay->addWidget(table_, 1);
   auto* buttons = new QHBoxLayout;
   buttons->addStretch(1);
-  buttons->addWidget(cancel);
+  buttons->addWidget(close_);
   buttons->addWidget(use_);
   lay->addLayout(buttons);
-  connect(startButton, &QPushButton::clicked, this, &SweepDialog::start);
-  connect(cancel, &QPushButton::clicked, this, [this] {
+  connect(start_, &QPushButton::clicked, this, &SweepDialog::start);
+  connect(close_, &QPushButton::clicked, this, [this] {
     if (running_)
       this->cancel();
     else
@@ -110,6 +114,12 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
 }
 
 SweepDialog::~SweepDialog() { cancel_->store(true); }
+
+void SweepDialog::showRunning(bool running) {
+  close_->setText(running ? tr("Cancel") : tr("Close"));
+  start_->setText(running || !report_ ? tr("Start") : tr("Run again"));
+  start_->setEnabled(!running);
+}
 
 void SweepDialog::cancel() {
   cancel_->store(true);
@@ -140,6 +150,7 @@ void SweepDialog::start() {
     return;
   }
   running_ = true;
+  showRunning(true);
   report_.reset();
   use_->setEnabled(false);
   cancel_->store(false);
@@ -183,6 +194,7 @@ void SweepDialog::start() {
       report_ = std::make_shared<replay::SweepReport>(std::move(*result));
       showReport();
     }
+    showRunning(false);
     emit finished();
   });
   watcher->setFuture(future);
@@ -214,6 +226,7 @@ void SweepDialog::fillRow(int r, const replay::SweepCandidate& c, int rank) {
   auto* name = new QTableWidgetItem(QString::fromStdString(c.description) +
                                     (c.within_cap ? QString() : tr("  (over the call cap)")));
   name->setData(kRankRole, rank);
+  name->setToolTip(name->text());
   table_->setItem(r, kCandidate, name);
   const QString saving = c.saving > 0 ? sizeText(c.saving) : c.saving == 0 ? tr("none") : tr("worse");
   table_->setItem(r, kSaving, new NumberItem(saving, static_cast<double>(c.saving), r));

@@ -35,6 +35,9 @@ class SweepDialog : public QDialog {
   [[nodiscard]] bool running() const { return running_; }
   [[nodiscard]] const replay::SweepReport* report() const { return report_.get(); }
   [[nodiscard]] QTableWidget* table() const { return table_; }
+  // Cancel while the sweep runs, Close once it has ended; Start, then Run again.
+  [[nodiscard]] QPushButton* closeButton() const { return close_; }
+  [[nodiscard]] QPushButton* startButton() const { return start_; }
   [[nodiscard]] QProgressBar* progressBar() const { return progress_; }
   [[nodiscard]] QString statusText() const;
   // Runs the candidate of a table row (as sorted) as a variant.
@@ -54,6 +57,7 @@ class SweepDialog : public QDialog {
   void addArrived(const replay::SweepCandidate& c);
   void fillRow(int row, const replay::SweepCandidate& c, int rank);
   void useSelected();
+  void showRunning(bool running);
   TraceDocument* doc_;
   QComboBox* objective_;
   QLineEdit* target_;
@@ -61,6 +65,8 @@ class SweepDialog : public QDialog {
   QLabel* status_;
   QTableWidget* table_;
   QPushButton* use_;
+  QPushButton* close_;
+  QPushButton* start_;
   std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<replay::SweepReport> report_;
   bool running_ = false;

@@ -15,6 +15,7 @@
 
 #include "app/trace_document.h"
 #include "models/variant_model.h"
+#include "reservoir/replay/point_help.h"
 #include "widgets/sweep_dialog.h"
 
 namespace reservoir::gui {
@@ -25,8 +26,13 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
       table_(new QTableView(this)), model_(new VariantModel(doc, this)), report_(new QPlainTextEdit(this)) {
   kind_->addItems({QStringLiteral("cleanup"), QStringLiteral("release"), QStringLiteral("probe"),
                    QStringLiteral("demand"), QStringLiteral("reset-peaks")});
-  point_->setPlaceholderText(
-      tr("after:state_dict_loader.py:load, event:1234, annotation:step:end, SEL@POINT for release"));
+  // Short enough to fit the field on a laptop; the whole syntax is the tooltip (and Help).
+  point_->setPlaceholderText(tr("after:FILE:NAME, event:N, annotation:NAME:end"));
+  const QString syntax = QString::fromUtf8(replay::pointSyntaxHelp().data(),
+                                           static_cast<qsizetype>(replay::pointSyntaxHelp().size()));
+  point_->setToolTip(syntax);
+  kind_->setToolTip(syntax);
+  edits_->setToolTip(syntax);
   edits_->setPlaceholderText(tr("One edit per line (KIND POINT); Add edit puts one here."));
   edits_->setMaximumHeight(80);
   settings_->setPlaceholderText(

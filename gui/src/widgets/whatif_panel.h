@@ -32,6 +32,7 @@ class WhatIfPanel : public QWidget {
   [[nodiscard]] QString editsText() const;
   void runPending();
   [[nodiscard]] QPlainTextEdit* reportView() const { return report_; }
+  [[nodiscard]] QLineEdit* pointField() const { return point_; }
 
  private:
   void addEdit();

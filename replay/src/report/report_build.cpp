@@ -13,9 +13,11 @@ namespace {
 // Prepared traces of one rank, by the total memory the environment gives (a capacity can change it).
 class PreparedCache {
  public:
-  explicit PreparedCache(const ReportInput& input) : input_(input) {}
+  explicit PreparedCache(const ReportInput& input, const PreparedTrace* seed = nullptr)
+      : input_(input), seed_(seed) {}
   Expected<const PreparedTrace*> get(const EditedRunOptions& options) {
     const ReplayEnvironment env = editedRunEnvironment(input_.env, options);
+    if (seed_ && env.total_memory == input_.env.total_memory) return seed_;
     for (const auto& [key, prepared] : entries_)
       if (key == env.total_memory) return prepared.get();
     auto p = prepareTrace(input_.trace.snapshot, input_.device_index, env);
@@ -26,6 +28,7 @@ class PreparedCache {
 
  private:
   const ReportInput& input_;
+  const PreparedTrace* seed_;  // prepared in input_.env by the caller
   std::vector<std::pair<std::optional<ByteCount>, std::unique_ptr<PreparedTrace>>> entries_;
 };
 
@@ -175,7 +178,10 @@ Expected<SweepReport> sweepRank(const SweepOptions& options, PreparedCache& cach
 
 }  // namespace
 
-Expected<Report> buildReport(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
+namespace {
+
+Expected<Report> buildReportWith(const std::vector<ReportInput>& inputs, const ReportOptions& options,
+                                 const PreparedTrace* seed) {
   if (inputs.empty()) return Status::usage("no traces to report on");
   Report report;
   auto plan = detail::planRuns(options, report.probes, report.demands);
@@ -183,7 +189,7 @@ Expected<Report> buildReport(const std::vector<ReportInput>& inputs, const Repor
   for (const auto& p : *plan) report.variants.push_back({p.name, {}, {}, 0});
   std::vector<SweepReport> sweeps;
   for (const auto& input : inputs) {
-    PreparedCache cache(input);  // one rank's prepared traces at a time
+    PreparedCache cache(input, seed);  // one rank's prepared traces at a time
     auto rank = makeRank(input, *plan, options, report, cache);
     if (!rank) return rank.status().prefixed(input.trace.path + ": ");
     report.ranks.push_back(std::move(*rank));
@@ -199,6 +205,18 @@ Expected<Report> buildReport(const std::vector<ReportInput>& inputs, const Repor
   }
   detail::fillVerdicts(report);
   return report;
+}
+
+}  // namespace
+
+Expected<Report> buildReport(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
+  return buildReportWith(inputs, options, nullptr);
+}
+
+Expected<Report> buildReportOn(const ReportInput& input, const PreparedTrace& prepared, const ReportOptions& options) {
+  if (prepared.snapshot != input.trace.snapshot || prepared.device_index != input.device_index)
+    return Status::usage("the prepared trace is not the report's trace and device");
+  return buildReportWith({input}, options, &prepared);
 }
 
 }  // namespace reservoir::replay

@@ -173,6 +173,9 @@ struct Report {
 // Runs every variant on every rank (and the sweep) and builds the model. An edit that names
 // nothing in a rank is an error naming the rank and the variant.
 Expected<Report> buildReport(const std::vector<ReportInput>& inputs, const ReportOptions& options);
+// The same on one rank whose trace is already prepared in input.env (the GUI's session): runs
+// whose device needs the same environment replay `prepared` instead of preparing it again.
+Expected<Report> buildReportOn(const ReportInput& input, const PreparedTrace& prepared, const ReportOptions& options);
 
 // ---- The table (the Markdown's, and the JSON's "table") ---------------------------------
 
