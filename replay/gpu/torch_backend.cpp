@@ -6,7 +6,10 @@
 // gets a use on another stream, and the CUDA event the allocator records for it reports "not
 // ready" until the op at which the recording retired it (the allocator asks the CUDA runtime
 // through cudaEventQuery; this plugin interposes that call, so the GPU's progress follows
-// the trace while the allocator's code is untouched). The allocator records its own history
+// the trace while the allocator's code is untouched). Private pools (MemPool, CUDA-graph pools)
+// are the allocator's own, under the recorded ids (createOrIncrefPool), and each request the
+// recording made in one is bracketed by beginAllocateToPool / endAllocateToPool, as
+// torch.cuda.use_mem_pool does. The allocator records its own history
 // (torch::cuda::_record_memory_history) and the run returns it as a snapshot.
 #include <c10/core/Allocator.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -26,8 +29,11 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "device_memory.h"
 #include "gpu_backends.h"
@@ -209,10 +215,25 @@ void applySettings(const std::string& conf) {
 #endif
 }
 
+// A private pool's id as the allocator takes it (c10's MempoolId_t: a pair of CaptureId_t).
+using MempoolId = std::pair<unsigned long long, unsigned long long>;  // NOLINT(google-runtime-int): c10's type
+
+MempoolId mempoolId(const traces::PoolId& p) {
+  return {static_cast<unsigned long long>(p.first), static_cast<unsigned long long>(p.second)};
+}
+
+// Which pool an id names: torch.cuda.MemPool() makes (0, n), a CUDA graph's pool (n, 0).
+std::string_view poolKind(const traces::PoolId& p) {
+  if (p.first == 0) return "MemPool";
+  if (p.second == 0) return "CUDA graph pool";
+  return "private pool";
+}
+
 // Everything the run holds, given back in the right order however it ends.
 struct Holdings {
   cca::CUDAAllocator* alloc = nullptr;
   std::unordered_map<std::uint32_t, void*> live;  // allocation id -> pointer
+  std::vector<MempoolId> pools;                   // made here, one reference each
   std::vector<cudaStream_t> streams;
   void* ballast = nullptr;
   bool recording = false;
@@ -232,6 +253,9 @@ struct Holdings {
       if (alloc) {
         for (const auto& [id, p] : live) alloc->raw_delete(p);
         live.clear();
+        // The last reference: each pool becomes freeable, and the emptyCache below releases it.
+        for (const MempoolId& id : pools) cca::releasePool(0, id);
+        pools.clear();
         cca::emptyCache();  // synchronizes what record_stream'd frees still wait for, then releases
       }
     } catch (...) {
@@ -284,6 +308,53 @@ struct StreamMap {
     const auto it = to_recorded.find(s);
     if (it != to_recorded.end()) s = it->second;
   }
+};
+
+// The program's private pools on the real allocator, under the recorded ids: one reference
+// each for the whole run (the program has no request that releases a pool; the model keeps
+// them as long), as torch.cuda.MemPool() holds one for its lifetime.
+void makePools(const EditedProgram& prog, Holdings& hold, BackendResult& r) {
+  std::string named;
+  for (const traces::PoolId& p : prog.private_pools) {
+    if (p.isDefault()) continue;
+    if (p.first < 0 || p.second < 0)
+      throw Failure(fmt::format("private pool ({},{}): a pool id is two non-negative numbers", p.first, p.second));
+    cca::createOrIncrefPool(0, mempoolId(p));
+    hold.pools.push_back(mempoolId(p));
+    named += fmt::format("{}({},{}) {}", named.empty() ? "" : ", ", p.first, p.second, poolKind(p));
+  }
+  if (!named.empty())
+    r.notes.push_back(fmt::format(
+        "private pools on the real allocator: {}; each request the recording made in one ran between "
+        "beginAllocateToPool and endAllocateToPool (every stream), and the pools were held to the end",
+        named));
+}
+
+// One request routed to a private pool, as torch.cuda.use_mem_pool routes it: the allocator's
+// captures_underway holds the pool for the request's duration (so, as under a capture, it
+// processes no record_stream events and releases no cache on a failed cudaMalloc; the model does
+// the same).
+class PoolBracket {
+ public:
+  explicit PoolBracket(const std::optional<traces::PoolId>& pool) {
+    if (!pool || pool->isDefault()) return;
+    const MempoolId id = mempoolId(*pool);
+    cca::beginAllocateToPool(0, id, [](cudaStream_t) { return true; });
+    id_ = id;
+  }
+  PoolBracket(const PoolBracket&) = delete;
+  PoolBracket& operator=(const PoolBracket&) = delete;
+  ~PoolBracket() {
+    if (!id_) return;
+    try {
+      cca::endAllocateToPool(0, *id_);
+      cca::releasePool(0, *id_);  // the reference beginAllocateToPool took
+    } catch (...) {
+    }
+  }
+
+ private:
+  std::optional<MempoolId> id_;
 };
 
 void startHook(const CompletionSchedule& schedule) {
@@ -345,6 +416,7 @@ class TorchTarget final : public OpTarget {
         use_c10_(c10::cuda::getStreamFromExternal(streams.use_stream, 0)) {}
 
   bool allocate(const BackendOp& op) override {
+    const PoolBracket bracket(op.pool);
     try {
       void* p = hold_.alloc->raw_alloc_with_stream(op.size, streams_.real(op.stream));
       if (op.alloc != kNoAllocation && p) hold_.live[op.alloc] = p;
@@ -483,9 +555,6 @@ class TorchBackend final : public ReplayBackend {
     if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
       return Status::error(fmt::format("torch backend: no CUDA device is visible ({})",
                                        e != cudaSuccess ? cudaText(e) : std::string("0 devices")));
-    if (!job.program->private_pools.empty())
-      return Status::error(
-          "torch backend: private pools (MemPool, CUDA graphs) are not replayed on the real allocator yet");
     if (!job.program->seed.empty())
       return Status::error(
           "torch backend: the real allocator starts empty: replay a ring-buffer trace's window "
@@ -515,6 +584,7 @@ class TorchBackend final : public ReplayBackend {
     hold.alloc = cca::get();
     readDeviceAtStart(0, r.memory, check);
     const StreamMap streams(prog, hold);
+    makePools(prog, hold, r);
     CompletionSchedule schedule(prog);
     startHook(schedule);
     applyFraction(job, r.memory.total, r);

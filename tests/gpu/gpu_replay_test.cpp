@@ -4,8 +4,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "reservoir/replay/backend.h"
+#include "reservoir/replay/backend_replay.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/traces/reader.h"
 #include "reservoir/traces/writer.h"
@@ -158,6 +163,83 @@ TEST(TorchBackend, TheWorkedExampleFromLibTorch) {
   EXPECT_TRUE(cmp.exact()) << why(cmp);
   EXPECT_EQ(r->final_reserved, 44040192);
 }
+
+// The regression traces with private pools: MemPool (synthetic, recorded by torch on the H200;
+// with expandable segments; with ooms; a ring buffer), a window after a CUDA graph, and
+// tests/data/traces/pools/ (recorded by scripts/device/pool_workloads.py).
+std::vector<std::string> poolTraces() {
+  std::vector<std::string> out = {"mempool-s7.pickle.zst", "mempool-expandable-s8.pickle.zst",
+                                  "mempool-oom-expandable-s3.pickle.zst", "ring-expandable-mempool-s6.pickle.zst",
+                                  "graph-pool/graph-pool.pickle.zst"};
+  const auto dir = test::testDataDir() / "traces";
+  if (std::filesystem::exists(dir / "pools"))
+    for (const auto& e : std::filesystem::directory_iterator(dir / "pools"))
+      if (e.path().string().ends_with(".pickle.zst")) out.push_back("pools/" + e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::set<traces::PoolId> privatePoolsOf(const std::vector<sim::SegmentView>& segments) {
+  std::set<traces::PoolId> out;
+  for (const auto& s : segments)
+    if (!s.pool.isDefault()) out.insert(s.pool);
+  return out;
+}
+
+// `reservoir replay X --backend torch` on a trace with private pools: the pools are the real
+// allocator's, the figures equal the model's prediction, the model reproduces the real
+// allocator's own recording, and the real run's segments lie in the same private pools.
+class TorchPools : public ::testing::TestWithParam<std::string> {};
+TEST_P(TorchPools, ReplayOnTheRealAllocatorAsPredicted) {
+  auto backend = backendOrSkip("torch");
+  if (!backend) GTEST_SKIP() << "this build has no torch backend";
+  auto trace = readTrace((test::testDataDir() / "traces" / GetParam()).string());
+  ASSERT_TRUE(trace.ok()) << trace.message();
+  const ReplayEnvironment env = trace->environment();
+  auto p = prepareTrace(trace->snapshot, trace->snap().busiestDevice(), env);
+  ASSERT_TRUE(p.ok()) << p.message();
+  auto run = chooseEditedRunAsWhatIf(*p, WhatIfOptions{});
+  ASSERT_TRUE(run.ok()) << run.message();
+  std::vector<std::unique_ptr<ReplayBackend>> impls;
+  impls.push_back(std::move(backend));
+  auto report = runBackendReplay(*p, {}, *run, impls, BackendReplayOptions{});
+  if (!report && report.message().find("no CUDA device") != std::string::npos) GTEST_SKIP() << report.message();
+  ASSERT_TRUE(report.ok()) << report.message();
+  ASSERT_FALSE(report->program.private_pools.empty()) << "the program lost the trace's private pools";
+  ASSERT_EQ(report->runs.size(), 1u);
+  const BackendRun& r = report->runs.front();
+  EXPECT_TRUE(r.vs_model.figuresEqual()) << why(r.vs_model);
+  ASSERT_TRUE(r.own_recording.has_value());
+  EXPECT_TRUE(r.own_recording->exact());
+  EXPECT_TRUE(report->exact);
+  // The pools the model's final segments lie in; a ring-buffer trace's window runs from an empty
+  // allocator on the GPU, so it is compared with the model's run of the same.
+  std::set<traces::PoolId> predicted = privatePoolsOf(report->model.segments);
+  if (!report->program.seed.empty()) {
+    const EditedProgram unseeded = report->program.withoutSeed();
+    ReplayJob job;
+    job.prepared = &*p;
+    job.program = &unseeded;
+    job.config = run->config;
+    job.fraction = run->fraction;
+    job.usable = run->usable;
+    auto m = makeModelBackend()->run(job);
+    ASSERT_TRUE(m.ok()) << m.message();
+    predicted = privatePoolsOf(m->segments);
+  }
+  EXPECT_EQ(privatePoolsOf(r.result.segments), predicted);
+  const bool noted = std::any_of(r.result.notes.begin(), r.result.notes.end(), [](const std::string& n) {
+    return n.starts_with("private pools on the real allocator");
+  });
+  EXPECT_TRUE(noted);
+}
+INSTANTIATE_TEST_SUITE_P(Regression, TorchPools, ::testing::ValuesIn(poolTraces()),
+                         [](const ::testing::TestParamInfo<std::string>& i) {
+                           std::string s = i.param.substr(0, i.param.find(".pickle"));
+                           for (char& c : s)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return s;
+                         });
 
 }  // namespace
 }  // namespace reservoir::replay
