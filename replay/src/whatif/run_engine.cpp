@@ -118,7 +118,8 @@ void Runner::runOp(std::uint32_t j) {
       }
       const std::uint64_t request = mallocs_++;
       if (!res.ok()) {
-        if (!r_.oom) r_.oom = OomInfo{j, op.first_event, op.size, op.stream, op.stack, 0, request, reserved(), allocated()};
+        if (!r_.oom)
+          r_.oom = OomInfo{j, op.first_event, op.size, op.stream, op.stack, 0, request, reserved(), allocated()};
         ++r_.oom->count;
       } else if (op.alloc.valid()) {
         handles_.set(op.alloc.value(), res.block);
