@@ -53,13 +53,18 @@ def whatif(reservoir, trace, edit, model, probe=True):
     return json.loads(p.stdout)
 
 
-def figures(run):
-    """The compared figures; a run that ran out of memory before the point is compared at its OOM."""
+def figures(run, died_at_oom):
+    """The compared figures. The OOM is compared by the allocation request that failed (the same
+    request in the source and the re-run; their event numbers differ by the segment events the
+    edit adds before it). A re-run that died of its OOM (dump_reason "oom") ended right after it,
+    so its final reserved is compared with the prediction's reserved right after the OOM: the run's
+    final figures go on past it, as if the program had caught the error."""
     at_point = run["probes"][POINT]["reserved"] if POINT in run.get("probes", {}) else None
     oom = run.get("oom") or {}
+    final = oom["reserved_after"] if died_at_oom and oom else run["final_reserved"]
     return {"peak_reserved": run["peak_reserved"], "peak_allocated": run["peak_allocated"],
-            "final_reserved": run["final_reserved"], "reserved_at_point": at_point,
-            "oom_event": oom.get("event_index")}
+            "final_reserved": final, "reserved_at_point": at_point,
+            "oom_event": (oom.get("request_index"), oom.get("event_index")) if oom else None}
 
 
 def delta(figure, predicted, measured):
@@ -69,7 +74,7 @@ def delta(figure, predicted, measured):
     if p is None or m is None:
         return f"{'no' if p is None else p} vs {'no' if m is None else m}"
     if figure == "oom_event":
-        return 0 if p == m else f"OOM at event {p} vs {m}"
+        return 0 if p[0] == m[0] else f"OOM at request {p[0]} (event {p[1]}) vs {m[0]} (event {m[1]})"
     return p - m
 
 
@@ -98,12 +103,13 @@ def main():
             continue
         side = json.loads(Path(str(dst)[: -len(".pickle")] + ".json").read_text())
         edit = [e.format(fraction=side.get("fraction", 1)) for e in edit]
-        probe = side.get("dump_reason") != "oom"
+        died = side.get("dump_reason") == "oom"
+        probe = not died
         truth = whatif(args.reservoir, dst, [], "recorded", probe)  # the re-run replayed as recorded
-        measured = figures(truth["baseline"])
+        measured = figures(truth["baseline"], died)
         cells = []
         for model in models:
-            predicted = figures(whatif(args.reservoir, src, edit, model, probe)["whatif"])
+            predicted = figures(whatif(args.reservoir, src, edit, model, probe)["whatif"], died)
             deltas = [delta(f, predicted, measured) for f in FIGURES]
             if model == models[0] and any(d not in (None, 0) for d in deltas):
                 misses += 1

@@ -22,6 +22,9 @@ class Oom(TypedDict, total=False):
     event_index: int
     size: int
     count: int
+    request_index: int  # which allocation request failed (0-based): the same in a re-run
+    reserved_after: int  # reserved right after it: where a program that does not catch it ends
+    allocated_after: int
 
 
 class RunFigures(TypedDict, total=False):

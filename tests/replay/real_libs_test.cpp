@@ -68,5 +68,58 @@ TEST(RealLibraries, AMissingFractionIsNamedWithOneThatMakesTheReplayExact) {
   fs::remove_all(dir);
 }
 
+// The Llama training run under set_per_process_memory_fraction (and, second, with
+// garbage_collection_threshold:0.6), predicted from the run without a fraction: the OOM comes at
+// the re-run's allocation request, and right after it reserved is what torch measured when the
+// re-run died of it. With the threshold, the re-run's trace numbers that request 25 events later
+// (the segments its collection freed and made again before it), and the run's final figures go on
+// past the OOM as if the program had caught it: neither is the re-run's.
+void expectTheReRunsOom(const std::string& rerun, const std::vector<std::string>& settings) {
+  const auto side = sidecar(rerun);
+  const double fraction = side["fraction"].get<double>();
+  std::vector<std::string> args{"whatif", realTrace("llama-base").string(), "--fraction", std::to_string(fraction)};
+  args.insert(args.end(), settings.begin(), settings.end());
+  args.push_back("--json");
+  const auto predicted = runJson(args)["whatif"];
+  const auto measured = runJson({"whatif", realTrace(rerun).string(), "--json"})["baseline"];
+  const auto& stats = side["memory_stats"];
+  ASSERT_TRUE(predicted["oom"].is_object()) << predicted.dump(2);
+  ASSERT_TRUE(measured["oom"].is_object());
+  EXPECT_EQ(side["dump_reason"], "oom");
+  EXPECT_EQ(predicted["oom"]["request_index"], measured["oom"]["request_index"]);
+  EXPECT_EQ(predicted["oom"]["size"], side["ooms"][0]["alloc"]);
+  EXPECT_EQ(predicted["oom"]["reserved_after"], stats["reserved_bytes.all.current"]);
+  EXPECT_EQ(measured["oom"]["reserved_after"], stats["reserved_bytes.all.current"]);
+  EXPECT_EQ(predicted["peak_reserved"], stats["reserved_bytes.all.peak"]);
+  EXPECT_EQ(predicted["peak_allocated"], stats["allocated_bytes.all.peak"]);
+}
+
+TEST(RealLibraries, AFractionsOomComesAtTheReRunsRequest) { expectTheReRunsOom("llama-fraction", {}); }
+
+TEST(RealLibraries, AGcThresholdsOomComesAtTheReRunsRequestThoughNumberedEarlier) {
+  expectTheReRunsOom("llama-gcthresh", {"--set", "garbage_collection_threshold:0.6"});
+  const auto predicted = runJson({"whatif", realTrace("llama-base").string(), "--fraction",
+                                  std::to_string(sidecar("llama-gcthresh")["fraction"].get<double>()), "--set",
+                                  "garbage_collection_threshold:0.6", "--json"})["whatif"];
+  const auto measured = runJson({"whatif", realTrace("llama-gcthresh").string(), "--json"})["baseline"];
+  EXPECT_EQ(predicted["oom"]["event_index"].get<int>() + 25, measured["oom"]["event_index"].get<int>());
+  EXPECT_NE(predicted["final_reserved"], measured["final_reserved"]);
+}
+
+// The Llama run predicted under roundup_power2_divisions:4 (the source made 22 MiB segments where
+// the edited run makes 24 MiB ones): the driver placed each of those right after the previous one,
+// as it did in the recording, so an 8 MiB best-fit tie broken by address goes the re-run's way.
+// Placed top down instead, the prediction was 24 MiB low on peak and final reserved.
+TEST(RealLibraries, ARoundupWhatIfEqualsTheReRun) {
+  const auto j = runJson({"whatif", realTrace("llama-base").string(), "--set", "roundup_power2_divisions:4", "--json"});
+  const auto measured = sidecar("llama-roundup4")["memory_stats"];
+  EXPECT_EQ(j["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]);
+  EXPECT_EQ(j["whatif"]["peak_allocated"], measured["allocated_bytes.all.peak"]);
+  EXPECT_EQ(j["whatif"]["final_reserved"], measured["reserved_bytes.all.current"]);
+  const auto driver = runJson({"whatif", realTrace("llama-base").string(), "--set", "roundup_power2_divisions:4",
+                               "--address-model", "driver", "--json"});
+  EXPECT_NE(driver["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]) << "the placement must matter here";
+}
+
 }  // namespace
 }  // namespace reservoir

@@ -59,8 +59,11 @@ void failures(std::string& out, const traces::Snapshot& snap, const WhatIfReport
     const char* name = run == &rep.baseline ? "baseline" : "what-if";
     if (run->oom)
       out += fmt::format(
-          "  {}: OUT OF MEMORY at event {}: malloc({}) on stream {} ({} failed mallocs)\n    stack: {}\n", name,
-          run->oom->event, run->oom->size, run->oom->stream, run->oom->count, describeStack(snap, run->oom->stack, 6));
+          "  {}: OUT OF MEMORY at event {} (allocation request {}): malloc({}) on stream {} ({} failed mallocs)\n"
+          "    reserved right after it: {} bytes, allocated {} (where a program that does not catch it ends)\n"
+          "    stack: {}\n",
+          name, run->oom->event, run->oom->request, run->oom->size, run->oom->stream, run->oom->count,
+          run->oom->reserved_after, run->oom->allocated_after, describeStack(snap, run->oom->stack, 6));
     for (const auto& d : run->demands)
       out += fmt::format("  {}: demand {}: {}\n", name, d.text,
                          !d.capacity_known ? "capacity unknown (give the device's capacity)"

@@ -71,6 +71,9 @@ nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r) {
                 {"size", r.oom->size},
                 {"stream", r.oom->stream},
                 {"count", r.oom->count},
+                {"request_index", r.oom->request},
+                {"reserved_after", r.oom->reserved_after},
+                {"allocated_after", r.oom->allocated_after},
                 {"stack", describeStack(snap, r.oom->stack, 8)}};
   else
     j["oom"] = nullptr;

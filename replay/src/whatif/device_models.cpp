@@ -40,6 +40,8 @@ WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, st
   }
   floor_ = lowest;
   anchor_floor_ = seed_lowest;
+  for (const auto& e : prepared.recorded_segment_events)
+    if (e.alloc) recorded_mallocs_.push_back({e.addr, e.size});
 }
 
 std::optional<Addr> WhatIfDevice::overlapStart(Addr addr, ByteCount size) const {
@@ -91,6 +93,17 @@ void WhatIfDevice::anchoredFree(Addr addr) {
     departFromRecording();
 }
 
+std::optional<Addr> WhatIfDevice::afterThePrevious(ByteCount size) const {
+  // The recording's k-th cudaMalloc went right after its (k-1)-th: the edited run's does the same.
+  const std::size_t k = mallocs_.size();
+  if (k == 0 || k >= recorded_mallocs_.size()) return std::nullopt;
+  const auto& rec = recorded_mallocs_;
+  if (rec[k].addr != rec[k - 1].addr + rec[k - 1].size) return std::nullopt;
+  const Addr a = mallocs_[k - 1].addr + (mallocs_[k - 1].size + kAlign - 1) / kAlign * kAlign;
+  if (overlaps(a, size)) return std::nullopt;
+  return a;
+}
+
 void WhatIfDevice::departFromRecording() {
   // The driver goes on below what it handed out in the recording so far (not below every
   // address the recording ever used, as the driver model starts: the run is that far only).
@@ -124,7 +137,14 @@ std::optional<Addr> WhatIfDevice::cudaMalloc(ByteCount size, sim::StreamId) {
       }
     }
   }
+  if (!placed && model_ == AddressModel::kAnchored) {
+    if (const auto after = afterThePrevious(size)) {
+      a = *after;
+      placed = true;
+    }
+  }
   if (!placed) a = driverPlacement(size, kAlign);
+  if (model_ == AddressModel::kAnchored) mallocs_.push_back({a, size});
   live_[a] = size;
   used_ += size;
   ++work_.cuda_mallocs;

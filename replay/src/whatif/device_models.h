@@ -48,6 +48,13 @@ class WhatIfDevice final : public sim::DeviceModel {
   std::optional<Addr> anchoredAddress(ByteCount size);
   void anchoredFree(Addr addr);
   void departFromRecording();
+  [[nodiscard]] std::optional<Addr> afterThePrevious(ByteCount size) const;
+  struct Placed {
+    Addr addr;
+    ByteCount size;
+  };
+  std::vector<Placed> mallocs_;           // the edited run's cudaMallocs in order (anchored)
+  std::vector<Placed> recorded_mallocs_;  // the recording's, in order
   [[nodiscard]] bool recordedReservations() const {
     return model_ == AddressModel::kRecorded || (model_ == AddressModel::kAnchored && !departed_);
   }
@@ -74,7 +81,7 @@ class WhatIfDevice final : public sim::DeviceModel {
   std::size_t anchor_ = 0;
   bool departed_ = false;
   Addr anchor_floor_ = 0;
-  DriverWork work_;                 // what the allocator asked of the driver (the price model's counts)
+  DriverWork work_;  // what the allocator asked of the driver (the price model's counts)
 };
 
 }  // namespace reservoir::replay::detail

@@ -116,8 +116,10 @@ void Runner::runOp(std::uint32_t j) {
         model_.endAllocateToPool(*op.pool);
         model_.releasePool(*op.pool);
       }
+      const std::uint64_t request = mallocs_++;
       if (!res.ok()) {
-        if (!r_.oom) r_.oom = OomInfo{j, op.first_event, op.size, op.stream, op.stack, 0};
+        if (!r_.oom)
+          r_.oom = OomInfo{j, op.first_event, op.size, op.stream, op.stack, 0, request, reserved(), allocated()};
         ++r_.oom->count;
       } else if (op.alloc.valid()) {
         handles_.set(op.alloc.value(), res.block);

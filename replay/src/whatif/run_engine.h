@@ -131,6 +131,7 @@ class Runner {
   std::size_t next_item_ = 0;
   std::uint32_t next_op_ = 0;
   double reserved_sum_ = 0;  // for RunResult::mean_reserved
+  std::uint64_t mallocs_ = 0;  // allocation requests run so far (OomInfo::request)
   RunResult r_;
 };
 

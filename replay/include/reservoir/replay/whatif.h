@@ -90,6 +90,15 @@ struct OomInfo {
   sim::StreamId stream = 0;
   StackId stack;
   std::size_t count = 0;  // failed mallocs in the run
+  // Which allocation request failed (0-based, among the run's mallocs): the same request in the
+  // source and in a re-run of the edited program, whose event numbers differ by the segment
+  // events the edit adds or removes before it.
+  std::uint64_t request = 0;
+  // Reserved and allocated bytes right after the failed malloc (torch has already released the
+  // cache in its retry): where a program that does not catch the OutOfMemoryError ends. The
+  // run's final figures go on past it, as if the program caught the error and carried on.
+  std::int64_t reserved_after = 0;
+  std::int64_t allocated_after = 0;
 };
 
 struct PinnedSegment {
