@@ -11,16 +11,8 @@ runs="${3:-5}"
 size=$(stat -c %s "$trace")
 echo "file: $trace ($size bytes), medians of $runs runs"
 
-# One line per run: "wall_s cpu_s peak_rss_kib".
-timed() {
-  local f
-  f=$(mktemp)
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -o "$f" -f "%e %U %S %M" "$@" > /dev/null 2>&1
-    awk '{print $1, $2 + $3, $4}' "$f"
-  done
-  rm -f "$f"
-}
+# timed CMD...: one line per run, "wall_s cpu_s peak_rss_kib".
+source "$(dirname "$0")/timing.sh"
 
 py=$(timed python3 -c "
 import pickle, sys

@@ -12,16 +12,8 @@ runs="${4:-1}"
 bytes=$(stat -c %s "$trace")
 echo "file: $trace ($bytes bytes), medians of $runs runs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# One line per run: "wall_s cpu_s peak_rss_kib".
-timed() {
-  local f
-  f=$(mktemp)
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -o "$f" -f "%e %U %S %M" "$@" > /dev/null 2>&1
-    awk '{print $1, $2 + $3, $4}' "$f"
-  done
-  rm -f "$f"
-}
+# timed CMD...: one line per run, "wall_s cpu_s peak_rss_kib".
+source "$(dirname "$0")/timing.sh"
 info() { timed "$1" info "$trace" --json --no-capture-json; }
 
 old=$(info "$before")

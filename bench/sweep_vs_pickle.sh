@@ -10,16 +10,8 @@ runs="${3:-3}"
 before="${4:-}"
 echo "file: $trace ($(stat -c %s "$trace") bytes), medians of $runs runs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# One line per run: "wall_s cpu_s peak_rss_kib".
-timed() {
-  local f
-  f=$(mktemp)
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -o "$f" -f "%e %U %S %M" "$@" > /dev/null 2>&1
-    awk '{print $1, $2 + $3, $4}' "$f"
-  done
-  rm -f "$f"
-}
+# timed CMD...: one line per run, "wall_s cpu_s peak_rss_kib".
+source "$(dirname "$0")/timing.sh"
 sweep() { timed "$1" sweep "$trace" --jobs 2 --json --no-capture-json; }
 
 py=$(timed python3 -c "
