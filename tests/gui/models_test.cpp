@@ -10,6 +10,8 @@
 #include "app/format.h"
 #include "app/plot_data.h"
 #include "app/trace_document.h"
+#include "models/stack_model.h"
+#include "reservoir/replay/frame_text.h"
 #include "models/allocator_state.h"
 #include "models/call_tree_model.h"
 #include "models/event_filter_proxy.h"
@@ -65,6 +67,32 @@ TEST_F(ModelsTest, EventTableModel) {
   EXPECT_EQ(m.rowCount(), static_cast<int>(doc_->recorded()->events()));
   EXPECT_EQ(m.index(3, EventTableModel::kIndex).data(EventTableModel::EventRole).toUInt(), 3u);
   EXPECT_FALSE(m.index(0, EventTableModel::kAction).data().toString().isEmpty());
+}
+
+// The selected event's whole stack: every frame, innermost first, the file shortened by the
+// library's rule and the full path on hover.
+TEST_F(ModelsTest, StackModelListsEveryFrame) {
+  const auto rec = doc_->recorded();
+  const auto& snap = rec->trace->snapshot();
+  const auto& events = rec->trace->deviceTrace().events;
+  std::uint32_t e = 0;
+  while (e < events.size() && snap.stack(events[e].stack).size() < 3) ++e;
+  ASSERT_LT(e, events.size()) << "no event with a stack of 3 frames";
+  const auto frames = snap.stack(events[e].stack);
+  StackModel m;
+  Tester tester(&m, Tester::FailureReportingMode::Fatal);
+  m.setStack(rec, events[e].stack);
+  ASSERT_EQ(m.rowCount(), static_cast<int>(frames.size()));
+  for (int r = 0; r < m.rowCount(); ++r) {
+    const auto& f = snap.frames[frames[static_cast<std::size_t>(r)].value()];
+    const auto file = QString::fromStdString(std::string(snap.str(f.filename)));
+    EXPECT_EQ(m.index(r, StackModel::kFunction).data().toString().toStdString(), std::string(snap.str(f.name)));
+    EXPECT_EQ(m.index(r, StackModel::kFile).data().toString(),
+              QStringLiteral("%1:%2").arg(QString::fromStdString(replay::shortFramePath(snap.str(f.filename)))).arg(f.line));
+    EXPECT_EQ(m.index(r, StackModel::kFile).data(Qt::ToolTipRole).toString(), QStringLiteral("%1:%2").arg(file).arg(f.line));
+  }
+  m.setStack(rec, StackId{});
+  EXPECT_EQ(m.rowCount(), 0);
 }
 
 TEST_F(ModelsTest, EventFilterProxy) {

@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 
+#include "reservoir/replay/frame_text.h"
 #include "reservoir/simulator/sizes.h"
 
 namespace reservoir::gui {
@@ -29,6 +30,11 @@ QString fileOf(const traces::Snapshot& snap, const traces::Frame& f, bool short_
   return short_name ? QFileInfo(file).fileName() : file;
 }
 
+// The library's display rule (replay::shortFramePath): "…/optim/adam.py".
+QString displayFileOf(const traces::Snapshot& snap, const traces::Frame& f) {
+  return QString::fromStdString(replay::shortFramePath(snap.str(f.filename)));
+}
+
 QString nameOf(const traces::Snapshot& snap, const traces::Frame& f) {
   const auto n = snap.str(f.name);
   return QString::fromUtf8(n.data(), static_cast<qsizetype>(n.size()));
@@ -45,7 +51,7 @@ QString frameText(const traces::Snapshot& snap, FrameId id) {
 QString shortFrameText(const traces::Snapshot& snap, FrameId id) {
   if (!id.valid() || id.value() >= snap.frames.size()) return QStringLiteral("(all)");
   const auto& f = snap.frames[id.value()];
-  return QStringLiteral("%1 (%2:%3)").arg(nameOf(snap, f), fileOf(snap, f, true)).arg(f.line);
+  return QStringLiteral("%1 (%2:%3)").arg(nameOf(snap, f), displayFileOf(snap, f)).arg(f.line);
 }
 
 QString stackText(const traces::Snapshot& snap, StackId stack, int max_frames) {
@@ -68,7 +74,7 @@ QString stackHtml(const traces::Snapshot& snap, StackId stack, int max_frames) {
     const auto& f = snap.frames[frames[i].value()];
     html += QStringLiteral("<tr><td><a href=\"frame:%1\">%2</a></td><td style='color:#666'>%3:%4</td></tr>")
                 .arg(frames[i].value())
-                .arg(nameOf(snap, f).toHtmlEscaped(), fileOf(snap, f, true).toHtmlEscaped())
+                .arg(nameOf(snap, f).toHtmlEscaped(), displayFileOf(snap, f).toHtmlEscaped())
                 .arg(f.line);
   }
   if (static_cast<int>(frames.size()) > max_frames)

@@ -2,6 +2,8 @@
 // drawing rules for a zoomed range, so both draw the full range alike.
 #include "report_html/html_util.h"
 
+#include "reservoir/replay/frame_text.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -150,19 +152,6 @@ std::string tickLabel(const CurveAxis& axis, std::int64_t position, std::int64_t
   return fmt::format("{:.{}f} s", static_cast<double>(position - axis.begin) / 1e6, decimals);
 }
 
-namespace {
-
-// "…/optim/adam.py": the last two parts of a path (the whole path is the element's title).
-std::string shortPath(std::string_view path) {
-  const auto last = path.rfind('/');
-  if (last == std::string_view::npos || last == 0) return std::string(path);
-  const auto before = path.rfind('/', last - 1);
-  if (before == std::string_view::npos || before == 0) return std::string(path);
-  return "\u2026" + std::string(path.substr(before));
-}
-
-}  // namespace
-
 std::string stackList(const traces::Snapshot& snap, StackId stack, std::size_t max_frames) {
   const auto frames = snap.stack(stack);
   if (frames.empty()) return "<p class=\"note\">(no frames recorded)</p>";
@@ -171,7 +160,7 @@ std::string stackList(const traces::Snapshot& snap, StackId stack, std::size_t m
     const traces::Frame& f = snap.frames[frames[i].value()];
     const std::string_view file = snap.str(f.filename);
     out += fmt::format("<li>{} <span class=\"note\" title=\"{}:{}\">{}:{}</span></li>", esc(snap.str(f.name)),
-                       esc(file), f.line, esc(shortPath(file)), f.line);
+                       esc(file), f.line, esc(shortFramePath(file)), f.line);
   }
   if (frames.size() > max_frames) out += fmt::format("<li class=\"note\">... {} more</li>", frames.size() - max_frames);
   return out + "</ol>";
