@@ -45,8 +45,14 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
     p.contradicted_capacity = p.derived_capacity;
     p.derived_capacity.reset();
   }
+  std::optional<PreparedTrace::SegmentEvent> previous_malloc;
   for (const auto& e : snapshot.devices[device_index].events) {
-    if (e.action == Action::kSegmentAlloc) p.recorded_segments_by_size[e.size].push_back(e.addr);
+    if (e.action == Action::kSegmentAlloc) {
+      p.recorded_segments_by_size[e.size].push_back(e.addr);
+      p.recorded_malloc_follows_previous.push_back(previous_malloc &&
+                                                   e.addr == previous_malloc->addr + previous_malloc->size);
+      previous_malloc = PreparedTrace::SegmentEvent{true, e.size, e.addr};
+    }
     if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentFree)
       p.recorded_segment_events.push_back({e.action == Action::kSegmentAlloc, e.size, e.addr});
   }

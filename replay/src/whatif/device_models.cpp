@@ -40,8 +40,6 @@ WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, st
   }
   floor_ = lowest;
   anchor_floor_ = seed_lowest;
-  for (const auto& e : prepared.recorded_segment_events)
-    if (e.alloc) recorded_mallocs_.push_back({e.addr, e.size});
 }
 
 std::optional<Addr> WhatIfDevice::overlapStart(Addr addr, ByteCount size) const {
@@ -95,11 +93,10 @@ void WhatIfDevice::anchoredFree(Addr addr) {
 
 std::optional<Addr> WhatIfDevice::afterThePrevious(ByteCount size) const {
   // The recording's k-th cudaMalloc went right after its (k-1)-th: the edited run's does the same.
-  const std::size_t k = mallocs_.size();
-  if (k == 0 || k >= recorded_mallocs_.size()) return std::nullopt;
-  const auto& rec = recorded_mallocs_;
-  if (rec[k].addr != rec[k - 1].addr + rec[k - 1].size) return std::nullopt;
-  const Addr a = mallocs_[k - 1].addr + (mallocs_[k - 1].size + kAlign - 1) / kAlign * kAlign;
+  const std::size_t k = mallocs_;
+  const auto& follows = prepared_->recorded_malloc_follows_previous;
+  if (k >= follows.size() || !follows[k]) return std::nullopt;  // follows[0] is false
+  const Addr a = last_malloc_.addr + (last_malloc_.size + kAlign - 1) / kAlign * kAlign;
   if (overlaps(a, size)) return std::nullopt;
   return a;
 }
@@ -144,7 +141,10 @@ std::optional<Addr> WhatIfDevice::cudaMalloc(ByteCount size, sim::StreamId) {
     }
   }
   if (!placed) a = driverPlacement(size, kAlign);
-  if (model_ == AddressModel::kAnchored) mallocs_.push_back({a, size});
+  if (model_ == AddressModel::kAnchored) {
+    ++mallocs_;
+    last_malloc_ = {a, size};
+  }
   live_[a] = size;
   used_ += size;
   ++work_.cuda_mallocs;

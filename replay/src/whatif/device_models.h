@@ -53,8 +53,8 @@ class WhatIfDevice final : public sim::DeviceModel {
     Addr addr;
     ByteCount size;
   };
-  std::vector<Placed> mallocs_;           // the edited run's cudaMallocs in order (anchored)
-  std::vector<Placed> recorded_mallocs_;  // the recording's, in order
+  std::size_t mallocs_ = 0;  // the edited run's cudaMallocs so far (anchored), and the last one
+  Placed last_malloc_{0, 0};
   [[nodiscard]] bool recordedReservations() const {
     return model_ == AddressModel::kRecorded || (model_ == AddressModel::kAnchored && !departed_);
   }

@@ -194,6 +194,9 @@ struct PreparedTrace {
     sim::Addr addr = 0;
   };
   std::vector<SegmentEvent> recorded_segment_events;
+  // Per recorded cudaMalloc (segment_alloc) in order: whether the driver put it right after the
+  // one before (the anchored model follows that contiguity once the edited run departs).
+  std::vector<bool> recorded_malloc_follows_previous;
 };
 
 // `cancel`, when set while it runs, stops it within 4096 events: the trace is then not prepared
