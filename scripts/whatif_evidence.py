@@ -30,6 +30,7 @@ CASES = [
     ("llama-base-nb", "llama-cleanup-nb", ["--cleanup", POINT]),
     ("llama-base", "llama-cleanup-nb", ["--cleanup", POINT]),
     ("llama-base-nb", "llama-cleanup", ["--cleanup", POINT]),
+    ("llama-base-nb", "llama-roundup4-nb", ["--set", "roundup_power2_divisions:4"]),
     ("lora-base", "lora-cleanup", ["--cleanup", POINT]),
     ("lora-base", "lora-roundup4", ["--set", "roundup_power2_divisions:4"]),
     ("trainer-base", "trainer-cleanup", ["--cleanup", POINT]),
@@ -40,6 +41,8 @@ CASES = [
     ("vit-base", "vit-roundup4", ["--set", "roundup_power2_divisions:4"]),
     ("resnet-base", "resnet-cleanup", ["--cleanup", POINT]),
     ("resnet-base", "resnet-roundup4", ["--set", "roundup_power2_divisions:4"]),
+    ("compile-base", "compile-cleanup", ["--cleanup", POINT]),
+    ("compile-base", "compile-roundup4", ["--set", "roundup_power2_divisions:4"]),
 ]
 FIGURES = ("peak_reserved", "peak_allocated", "final_reserved", "reserved_at_point", "oom_event")
 

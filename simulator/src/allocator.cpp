@@ -162,6 +162,29 @@ MallocResult CachingAllocator::Impl::malloc(ByteCount orig_size, StreamId stream
   return MallocResult{BlockHandle{b}, arena[b].ptr, arena[b].size};
 }
 
+BlockRef CachingAllocator::Impl::cachedBlockAt(Addr addr) const {
+  // A linear search: checkpoint restores are rare (a CUDA-graph tree changing path).
+  for (const BlockPool& pool : pools)
+    for (auto c = pool.blocks.begin(); c != pool.blocks.end(); pool.blocks.next(c))
+      if (pool.blocks.at(c).ptr == addr) return pool.blocks.at(c).ref;
+  return kNil;
+}
+
+MallocResult CachingAllocator::Impl::mallocAt(Addr addr, ByteCount size, std::uint64_t tag) {
+  const BlockRef found = cachedBlockAt(addr);
+  if (found == kNil || arena[found].size < size) return {};
+  eraseFromBlocks(found);
+  AllocParams p;
+  p.size = size;
+  p.stream = arena[found].stream;
+  p.pool = arena[found].pool;
+  p.block = found;
+  p.tag = tag;
+  const BlockRef b = allocFoundBlock(p, size, arena[found].size > size);
+  afterOperation("malloc at a checkpoint's block");
+  return MallocResult{BlockHandle{b}, arena[b].ptr, arena[b].size};
+}
+
 bool CachingAllocator::Impl::allocBlock(AllocParams& p, bool is_retry) {
   const ByteCount size = p.alloc_size;
   if (is_retry) stats.num_alloc_retries += 1;

@@ -25,6 +25,10 @@ MallocResult CachingAllocator::malloc(ByteCount size, StreamId stream, std::uint
   return impl_->malloc(size, stream, tag);
 }
 
+MallocResult CachingAllocator::mallocAt(Addr addr, ByteCount size, std::uint64_t tag) {
+  return impl_->mallocAt(addr, size, tag);
+}
+
 void CachingAllocator::recordStream(BlockHandle block, StreamId stream) {
   Block& b = impl_->arena[block.index];
   if (stream == b.stream) return;  // uses on the allocation stream need no event

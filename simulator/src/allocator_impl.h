@@ -163,6 +163,8 @@ struct CachingAllocator::Impl {
   bool tryMempoolFallback(AllocParams& p);
   bool shouldSplit(BlockRef block, ByteCount size, bool expandable_active) const;
   BlockRef allocFoundBlock(const AllocParams& p, ByteCount orig_size, bool split);
+  MallocResult mallocAt(Addr addr, ByteCount size, std::uint64_t tag);
+  [[nodiscard]] BlockRef cachedBlockAt(Addr addr) const;
   void free(BlockRef b);
   void freeBlock(BlockRef b);
   ByteCount tryMergeBlocks(BlockRef dst, BlockRef src, std::uint32_t pool);

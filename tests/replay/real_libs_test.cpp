@@ -121,5 +121,21 @@ TEST(RealLibraries, ARoundupWhatIfEqualsTheReRun) {
   EXPECT_NE(driver["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]) << "the placement must matter here";
 }
 
+// torch.compile(mode="reduce-overhead") trained, then evaluated: the CUDA-graph tree changes
+// path and restores its private pool to a checkpoint (setCheckpointPoolState), allocating each
+// checkpointed block at its address rather than the best fit. The model places those at the
+// recorded address: `check` is exact (it diverged at the first restore before), and the settings
+// what-if equals the re-run made with them.
+TEST(RealLibraries, ACudaGraphTreesCheckpointRestoreIsReplayedExactly) {
+  const auto checked = runJson({"check", realTrace("compile-base").string(), "--json"});
+  EXPECT_TRUE(checked["exact"].get<bool>()) << checked.dump(2).substr(0, 2000);
+  const auto j = runJson({"whatif", realTrace("compile-base").string(), "--set", "roundup_power2_divisions:4", "--json"});
+  const auto measured = sidecar("compile-roundup4")["memory_stats"];
+  EXPECT_EQ(j["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]);
+  EXPECT_EQ(j["whatif"]["peak_allocated"], measured["allocated_bytes.all.peak"]);
+  EXPECT_EQ(j["whatif"]["final_reserved"], measured["reserved_bytes.all.current"]);
+  EXPECT_NE(j["baseline"]["peak_reserved"], j["whatif"]["peak_reserved"]) << "the settings must change the peak";
+}
+
 }  // namespace
 }  // namespace reservoir

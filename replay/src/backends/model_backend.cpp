@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "reservoir/replay/plugins.h"
+#include "util/model_malloc.h"
 #include "whatif/device_models.h"
 
 namespace reservoir::replay {
@@ -100,13 +101,8 @@ class ModelTarget final : public OpTarget {
   }
 
   bool allocate(const BackendOp& op) override {
-    if (op.pool) model_.beginAllocateToPool(sim::PoolRouting{*op.pool, std::nullopt});
     const std::uint64_t tag = op.alloc != kNoAllocation ? op.alloc + 1u : 0u;
-    const auto res = model_.malloc(op.size, op.stream, tag);
-    if (op.pool) {
-      model_.endAllocateToPool(*op.pool);
-      model_.releasePool(*op.pool);
-    }
+    const auto res = detail::modelMalloc(model_, op.size, op.stream, tag, op.pool, op.restore_at);
     if (!res.ok()) return false;
     if (op.alloc != kNoAllocation) handles_[op.alloc] = res.block;
     return true;

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <map>
 
+#include "conformance/checkpoint_restore.h"
 #include "conformance/final_state_checks.h"
+#include "util/model_malloc.h"
 #include "conformance/missing_fraction.h"
 #include "conformance/peak_resets.h"
 #include "conformance/recorded_oracle.h"
@@ -134,7 +136,8 @@ class Driver {
          const sim::AllocatorConfig& config, const ConformanceOptions& options, ConformanceReport& report)
       : snap_(snap), trace_(snap.devices[device_index]), req_(requests), options_(options), report_(report),
         oracle_(trace_.events, report.total_memory), model_(config, &oracle_, &oracle_),
-        handles_(requests.allocations.size()), free_op_(requests.allocations.size(), kNoOp) {
+        handles_(requests.allocations.size()), restore_stacks_(detail::checkpointRestoreStacks(snap)),
+        free_op_(requests.allocations.size(), kNoOp) {
     if (options.expensive_checks) model_.setCheckLevel(sim::CheckLevel::kExpensive);
     if (report.fraction < 1.0) model_.setMemoryFraction(report.fraction);
   }
@@ -166,6 +169,11 @@ class Driver {
   sim::CachingAllocator model_;
   std::vector<sim::BlockHandle> handles_;  // by AllocationId
   std::vector<PrivateRange> private_ranges_;
+  std::vector<bool> restore_stacks_;  // by StackId: allocations of a checkpoint restore
+  [[nodiscard]] bool restoresCheckpoint(const TraceEvent& t) const {
+    return t.action == Action::kAlloc && t.stack.valid() && t.stack.value() < restore_stacks_.size() &&
+           restore_stacks_[t.stack.value()];
+  }
   // A failed request (oom) has no address: it goes to the pool its call stack allocated in,
   // when every successful allocation from that stack went to the same pool.
   std::map<StackId, std::optional<traces::PoolId>> pool_of_stack_;
@@ -468,12 +476,11 @@ void Driver::doMalloc(std::size_t k, std::size_t first) {
   current_event_ = k;
   current_stack_ = t.stack;
   const auto route = routeOf(t, k);
-  if (route) model_.beginAllocateToPool(sim::PoolRouting{*route, std::nullopt});
-  const auto r = model_.malloc(t.size, t.stream, id.valid() ? id.value() + 1u : 0u);
-  if (route) {
-    model_.endAllocateToPool(*route);
-    model_.releasePool(*route);
-  }
+  const std::uint64_t tag = id.valid() ? id.value() + 1u : 0u;
+  // A checkpoint restore takes the block at the checkpoint's address (the recorded one).
+  const bool restore = restoresCheckpoint(t);
+  const auto r = detail::modelMalloc(model_, t.size, t.stream, tag, route,
+                                     restore ? std::optional<sim::Addr>(t.addr) : std::nullopt);
   if (id.valid() && r.ok()) handles_[id.value()] = r.block;
   Op op = makeOp(OpKind::kMalloc);
   op.alloc = id;
@@ -482,6 +489,7 @@ void Driver::doMalloc(std::size_t k, std::size_t first) {
   op.stack = t.stack;
   op.recorded_oom = t.action == Action::kOom;
   op.pool = route;
+  if (restore) op.restore_at = t.addr;
   pushOp(op, first, oracle_.pos);
 }
 

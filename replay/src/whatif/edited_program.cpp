@@ -119,6 +119,7 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
         b.size = op.size;
         b.stream = op.stream;
         b.pool = op.pool;
+        b.restore_at = op.restore_at;
         b.recorded_oom = op.recorded_oom;
         streams.insert(op.stream);
         ++out.mallocs;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reservoir/replay/peak_explain.h"
+#include "util/model_malloc.h"
 
 namespace reservoir::replay::detail {
 
@@ -109,13 +110,8 @@ void Runner::runOp(std::uint32_t j) {
   device_.setCurrentOp(j);
   switch (op.kind) {
     case OpKind::kMalloc: {
-      if (op.pool) model_.beginAllocateToPool(sim::PoolRouting{*op.pool, std::nullopt});
       const std::uint64_t tag = op.alloc.valid() ? op.alloc.value() + 1u : 0u;
-      const auto res = model_.malloc(op.size, op.stream, tag);
-      if (op.pool) {
-        model_.endAllocateToPool(*op.pool);
-        model_.releasePool(*op.pool);
-      }
+      const auto res = detail::modelMalloc(model_, op.size, op.stream, tag, op.pool, op.restore_at);
       const std::uint64_t request = mallocs_++;
       if (!res.ok()) {
         if (!r_.oom)

@@ -33,6 +33,9 @@ struct Op {
   std::uint32_t completes_at = kNoOp;  // deferred free: the op at whose start the recording retired it
   bool recorded_oom = false;           // malloc that failed in the recording
   std::optional<traces::PoolId> pool;  // malloc routed to a private pool
+  // malloc of a CUDA-graph tree's checkpoint restore: the block at this (recorded) address
+  // (sim::CachingAllocator::mallocAt); an ordinary malloc when no cached block starts there.
+  std::optional<sim::Addr> restore_at;
 };
 
 inline Op makeOp(OpKind kind, std::uint32_t first = 0, std::uint32_t end = 0) {

@@ -135,6 +135,11 @@ class CachingAllocator {
 
   // torch.empty(size) on `stream`: malloc(orig_size). `tag` names the allocation in events.
   MallocResult malloc(ByteCount size, StreamId stream, std::uint64_t tag = 0);
+  // A CUDA-graph tree restoring a private pool to its checkpoint (setCheckpointPoolState, through
+  // setSegmentStateToCheckpoint): the cached block that starts at `addr` is allocated as exactly
+  // `size` bytes and split when it is larger, whatever the rounding and split rules say. Invalid
+  // (and nothing changes) when no cached block of at least `size` bytes starts there.
+  MallocResult mallocAt(Addr addr, ByteCount size, std::uint64_t tag = 0);
   // tensor.record_stream(stream) before the tensor dies.
   void recordStream(BlockHandle block, StreamId stream);
   // The tensor's storage dies.
