@@ -3,22 +3,24 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QDialog>
 #include <QDir>
 #include <QFile>
+#include <QHelpEvent>
 #include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QMenu>
-#include <QMenuBar>
-#include <QLineEdit>
-#include <QDialog>
+#include <QTimer>
 #include <QToolTip>
-#include <QHelpEvent>
 #include <QTreeView>
 
-#include "reservoir/replay/point_help.h"
 #include "app/export_snapshot.h"
+#include "app/format.h"
 #include "app/options.h"
 #include "app/screenshot.h"
 #include "app/trace_document.h"
@@ -27,13 +29,17 @@
 #include "models/event_table_model.h"
 #include "models/facts_model.h"
 #include "models/segment_model.h"
+#include "models/stack_model.h"
 #include "models/variant_model.h"
+#include "reservoir/replay/frame_text.h"
 #include "reservoir/replay/peak_explain.h"
+#include "reservoir/replay/point_help.h"
 #include "reservoir/replay/session.h"
 #include "reservoir/traces/reader.h"
 #include "test_paths.h"
 #include "widgets/callsites_view.h"
 #include "widgets/compare_view.h"
+#include "widgets/event_details.h"
 #include "widgets/events_view.h"
 #include "widgets/main_window.h"
 #include "widgets/state_view.h"
@@ -309,7 +315,7 @@ void zoomOnThePeak(TimelineView* tl, TraceDocument* doc) {
 }
 
 // At 800x600, before and after a what-if (the legend grows by a line), the legend sits
-// outside the plot and away from the peak label.
+// outside the plot, away from the peak label and under the x axis's title.
 TEST_F(WidgetsTest, TheLegendNeverCoversThePlotOrThePeakLabel) {
   window_->resize(800, 600);
   auto* page = window_->traceWidget(0);
@@ -323,6 +329,9 @@ TEST_F(WidgetsTest, TheLegendNeverCoversThePlotOrThePeakLabel) {
     ASSERT_FALSE(l.legend.isEmpty());
     EXPECT_FALSE(l.legend.intersects(tl->plotArea()));
     EXPECT_TRUE(tl->rect().contains(l.legend)) << "the legend is cut off";
+    ASSERT_FALSE(l.x_title.isEmpty());
+    EXPECT_FALSE(l.legend.intersects(l.x_title)) << "the legend covers the x axis's title";
+    EXPECT_GT(l.x_title.top(), tl->plotArea().bottom());
     if (peak_in_view) {
       ASSERT_FALSE(l.peak_label.isEmpty());
     }
@@ -369,6 +378,118 @@ TEST_F(WidgetsTest, TheHighlightedEventRowIsTheCursors) {
   page->events()->setQuery(QStringLiteral("action:free_completed"));
   QApplication::processEvents();
   clickRowBelowCenter(4);
+}
+
+// A click on the row cut by the table's bottom edge selects that row: the cursor's move does
+// not scroll the table under the pressed mouse (Qt then selects the row that slid under it,
+// leaving the current row and the highlighted one apart: what a shorter table did to the
+// rows a few below its centre).
+TEST_F(WidgetsTest, AClickOnAPartlyVisibleEventRowSelectsThatRow) {
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kEvents);
+  TraceDocument* doc = page->document();
+  QTableView* table = page->events()->table();
+  doc->setCursor(500);
+  QApplication::processEvents();
+  // Grow the window a pixel at a time until the bottom row shows only a part of itself.
+  QModelIndex cut;
+  for (int extra = 0; extra < 40 && !cut.isValid(); ++extra) {
+    window_->resize(1400, 900 + extra);
+    QApplication::processEvents();
+    const QModelIndex bottom = table->indexAt(QPoint(10, table->viewport()->height() - 4));
+    const QRect r = table->visualRect(bottom);
+    const int h = table->viewport()->height();
+    if (bottom.isValid() && r.bottom() >= h && r.top() < h - 6) cut = bottom;
+  }
+  ASSERT_TRUE(cut.isValid()) << "no partly visible bottom row";
+  const auto expected = cut.data(EventTableModel::EventRole).toUInt();
+  const QPoint at(table->visualRect(cut).center().x(), table->viewport()->height() - 4);
+  QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, at);
+  QApplication::processEvents();
+  EXPECT_EQ(doc->cursor(), expected);
+  const auto rows = table->selectionModel()->selectedRows();
+  ASSERT_EQ(rows.size(), 1);
+  EXPECT_EQ(rows[0].data(EventTableModel::EventRole).toUInt(), expected);
+  EXPECT_EQ(table->currentIndex().row(), rows[0].row());
+}
+
+// Beside the Events table, the highlighted event's details: action, size in PyTorch's units and
+// in bytes, stream, address, time (all selectable) and its whole stack (short file:line, the
+// full path on hover); a click on another row shows that one.
+TEST_F(WidgetsTest, TheEventsDetailsPaneShowsTheHighlightedEvent) {
+  using Field = EventDetails::Field;
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kEvents);
+  QApplication::processEvents();
+  TraceDocument* doc = page->document();
+  const auto rec = doc->recorded();
+  const auto& snap = rec->trace->snapshot();
+  const auto& events = rec->trace->deviceTrace().events;
+  std::uint32_t e = 1;
+  while (e < events.size() && (events[e].action != traces::Action::kAlloc || snap.stack(events[e].stack).size() < 3))
+    ++e;
+  ASSERT_LT(e, events.size()) << "no allocation with a stack of 3 frames";
+  doc->setCursor(e);
+  QApplication::processEvents();
+  EventDetails* d = page->events()->details();
+  QTableView* table = page->events()->table();
+  ASSERT_TRUE(d->isVisible());
+  EXPECT_GE(d->mapTo(page, QPoint(0, 0)).x(), table->mapTo(page, QPoint(table->width(), 0)).x()) << "not beside";
+  const auto& ev = events[e];
+  const auto bytes = static_cast<std::int64_t>(ev.size);
+  EXPECT_EQ(d->fieldText(Field::kEvent), QString::number(e));
+  EXPECT_EQ(d->fieldText(Field::kAction), QStringLiteral("alloc"));
+  EXPECT_TRUE(d->fieldText(Field::kSize).startsWith(sizeText(bytes))) << d->fieldText(Field::kSize).toStdString();
+  EXPECT_TRUE(d->fieldText(Field::kSize).endsWith(QStringLiteral("(%1 bytes)").arg(bytes)));
+  EXPECT_TRUE(d->fieldText(Field::kSize).contains(QStringLiteral("iB"))) << "not in PyTorch's units";
+  EXPECT_EQ(d->fieldText(Field::kStream), QString::number(ev.stream));
+  EXPECT_TRUE(d->fieldText(Field::kAddress).contains(QString::number(ev.addr, 16)));
+  EXPECT_TRUE(d->fieldText(Field::kTime).startsWith(timeText(ev.time_us - rec->trace->facts.first_time_us)));
+  EXPECT_TRUE(d->fieldLabel(Field::kAddress)->textInteractionFlags() & Qt::TextSelectableByMouse);
+  const auto frames = snap.stack(ev.stack);
+  ASSERT_EQ(d->stackView()->model()->rowCount(), static_cast<int>(frames.size()));
+  for (int r = 0; r < static_cast<int>(frames.size()); ++r) {
+    const traces::Frame& f = snap.frames[frames[static_cast<std::size_t>(r)].value()];
+    const QModelIndex file = d->stackView()->model()->index(r, StackModel::kFile);
+    EXPECT_EQ(file.data(StackModel::FrameRole).toUInt(), frames[static_cast<std::size_t>(r)].value());
+    EXPECT_EQ(
+        file.data().toString(),
+        QStringLiteral("%1:%2").arg(QString::fromStdString(replay::shortFramePath(snap.str(f.filename)))).arg(f.line));
+    const std::string_view full = snap.str(f.filename);
+    EXPECT_EQ(
+        file.data(Qt::ToolTipRole).toString(),
+        QStringLiteral("%1:%2").arg(QString::fromUtf8(full.data(), static_cast<qsizetype>(full.size()))).arg(f.line));
+  }
+  const QModelIndex below = table->model()->index(table->currentIndex().row() + 2, 1);
+  QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(below).center());
+  QApplication::processEvents();
+  EXPECT_EQ(doc->cursor(), e + 2);
+  EXPECT_EQ(d->fieldText(Field::kEvent), QString::number(e + 2));
+  EXPECT_EQ(d->fieldText(Field::kAction), QString::fromUtf8(traces::actionName(events[e + 2].action).data()));
+}
+
+// A filtered table highlights the match at or after the cursor; a click on that row, already
+// the current one, moves the cursor to it.
+TEST_F(WidgetsTest, ClickingTheHighlightedFilteredRowMovesTheCursor) {
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kEvents);
+  QApplication::processEvents();
+  TraceDocument* doc = page->document();
+  page->events()->setQuery(QStringLiteral("action:segment_alloc"));
+  const auto& m = page->events()->proxy()->matches();
+  std::size_t k = 1;
+  while (k < m.size() && m[k] - 1 == m[k - 1]) ++k;
+  ASSERT_LT(k, m.size()) << "no match with a non-matching event before it";
+  const std::uint32_t before = m[k] - 1;
+  doc->setCursor(before);
+  QApplication::processEvents();
+  QTableView* table = page->events()->table();
+  ASSERT_EQ(table->currentIndex().data(EventTableModel::EventRole).toUInt(), m[k]);
+  ASSERT_EQ(doc->cursor(), before);
+  QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(table->currentIndex()).center());
+  QApplication::processEvents();
+  EXPECT_EQ(doc->cursor(), m[k]);
+  EXPECT_EQ(page->events()->details()->fieldText(EventDetails::Field::kEvent), QString::number(m[k]));
 }
 
 // The edits stay after Run; the report starts with the verdict, wraps, and names no flag.
@@ -498,6 +619,37 @@ TEST_F(WidgetsTest, TheFactsPanelShrinksOnALaptopScreen) {
   EXPECT_GE(window_->factsDock()->width(), 200);
 }
 
+// With no variant selected, File > Export what-if as snapshot says that it writes the unedited
+// run and asks first ("no" writes nothing); with a variant selected it has nothing to ask.
+TEST_F(WidgetsTest, ExportingWithNoVariantSaysItWritesTheUneditedRun) {
+  QString asked;
+  window_->setExportConfirmation([&](const QString& q) {
+    asked = q;
+    return false;
+  });
+  QAction* snapshot = nullptr;
+  for (QAction* menu : window_->menuBar()->actions())
+    if (menu->menu() && menu->text() == QStringLiteral("&File"))
+      for (QAction* a : menu->menu()->actions())
+        if (a->text() == QStringLiteral("Export what-if as &snapshot...")) snapshot = a;
+  ASSERT_NE(snapshot, nullptr);
+  // An export that goes ahead without asking opens its file dialog: closed here, not waited on.
+  QTimer closer;
+  QObject::connect(&closer, &QTimer::timeout, [] {
+    if (QWidget* modal = QApplication::activeModalWidget()) modal->close();
+  });
+  closer.start(50);
+  snapshot->trigger();
+  closer.stop();
+  EXPECT_TRUE(asked.contains(QStringLiteral("No what-if variant is selected"))) << asked.toStdString();
+  EXPECT_TRUE(asked.contains(QStringLiteral("unedited"))) << asked.toStdString();
+  EXPECT_FALSE(window_->statusText().startsWith(QStringLiteral("wrote"))) << window_->statusText().toStdString();
+  window_->traceWidget(0)->whatIf()->runVariant({QStringLiteral("cleanup after:state_dict_loader.py:load")}, {});
+  ASSERT_TRUE(waitUntilIdle(*window_, 120000));
+  ASSERT_GE(window_->documents()[0]->selectedVariant(), 0);
+  EXPECT_TRUE(window_->exportSnapshotQuestion().isEmpty()) << window_->exportSnapshotQuestion().toStdString();
+}
+
 // Closing the window with what-if variants asks first; "no" keeps it open.
 TEST_F(WidgetsTest, QuitAsksWhenVariantsWouldBeLost) {
   EXPECT_TRUE(window_->unsavedWork().isEmpty());
@@ -573,6 +725,20 @@ TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
   EXPECT_TRUE(state_text.contains(QStringLiteral("could not be opened"))) << state_text.toStdString();
   EXPECT_FALSE(state_text.contains(QStringLiteral("when the model is ready"))) << state_text.toStdString();
   EXPECT_TRUE(w.traceWidget(0)->state()->placeholder().contains(QStringLiteral("when the model is ready")));
+  // Its page shows the reader's message whole in the timeline's place: wrapped, selectable.
+  w.resize(800, 600);
+  w.show();
+  w.showTrace(1);
+  QApplication::processEvents();
+  QLabel* failure = w.traceWidget(1)->failureLabel();
+  EXPECT_TRUE(failure->isVisible());
+  EXPECT_TRUE(w.traceWidget(1)->timeline()->isHidden());
+  EXPECT_TRUE(failure->wordWrap());
+  EXPECT_TRUE(failure->textInteractionFlags() & Qt::TextSelectableByMouse);
+  EXPECT_TRUE(failure->text().contains(failed->error())) << failure->text().toStdString();
+  EXPECT_LE(failure->width(), w.width());
+  EXPECT_GE(failure->height(), failure->heightForWidth(failure->width())) << "the message is cut off";
+  EXPECT_TRUE(w.traceWidget(0)->failureLabel()->isHidden());
   w.closeTab(1);
   EXPECT_EQ(w.documents().size(), 1u);
   EXPECT_EQ(w.tabs()->count(), 1);

@@ -6,6 +6,8 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QScopedValueRollback>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -13,12 +15,13 @@
 #include "models/event_filter_proxy.h"
 #include "models/event_search.h"
 #include "models/event_table_model.h"
+#include "widgets/event_details.h"
 
 namespace reservoir::gui {
 
 EventsView::EventsView(TraceDocument* doc, QWidget* parent)
     : QWidget(parent), doc_(doc), search_(new QLineEdit(this)), status_(new QLabel(this)), table_(new QTableView(this)),
-      model_(new EventTableModel(this)), proxy_(new EventFilterProxy(this)) {
+      details_(new EventDetails(this)), model_(new EventTableModel(this)), proxy_(new EventFilterProxy(this)) {
   search_->setPlaceholderText(
       tr("Search: 0x7f12... (address)  size>1MiB  action:segment_alloc  frame:optimizer  (Enter)"));
   search_->setClearButtonEnabled(true);
@@ -41,10 +44,18 @@ EventsView::EventsView(TraceDocument* doc, QWidget* parent)
   table_->setContextMenuPolicy(Qt::CustomContextMenu);
   const int widths[] = {70, 90, 110, 140, 90, 60, 80, 90};
   for (int c = 0; c < 8; ++c) table_->setColumnWidth(c, widths[c]);
+  // The details pane sits beside the table, not under it: what it shows never changes the
+  // table's height, so a click's row stays under the mouse.
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(table_);
+  split->addWidget(details_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setChildrenCollapsible(false);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(0, 0, 0, 0);
   lay->addLayout(bar);
-  lay->addWidget(table_);
+  lay->addWidget(split);
 
   connect(search_, &QLineEdit::returnPressed, this, &EventsView::applyQuery);
   connect(search_, &QLineEdit::textChanged, this, [this](const QString& t) {
@@ -53,8 +64,14 @@ EventsView::EventsView(TraceDocument* doc, QWidget* parent)
   connect(prev, &QPushButton::clicked, this, [this] { jumpMatch(-1); });
   connect(next, &QPushButton::clicked, this, [this] { jumpMatch(+1); });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
+    showDetails();
     if (syncing_ || !i.isValid()) return;
-    doc_->setCursor(i.data(EventTableModel::EventRole).toUInt());
+    setCursorFromTable(i);
+  });
+  // A click on the row already highlighted (a filtered table highlights the match at or after
+  // the cursor) changes no current row, yet it moves the cursor there.
+  connect(table_, &QAbstractItemView::clicked, this, [this](const QModelIndex& i) {
+    if (i.isValid()) setCursorFromTable(i);
   });
   connect(table_, &QWidget::customContextMenuRequested, this, [this](QPoint pos) {
     const QModelIndex i = table_->indexAt(pos);
@@ -65,7 +82,10 @@ EventsView::EventsView(TraceDocument* doc, QWidget* parent)
                    [this, e] { emit pointPicked(QStringLiteral("event:%1").arg(e + 1)); });
     menu.exec(table_->viewport()->mapToGlobal(pos));
   });
-  connect(doc_, &TraceDocument::loaded, this, [this] { model_->setTrace(doc_->recorded()); });
+  connect(doc_, &TraceDocument::loaded, this, [this] {
+    model_->setTrace(doc_->recorded());
+    showDetails();
+  });
   connect(doc_, &TraceDocument::cursorChanged, this, &EventsView::followCursor);
   if (doc_->recorded()) model_->setTrace(doc_->recorded());
 }
@@ -93,16 +113,30 @@ void EventsView::applyQuery() {
     proxy_->setMatches(std::move(rows), true);
   }
   followCursor();
+  showDetails();
+}
+
+void EventsView::showDetails() {
+  const QModelIndex i = table_->currentIndex();
+  std::optional<std::uint32_t> event;
+  if (i.isValid()) event = i.data(EventTableModel::EventRole).toUInt();
+  details_->setEvent(doc_->recorded(), event);
+}
+
+void EventsView::setCursorFromTable(const QModelIndex& i) {
+  const QScopedValueRollback<bool> from_table(from_table_, true);
+  doc_->setCursor(i.data(EventTableModel::EventRole).toUInt());
 }
 
 void EventsView::followCursor() {
-  if (proxy_->rowCount() == 0) return;
+  // The table itself moved the cursor (a click, a key): its row is current and in view, and
+  // scrolling now, in the middle of a mouse press, would slide another row under the mouse,
+  // which Qt's press would then select.
+  if (from_table_ || proxy_->rowCount() == 0) return;
   const int row = proxy_->proxyRowAtOrAfter(static_cast<int>(doc_->cursor()));
   if (row < 0) return;
   syncing_ = true;
   const QModelIndex i = proxy_->index(row, 0);
-  // A click in the table already made this row current: scrolling now would slide another
-  // row under the mouse, and the release would select that one.
   if (table_->currentIndex().row() != row || !table_->selectionModel()->isRowSelected(row, {}))
     table_->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   const QRect visible = table_->viewport()->rect();

@@ -68,6 +68,13 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] FactsModel* facts() const { return facts_; }
   // Writes the current trace's selected what-if variant (or the baseline) as a snapshot.
   [[nodiscard]] Status exportSnapshot(const QString& path) const;
+  // What File > Export what-if as snapshot asks before it writes the unedited run (no variant
+  // selected); empty when a variant is selected. The question goes to `confirm_export` (a
+  // dialog unless replaced, e.g. by tests).
+  [[nodiscard]] QString exportSnapshotQuestion() const;
+  void setExportConfirmation(std::function<bool(const QString& question)> confirm) {
+    confirm_export_ = std::move(confirm);
+  }
   void setFactsVisible(bool on);
   // What quitting would lose ("2 what-if variants"), empty when nothing; a close with
   // something to lose asks `confirm_quit` (a dialog unless replaced, e.g. by tests).
@@ -114,6 +121,7 @@ class MainWindow : public QMainWindow {
   QStringList errors_;
   QHash<const TraceDocument*, double> bar_of_;  // each loading document's share of its bar
   std::function<bool(const QString&)> confirm_quit_;
+  std::function<bool(const QString&)> confirm_export_;
 };
 
 }  // namespace reservoir::gui

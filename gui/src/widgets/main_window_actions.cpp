@@ -36,7 +36,8 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Export plot (PNG/SVG)..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
   QAction* snap = file->addAction(tr("Export what-if as &snapshot..."), this, &MainWindow::exportSnapshotDialog);
   snap->setToolTip(
-      tr("The selected what-if variant's modelled run (or the baseline) as a snapshot pickle for memory_viz"));
+      tr("The selected what-if variant's modelled run as a snapshot pickle for memory_viz (with no variant "
+         "selected, the unedited run: it asks first)"));
   snap->setStatusTip(snap->toolTip());
   file->setToolTipsVisible(true);
   file->addSeparator();
@@ -124,8 +125,18 @@ void MainWindow::exportSnapshotDialog() {
     QMessageBox::information(this, tr("Export what-if as snapshot"), tr("The trace's model is not ready yet."));
     return;
   }
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export the what-if run as a snapshot"),
-                                                    QStringLiteral("whatif.pickle"), tr("Snapshots (*.pickle)"));
+  const QString question = exportSnapshotQuestion();
+  if (!question.isEmpty()) {
+    const bool yes = confirm_export_ ? confirm_export_(question)
+                     : batch_
+                         ? true
+                         : QMessageBox::question(this, tr("Export what-if as snapshot"), question) == QMessageBox::Yes;
+    if (!yes) return;
+  }
+  const QString title =
+      question.isEmpty() ? tr("Export the what-if run as a snapshot") : tr("Export the unedited run as a snapshot");
+  const QString path =
+      QFileDialog::getSaveFileName(this, title, QStringLiteral("whatif.pickle"), tr("Snapshots (*.pickle)"));
   if (path.isEmpty()) return;
   QApplication::setOverrideCursor(Qt::WaitCursor);
   const Status s = exportSnapshot(path);
@@ -134,6 +145,16 @@ void MainWindow::exportSnapshotDialog() {
     QMessageBox::critical(this, tr("Export failed"), QString::fromStdString(s.message()));
   else
     status_->setText(tr("wrote %1").arg(path));
+}
+
+QString MainWindow::exportSnapshotQuestion() const {
+  const auto* doc = currentDocument();
+  if (!doc || !doc->isModelled()) return {};
+  const int sel = doc->selectedVariant();
+  if (sel >= 0 && sel < static_cast<int>(doc->variants().size())) return {};
+  return tr(
+      "No what-if variant is selected: the snapshot will be the recording's run as the model replays it, "
+      "with no edits. Export the unedited run? (To export a variant, select it in the What-if tab.)");
 }
 
 Status MainWindow::exportSnapshot(const QString& path) const {

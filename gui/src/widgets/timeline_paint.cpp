@@ -74,7 +74,7 @@ void paintYAxis(QPainter& p, const QRect& plot, const Axis& y) {
   p.restore();
 }
 
-void paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, std::int64_t origin) {
+QRect paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, std::int64_t origin) {
   p.save();
   const QFontMetrics fm(p.font());
   const double lo = x.d0 - (time_axis ? static_cast<double>(origin) : 0.0);
@@ -92,9 +92,11 @@ void paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, s
     const int left = std::min(px - w / 2, plot.right() + 8 - w);
     drawLabel(p, QRect(left, plot.bottom() + 4, w, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
   }
-  drawLabel(p, QRect(plot.left(), plot.bottom() + 4 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter,
-            time_axis ? QStringLiteral("time since the first event") : QStringLiteral("event"));
+  const QString title = time_axis ? QStringLiteral("time since the first event") : QStringLiteral("event");
+  drawLabel(p, QRect(plot.left(), plot.bottom() + 4 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter, title);
+  const int w = labelWidth(p, title);
   p.restore();
+  return {plot.left() + (plot.width() - w) / 2, plot.bottom() + 4 + fm.height(), w, fm.height()};
 }
 
 void paintCurve(QPainter& p, const QRect& plot, const std::vector<ColumnEnvelope>& env, const Axis& y,
@@ -328,8 +330,8 @@ TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame
   else
     p.fillRect(plot, QColor(252, 252, 253));
   paintYAxis(p, plot, f.y);
-  paintXAxis(p, plot, f.request.x, f.request.time_axis,
-             rec.trace->series.time_us.empty() ? 0 : rec.trace->series.time_us.front());
+  layout.x_title = paintXAxis(p, plot, f.request.x, f.request.time_axis,
+                              rec.trace->series.time_us.empty() ? 0 : rec.trace->series.time_us.front());
   std::vector<std::pair<QString, QPen>> legend;
   const auto curve = [&](const std::vector<ColumnEnvelope>& env, CurveKind kind, const QString& label) {
     const QPen pen = curvePen(curveStyle(kind));
@@ -370,10 +372,11 @@ TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame
               b = std::max(d.selection->first, d.selection->second);
     p.fillRect(QRect(plot.left() + a, plot.top(), b - a, plot.height()), QColor(0, 120, 215, 50));
   }
-  // Under the x axis's labels, outside the plot: it never covers data or the peak label.
+  // Under the x axis's labels and title, outside the plot: it never covers data, the peak label
+  // or the axis's title.
   const QFontMetrics fm(p.font());
   layout.legend =
-      paintLegendRow(p, QRect(plot.left(), plot.bottom() + 24, plot.width(), legendStripHeight(fm)), legend);
+      paintLegendRow(p, QRect(plot.left(), legendTop(plot, fm), plot.width(), legendStripHeight(fm)), legend);
   p.setPen(QColor(0, 0, 0, 70));
   p.setBrush(Qt::NoBrush);
   p.drawRect(plot.adjusted(0, 0, -1, -1));

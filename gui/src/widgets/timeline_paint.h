@@ -40,9 +40,10 @@ struct EditMarkDrawn {
 };
 
 // Where the painter put what the tests check: the legend (in a strip under the x axis,
-// outside the plot) and the peak label (inside it).
+// outside the plot), the x axis's title (above the legend) and the peak label (inside it).
 struct TimelineLayout {
   QRect legend;
+  QRect x_title;
   QRect peak_label;
   std::vector<EditMarkDrawn> edit_marks;
 };
@@ -60,7 +61,8 @@ TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame
 
 // Helpers shared with the comparison plot.
 void paintYAxis(QPainter& p, const QRect& plot, const Axis& y);
-void paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, std::int64_t time_origin);
+// Returns where the axis's title ("event", "time since the first event") was written.
+QRect paintXAxis(QPainter& p, const QRect& plot, const Axis& x, bool time_axis, std::int64_t time_origin);
 void paintCurve(QPainter& p, const QRect& plot, const std::vector<ColumnEnvelope>& env, const Axis& y, const QPen& pen);
 // Text in `r` with `align`; on a raster device from a cache of laid-out labels.
 void drawLabel(QPainter& p, const QRectF& r, Qt::Alignment align, const QString& text);

@@ -143,7 +143,8 @@ void TimelineView::ensureFrame(QSize size) {
 void TimelineView::render(QPainter& p, QSize size) {
   p.fillRect(QRect(QPoint(0, 0), size), palette().window());
   if (!doc_ || !doc_->recorded()) {
-    p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter, doc_ && doc_->failed() ? doc_->error() : headerText());
+    p.drawText(QRect(QPoint(0, 0), size).adjusted(16, 0, -16, 0), Qt::AlignCenter | Qt::TextWordWrap,
+               doc_ && doc_->failed() ? doc_->error() : headerText());
     return;
   }
   ensureFrame(size);

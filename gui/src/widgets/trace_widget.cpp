@@ -1,5 +1,7 @@
 #include "widgets/trace_widget.h"
 
+#include <QFileInfo>
+#include <QLabel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -14,19 +16,27 @@
 namespace reservoir::gui {
 
 TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
-    : QWidget(parent), doc_(doc), split_(new QSplitter(Qt::Vertical, this)), timeline_(new TimelineView(this)),
-      tabs_(new QTabWidget(this)), state_(new StateView(doc, this)), events_(new EventsView(doc, this)),
-      callsites_(new CallSitesView(doc, this)), whatif_(new WhatIfPanel(doc, this)) {
+    : QWidget(parent), doc_(doc), split_(new QSplitter(Qt::Vertical, this)), failure_(new QLabel(this)),
+      timeline_(new TimelineView(this)), tabs_(new QTabWidget(this)), state_(new StateView(doc, this)),
+      events_(new EventsView(doc, this)), callsites_(new CallSitesView(doc, this)),
+      whatif_(new WhatIfPanel(doc, this)) {
   timeline_->setDocument(doc);
   tabs_->addTab(state_, tr("Allocator state"));
   tabs_->addTab(events_, tr("Events"));
   tabs_->addTab(callsites_, tr("Call sites"));
   tabs_->addTab(whatif_, tr("What-if"));
+  failure_->setWordWrap(true);
+  failure_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  failure_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  failure_->setMargin(16);
+  failure_->hide();
+  split_->addWidget(failure_);
   split_->addWidget(timeline_);
   split_->addWidget(tabs_);
   // A taller window gives most of its extra height to the plot.
   split_->setStretchFactor(0, 3);
-  split_->setStretchFactor(1, 2);
+  split_->setStretchFactor(1, 3);
+  split_->setStretchFactor(2, 2);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(0, 0, 0, 0);
   lay->addWidget(split_);
@@ -39,9 +49,17 @@ TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
   connect(callsites_, &CallSitesView::pointPicked, this, pick);
   connect(state_, &StateView::eventRequested, timeline_, [this] { timeline_->ensureCursorVisible(); });
   connect(doc_, &TraceDocument::cursorChanged, timeline_, [this] { timeline_->ensureCursorVisible(); });
+  connect(doc_, &TraceDocument::failedToLoad, this, &TraceWidget::showFailure);
+  if (doc_->failed()) showFailure(doc_->error());
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
     if (tabs_->currentWidget() == callsites_) callsites_->rebuild();
   });
+}
+
+void TraceWidget::showFailure(const QString& message) {
+  failure_->setText(tr("Could not open %1:\n\n%2").arg(QFileInfo(doc_->path()).fileName(), message));
+  failure_->show();
+  timeline_->hide();
 }
 
 void TraceWidget::showTab(Tab tab) {
@@ -51,7 +69,8 @@ void TraceWidget::showTab(Tab tab) {
 
 void TraceWidget::emphasizeTimeline(bool on) {
   const int h = std::max(split_->height(), 600);
-  split_->setSizes(on ? QList<int>{h * 3 / 4, h / 4} : QList<int>{h * 2 / 5, h * 3 / 5});
+  const int top = on ? h * 3 / 4 : h * 2 / 5;
+  split_->setSizes({failure_->isHidden() ? 0 : top, timeline_->isHidden() ? 0 : top, h - top});
 }
 
 }  // namespace reservoir::gui

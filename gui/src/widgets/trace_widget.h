@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+class QLabel;
 class QSplitter;
 class QTabWidget;
 
@@ -29,13 +30,18 @@ class TraceWidget : public QWidget {
   [[nodiscard]] EventsView* events() const { return events_; }
   [[nodiscard]] CallSitesView* callSites() const { return callsites_; }
   [[nodiscard]] WhatIfPanel* whatIf() const { return whatif_; }
+  // A trace that could not be opened: the reader's message, wrapped and selectable, in the
+  // timeline's place (hidden while the trace opens or after it opened).
+  [[nodiscard]] QLabel* failureLabel() const { return failure_; }
   void showTab(Tab tab);
   // Gives the timeline most of the height (true) or shares it with the tabs.
   void emphasizeTimeline(bool on);
 
  private:
+  void showFailure(const QString& message);
   TraceDocument* doc_;
   QSplitter* split_;
+  QLabel* failure_;
   TimelineView* timeline_;
   QTabWidget* tabs_;
   StateView* state_;
