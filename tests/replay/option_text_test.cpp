@@ -2,6 +2,10 @@
 // option "--capacity", the Python package "capacity"; the rules are the same.
 #include "reservoir/replay/option_text.h"
 
+#include <algorithm>
+
+#include "reservoir/replay/device_presets.h"
+
 #include <gtest/gtest.h>
 
 #include "reservoir/replay/gate.h"
@@ -196,6 +200,30 @@ TEST(OptionText, RecordedDeviceResetPeaksAndInfoDevices) {
     EXPECT_TRUE(!trace->snap().devices[d].events.empty() || d == trace->snap().busiestDevice());
   EXPECT_EQ(*summaryDevices(trace->snap(), 0), std::vector<std::size_t>{0});
   EXPECT_FALSE(summaryDevices(trace->snap(), 7).ok());
+}
+
+}  // namespace
+}  // namespace reservoir::replay
+
+namespace reservoir::replay {
+namespace {
+
+// A preset's capacity text is a capacity as every front end parses it, to the preset's bytes.
+TEST(DevicePresets, EachTotalParsesAsTheCapacityItNames) {
+  ASSERT_FALSE(devicePresets().empty());
+  for (const auto& p : devicePresets()) {
+    EditedRunText t;
+    t.capacity = capacityText(p);
+    auto o = parseEditedRunOptions(t);
+    ASSERT_TRUE(o.ok()) << p.name << ": " << o.message();
+    EXPECT_EQ(o->capacity, p.total) << p.name;
+    EXPECT_FALSE(p.name.empty());
+  }
+  // The one total measured on the device with this project's tools: an H200's.
+  const auto h200 = std::find_if(devicePresets().begin(), devicePresets().end(),
+                                 [](const DevicePreset& p) { return p.name == "H200"; });
+  ASSERT_NE(h200, devicePresets().end());
+  EXPECT_EQ(h200->source, DevicePreset::Source::kMeasured);
 }
 
 }  // namespace

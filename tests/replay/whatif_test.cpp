@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "reservoir/replay/report_text.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/reader.h"
@@ -71,6 +72,49 @@ TEST(MotivatingCase, BundledSamples) {
   expectPrediction(test::samplesDir() / "resume-tiny", 0, "postload", "after:state_dict_loader.py:load");
   expectPrediction(test::samplesDir() / "resume-expandable", 0, "postload", "after:state_dict_loader.py:load");
   expectPrediction(test::samplesDir() / "resume-expandable", 0, "prebroadcast", "before:broadcast_weights");
+}
+
+// A cleanup reports reserved at its own point with no probe: just after it in the edited run, and
+// at the same point in the baseline (which frees nothing there), as measured on the GPU.
+TEST(WhatIfEditFigures, ACleanupMeasuresItsOwnPointWithoutAProbe) {
+  for (const char* set : {"resume-tiny", "resume-expandable"}) {
+    const auto dir = test::samplesDir() / set;
+    const auto measured = readMeasured(dir / "resume-postload.rank0.json");
+    const auto main_measured = readMeasured(dir / "resume-main.rank0.json");
+    auto snap = readTrace((dir / "resume-main.rank0.pickle").string());
+    ASSERT_TRUE(snap.ok()) << snap.message();
+    WhatIfOptions opts;
+    opts.edits.push_back(*parseCleanup(kAfterLoad));
+    auto rep = runWhatIf(snap->snapshot, snap->snap().busiestDevice(), ReplayEnvironment{}, opts);
+    ASSERT_TRUE(rep.ok()) << rep.message();
+    EXPECT_TRUE(rep->whatif.probes.empty());
+    ASSERT_FALSE(rep->whatif.at_edits.empty()) << set;
+    ASSERT_EQ(rep->baseline.at_edits.size(), rep->whatif.at_edits.size()) << set;
+    EXPECT_EQ(rep->whatif.at_edits[0].point, kAfterLoad);
+    EXPECT_EQ(rep->whatif.at_edits[0].reserved, measured.reserved_after_load) << set;
+    EXPECT_EQ(rep->baseline.at_edits[0].reserved, main_measured.reserved_after_load) << set;
+    // Observing frees nothing: the baseline is the recording, with the recorded empty_cache calls only.
+    EXPECT_TRUE(rep->baseline_matches_recording) << set;
+    EXPECT_EQ(rep->whatif.empty_cache_calls, rep->baseline.empty_cache_calls + rep->whatif.at_edits.size());
+    const std::string verdict = whatIfVerdict(*rep);
+    EXPECT_TRUE(verdict.starts_with("empty_cache after state_dict_loader.py:load: reserved there ")) << verdict;
+    EXPECT_NE(verdict.find(" -> "), std::string::npos) << verdict;
+    const auto* first = firstEditFigure(rep->whatif, rep->edits[0]);
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(first, &rep->whatif.at_edits[0]);
+  }
+}
+
+// A probe at the cleanup's point says it already: the verdict names the point once.
+TEST(WhatIfEditFigures, AProbeAtTheCleanupsPointIsNotRepeated) {
+  const WhatIfReport rep = predict(test::samplesDir() / "resume-tiny/resume-main.rank0.pickle", kAfterLoad);
+  ASSERT_EQ(rep.whatif.probes.size(), 1u);
+  ASSERT_FALSE(rep.whatif.at_edits.empty());
+  EXPECT_EQ(rep.whatif.at_edits[0].reserved, rep.whatif.probes[0].reserved);
+  const std::string verdict = whatIfVerdict(rep);
+  const auto first = verdict.find("reserved there");
+  ASSERT_NE(first, std::string::npos) << verdict;
+  EXPECT_EQ(verdict.find("reserved there", first + 1), std::string::npos) << verdict;
 }
 
 TEST(MotivatingCase, SameGapRunsAfterItemsBeforeBeforeItems) {

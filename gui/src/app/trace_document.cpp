@@ -118,13 +118,27 @@ bool TraceDocument::busy() const {
   return running_ > 0 || ((recorded_ == nullptr || model_ == nullptr) && error_.isEmpty());
 }
 
-int TraceDocument::addVariant(const QStringList& edits, const QString& settings) {
+namespace {
+
+// "cleanup after:x.py:load, settings expandable_segments:True, capacity 80GiB, fraction 0.9".
+QString variantName(const QStringList& edits, const QString& settings, const VariantDevice& device) {
+  QStringList parts = edits;
+  if (!settings.isEmpty()) parts << QStringLiteral("settings ") + settings;
+  if (!device.capacity.trimmed().isEmpty()) parts << QStringLiteral("capacity ") + device.capacity.trimmed();
+  if (!device.overhead.trimmed().isEmpty()) parts << QStringLiteral("overhead ") + device.overhead.trimmed();
+  if (device.fraction) parts << QStringLiteral("fraction %1").arg(*device.fraction);
+  return parts.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
+int TraceDocument::addVariant(const QStringList& edits, const QString& settings, const VariantDevice& device) {
   Variant v;
   v.edits = edits;
   v.settings = settings;
+  v.device = device;
   v.id = next_id_++;
-  v.name = edits.join(", ");
-  if (!settings.isEmpty()) v.name += (v.name.isEmpty() ? "" : ", ") + QStringLiteral("settings ") + settings;
+  v.name = variantName(edits, settings, device);
   variants_.push_back(std::move(v));
   const int index = static_cast<int>(variants_.size()) - 1;
   ++running_;
@@ -156,9 +170,10 @@ struct VariantOutcome {
   QString text, error;
 };
 
-VariantOutcome computeVariant(std::shared_ptr<const ModelPlot> model, QStringList edits, QString settings) {
+VariantOutcome computeVariant(std::shared_ptr<const ModelPlot> model, QStringList edits, QString settings,
+                              VariantDevice device) {
   VariantOutcome out;
-  auto options = makeWhatIfOptions(edits, settings);
+  auto options = makeWhatIfOptions(edits, settings, device);
   if (!options) {
     out.error = QString::fromStdString(options.message());
     return out;
@@ -194,7 +209,9 @@ void TraceDocument::runVariant(int index) {
   QPointer<TraceDocument> self(this);
   auto model = model_;
   auto future = QtConcurrent::run(
-      [model, edits = v.edits, settings = v.settings] { return computeVariant(model, edits, settings); });
+      [model, edits = v.edits, settings = v.settings, device = v.device] {
+        return computeVariant(model, edits, settings, device);
+      });
   auto* watcher = new QFutureWatcher<VariantOutcome>(this);
   connect(watcher, &QFutureWatcher<VariantOutcome>::finished, this, [this, watcher, id = v.id] {
     const VariantOutcome o = watcher->result();

@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "app/plot_data.h"
@@ -14,11 +15,20 @@
 
 namespace reservoir::gui {
 
+// The edited run's device as the what-if panel's Device group gives it: texts the library
+// parses (replay::parseEditedRunOptions), empty for the recorded device.
+struct VariantDevice {
+  QString capacity;  // a size ("80GiB", "150109880320"); empty: from recorded ooms, else unlimited
+  QString overhead;  // memory outside PyTorch's cache; empty: none
+  std::optional<double> fraction;  // memory fraction; none: the recorded one
+};
+
 struct Variant {
   int id = 0;
   QString name;       // what the user asked for ("cleanup after:...")
   QStringList edits;  // the edit texts, e.g. "cleanup after:x.py:load"
   QString settings;   // PYTORCH_CUDA_ALLOC_CONF for the edited run ("" = recorded)
+  VariantDevice device;
   std::shared_ptr<const replay::WhatIfReport> report;
   std::shared_ptr<const OpCurve> curve;  // predicted reserved per op
   QString report_text;                   // the CLI's report
@@ -62,7 +72,7 @@ class TraceDocument : public QObject {
 
   // What-if variants: each runs on a worker thread on the prepared trace.
   [[nodiscard]] const std::vector<Variant>& variants() const { return variants_; }
-  int addVariant(const QStringList& edits, const QString& settings);
+  int addVariant(const QStringList& edits, const QString& settings, const VariantDevice& device = {});
   void removeVariant(int index);
   [[nodiscard]] int selectedVariant() const { return selected_variant_; }
   void selectVariant(int index);
@@ -98,7 +108,9 @@ class TraceDocument : public QObject {
 };
 
 // Parses edit texts ("cleanup POINT", "release SEL@POINT", "probe POINT", "demand B@POINT",
-// "reset-peaks POINT") into what-if options; the error names the bad text.
-Expected<replay::WhatIfOptions> makeWhatIfOptions(const QStringList& edits, const QString& settings);
+// "reset-peaks POINT"), the settings and the device into what-if options (the library's rules);
+// the error names the bad text and the field it came from.
+Expected<replay::WhatIfOptions> makeWhatIfOptions(const QStringList& edits, const QString& settings,
+                                                  const VariantDevice& device = {});
 
 }  // namespace reservoir::gui

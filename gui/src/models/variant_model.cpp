@@ -29,7 +29,8 @@ QVariant VariantModel::data(const QModelIndex& index, int role) const {
   const auto* r = v.report.get();
   const std::int64_t saving = r ? r->baseline.peak_reserved.bytes - r->whatif.peak_reserved.bytes : 0;
   if (role == SavingRole) return static_cast<qlonglong>(saving);
-  if (role == Qt::ToolTipRole) return v.error.isEmpty() ? v.name : v.error;
+  // The name in full (the table elides it in the middle), with the error where it failed.
+  if (role == Qt::ToolTipRole) return v.error.isEmpty() ? v.name : v.name + QStringLiteral("\n") + v.error;
   if (role == Qt::TextAlignmentRole && index.column() != kName) return int(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ForegroundRole) {
     if (!v.error.isEmpty() || (index.column() == kOom && r && r->whatif.oom)) return QBrush(QColor(200, 0, 0));
@@ -49,10 +50,14 @@ QVariant VariantModel::data(const QModelIndex& index, int role) const {
                           : QStringLiteral("rises by %1").arg(sizeText(-saving));
     case kFinalReserved: return sizeText(r->whatif.final_reserved);
     case kAtProbe: {
-      if (r->whatif.probes.empty() || r->baseline.probes.empty()) return QStringLiteral("-");
-      const auto& b = r->baseline.probes.front();
-      const auto& w = r->whatif.probes.front();
-      return QStringLiteral("%1 -> %2").arg(sizeText(b.reserved), sizeText(w.reserved));
+      // The first probe's point, else the first cleanup's or release's (just after it).
+      if (!r->whatif.probes.empty() && !r->baseline.probes.empty())
+        return QStringLiteral("%1 -> %2").arg(sizeText(r->baseline.probes.front().reserved),
+                                              sizeText(r->whatif.probes.front().reserved));
+      if (!r->whatif.at_edits.empty() && !r->baseline.at_edits.empty())
+        return QStringLiteral("%1 -> %2").arg(sizeText(r->baseline.at_edits.front().reserved),
+                                              sizeText(r->whatif.at_edits.front().reserved));
+      return QStringLiteral("-");
     }
     case kOom:
       return r->whatif.oom ? QStringLiteral("OOM at event %1").arg(r->whatif.oom->event) : QStringLiteral("no");
@@ -63,7 +68,7 @@ QVariant VariantModel::data(const QModelIndex& index, int role) const {
 QVariant VariantModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   static const char* names[] = {
-      "variant", "peak reserved", "peak allocated", "peak saving", "reserved at 1st probe", "final reserved", "OOM"};
+      "variant", "peak reserved", "peak allocated", "peak saving", "reserved at 1st point", "final reserved", "OOM"};
   return section >= 0 && section < kColumnCount ? QString::fromLatin1(names[section]) : QVariant();
 }
 

@@ -1,11 +1,16 @@
 #include "widgets/whatif_panel.h"
 
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QCompleter>
-#include <QFontDatabase>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -13,17 +18,74 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "app/trace_document.h"
+#include "models/stack_model.h"
 #include "models/variant_model.h"
+#include "models/whatif_figures_model.h"
+#include "reservoir/replay/device_presets.h"
 #include "reservoir/replay/point_help.h"
+#include "reservoir/replay/report_text.h"
 #include "widgets/sweep_dialog.h"
 
 namespace reservoir::gui {
 
+namespace {
+
+// "150,109,880,320": a device's total, every digit shown.
+QString groupedDigits(std::uint64_t n) {
+  QString digits = QString::number(n);
+  for (qsizetype at = digits.size() - 3; at > 0; at -= 3) digits.insert(at, QLatin1Char(','));
+  return digits;
+}
+
+// "H200 (150,109,880,320 B)", "A100 80GB (85,097,971,712 B, as observed)".
+QString presetLabel(const replay::DevicePreset& p) {
+  const QString name = QString::fromUtf8(p.name.data(), static_cast<qsizetype>(p.name.size()));
+  const QString observed = p.source == replay::DevicePreset::Source::kObserved ? QStringLiteral(", as observed") : QString();
+  return QStringLiteral("%1 (%2 B%3)").arg(name, groupedDigits(p.total), observed);
+}
+
+// A table over `model` whose first column takes the room left (set once the model gives columns).
+QTableView* compactTable(QAbstractItemModel* model, QWidget* parent) {
+  auto* t = new QTableView(parent);
+  t->setModel(model);
+  t->verticalHeader()->hide();
+  t->setSelectionBehavior(QAbstractItemView::SelectRows);
+  t->setSelectionMode(QAbstractItemView::SingleSelection);
+  t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  t->setTextElideMode(Qt::ElideMiddle);  // long names and points keep both ends; the tooltip has them whole
+  t->setWordWrap(false);
+  return t;
+}
+
+}  // namespace
+
 WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
     : QWidget(parent), doc_(doc), kind_(new QComboBox(this)), point_(new QLineEdit(this)),
-      edits_(new QPlainTextEdit(this)), settings_(new QLineEdit(this)), sweep_(new QPushButton(tr("Sweep..."), this)),
-      table_(new QTableView(this)), model_(new VariantModel(doc, this)), report_(new QPlainTextEdit(this)) {
+      edits_(new QPlainTextEdit(this)), settings_(new QLineEdit(this)), capacity_(new QComboBox(this)),
+      overhead_(new QLineEdit(this)), fraction_on_(new QCheckBox(tr("Memory fraction"), this)),
+      fraction_(new QDoubleSpinBox(this)), device_error_(new QLabel(this)),
+      sweep_(new QPushButton(tr("Sweep..."), this)), model_(new VariantModel(doc, this)), table_(compactTable(model_, this)),
+      verdict_(new QLabel(this)), figures_(new WhatIfFiguresModel(this)), figures_view_(compactTable(figures_, this)),
+      stack_label_(new QLabel(this)), stack_(new StackModel(this)), copy_(new QPushButton(tr("Copy as text"), this)) {
+  auto* left = new QWidget(this);
+  auto* leftLay = new QVBoxLayout(left);
+  leftLay->setContentsMargins(0, 0, 0, 0);
+  leftLay->addLayout(buildEditForm());
+  leftLay->addWidget(buildDeviceGroup());
+  leftLay->addWidget(table_, 1);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(left);
+  split->addWidget(buildReportPane());
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(0, 0, 0, 0);
+  lay->addWidget(split);
+  connectDocument();
+}
+
+QLayout* WhatIfPanel::buildEditForm() {
   kind_->addItems({QStringLiteral("cleanup"), QStringLiteral("release"), QStringLiteral("probe"),
                    QStringLiteral("demand"), QStringLiteral("reset-peaks")});
   // Short enough to fit the field on a laptop; the whole syntax is the tooltip (and Help).
@@ -35,8 +97,6 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
   edits_->setToolTip(syntax);
   edits_->setPlaceholderText(tr("One edit per line (KIND POINT); Add edit puts one here."));
   edits_->setMaximumHeight(80);
-  settings_->setPlaceholderText(
-      tr("allocator settings for the edited run, e.g. expandable_segments:True (empty: recorded)"));
   auto* add = new QPushButton(tr("Add edit"), this);
   auto* run = new QPushButton(tr("Run variant"), this);
   run->setDefault(true);
@@ -51,42 +111,85 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
   auto* form = new QFormLayout;
   form->addRow(tr("Edit at a point"), pointRow);
   form->addRow(tr("Edits"), edits_);
-  form->addRow(tr("Settings"), settings_);
   auto* buttons = new QHBoxLayout;
   buttons->addStretch(1);
   buttons->addWidget(sweep_);
   buttons->addWidget(run);
   form->addRow(buttons);
-
-  table_->setModel(model_);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-  report_->setReadOnly(true);
-  report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  report_->setLineWrapMode(QPlainTextEdit::WidgetWidth);  // never cut on the right
-  report_->setPlaceholderText(tr("The report of the selected variant: one sentence first, then the figures."));
-
-  auto* left = new QWidget(this);
-  auto* leftLay = new QVBoxLayout(left);
-  leftLay->setContentsMargins(0, 0, 0, 0);
-  leftLay->addLayout(form);
-  leftLay->addWidget(table_, 1);
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(left);
-  split->addWidget(report_);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
-  auto* lay = new QVBoxLayout(this);
-  lay->setContentsMargins(0, 0, 0, 0);
-  lay->addWidget(split);
-
   connect(add, &QPushButton::clicked, this, &WhatIfPanel::addEdit);
   connect(point_, &QLineEdit::returnPressed, this, &WhatIfPanel::addEdit);
   connect(run, &QPushButton::clicked, this, &WhatIfPanel::runPending);
   connect(sweep_, &QPushButton::clicked, this, &WhatIfPanel::startSweep);
+  return form;
+}
+
+// Capacity (presets by GPU name, or a size typed as the command line takes it), overhead, memory
+// fraction and allocator settings of the edited run; the library checks them as they change.
+QGroupBox* WhatIfPanel::buildDeviceGroup() {
+  auto* group = new QGroupBox(tr("Device"), this);
+  capacity_->setEditable(true);
+  capacity_->setInsertPolicy(QComboBox::NoInsert);
+  capacity_->addItem(tr("recorded (from out-of-memory events, else unlimited)"), QString());
+  for (const auto& p : replay::devicePresets())
+    capacity_->addItem(presetLabel(p), QString::fromStdString(replay::capacityText(p)));
+  capacity_->setToolTip(tr("The device's memory as torch.cuda.mem_get_info() reports its total; or type a size "
+                           "(141GiB, 80GB, 150109880320)"));
+  overhead_->setPlaceholderText(tr("memory outside PyTorch's cache (CUDA context, NCCL), e.g. 2GiB; empty: none"));
+  fraction_->setRange(0.0, 1.0);
+  fraction_->setDecimals(4);
+  fraction_->setSingleStep(0.05);
+  fraction_->setValue(1.0);
+  fraction_->setEnabled(false);
+  fraction_on_->setToolTip(tr("torch.cuda.set_per_process_memory_fraction for the edited run; off: the recorded one"));
+  settings_->setPlaceholderText(
+      tr("PYTORCH_CUDA_ALLOC_CONF for the edited run, e.g. expandable_segments:True (empty: recorded)"));
+  device_error_->setStyleSheet(QStringLiteral("color: #c80000"));
+  device_error_->setWordWrap(true);
+  device_error_->hide();
+  auto* fractionRow = new QHBoxLayout;
+  fractionRow->addWidget(fraction_on_);
+  fractionRow->addWidget(fraction_, 1);
+  auto* form = new QFormLayout(group);
+  form->addRow(tr("Capacity"), capacity_);
+  form->addRow(tr("Overhead"), overhead_);
+  form->addRow(fractionRow);
+  form->addRow(tr("Settings"), settings_);
+  form->addRow(device_error_);
+  connect(capacity_, &QComboBox::currentTextChanged, this, &WhatIfPanel::checkDevice);
+  connect(overhead_, &QLineEdit::textChanged, this, &WhatIfPanel::checkDevice);
+  connect(settings_, &QLineEdit::textChanged, this, &WhatIfPanel::checkDevice);
+  connect(fraction_on_, &QCheckBox::toggled, fraction_, &QWidget::setEnabled);
+  connect(fraction_on_, &QCheckBox::toggled, this, &WhatIfPanel::checkDevice);
+  connect(fraction_, &QDoubleSpinBox::valueChanged, this, &WhatIfPanel::checkDevice);
+  return group;
+}
+
+QWidget* WhatIfPanel::buildReportPane() {
+  auto* pane = new QWidget(this);
+  verdict_->setWordWrap(true);
+  verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  verdict_->setText(tr("The report of the selected variant: one sentence first, then the figures."));
+  figures_view_->setSelectionMode(QAbstractItemView::NoSelection);
+
+  stack_label_->setWordWrap(true);
+  auto* stackView = compactTable(stack_, pane);
+  copy_->setToolTip(tr("The report as the command line prints it, to the clipboard"));
+  copy_->setEnabled(false);
+  auto* copyRow = new QHBoxLayout;
+  copyRow->addStretch(1);
+  copyRow->addWidget(copy_);
+  auto* lay = new QVBoxLayout(pane);
+  lay->setContentsMargins(0, 0, 0, 0);
+  lay->addWidget(verdict_);
+  lay->addWidget(figures_view_, 2);
+  lay->addWidget(stack_label_);
+  lay->addWidget(stackView, 1);
+  lay->addLayout(copyRow);
+  connect(copy_, &QPushButton::clicked, this, &WhatIfPanel::copyReportText);
+  return pane;
+}
+
+void WhatIfPanel::connectDocument() {
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& i) { doc_->selectVariant(i.isValid() ? i.row() : -1); });
   connect(doc_, &TraceDocument::variantSelected, this, &WhatIfPanel::showSelected);
@@ -105,6 +208,24 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
     c->setFilterMode(Qt::MatchContains);
     point_->setCompleter(c);
   });
+}
+
+VariantDevice WhatIfPanel::device() const {
+  VariantDevice d;
+  const int i = capacity_->currentIndex();
+  // A preset's text is its label; what the library is given is the preset's bytes.
+  d.capacity = i >= 0 && capacity_->currentText() == capacity_->itemText(i) ? capacity_->itemData(i).toString()
+                                                                             : capacity_->currentText().trimmed();
+  d.overhead = overhead_->text().trimmed();
+  if (fraction_on_->isChecked()) d.fraction = fraction_->value();
+  return d;
+}
+
+// The library's verdict on the Device group's fields, as they change (the variant would fail so).
+void WhatIfPanel::checkDevice() {
+  const auto options = makeWhatIfOptions({}, settings_->text().trimmed(), device());
+  device_error_->setText(options ? QString() : QString::fromStdString(options.message()));
+  device_error_->setVisible(!options);
 }
 
 void WhatIfPanel::startSweep() {
@@ -130,7 +251,7 @@ void WhatIfPanel::runVariant(const QStringList& edits, const QString& settings) 
   // What runs is what the boxes show (a sweep's candidate or the command line's edits too).
   edits_->setPlainText(edits.join(QLatin1Char('\n')));
   settings_->setText(settings);
-  const int index = doc_->addVariant(edits, settings);
+  const int index = doc_->addVariant(edits, settings, device());
   doc_->selectVariant(index);
   table_->selectRow(index);
 }
@@ -140,12 +261,21 @@ void WhatIfPanel::runPending() {
   QStringList edits;
   for (const auto& line : edits_->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts))
     if (!line.trimmed().isEmpty()) edits << line.trimmed();
-  if (edits.isEmpty() && settings_->text().trimmed().isEmpty()) return;
+  const VariantDevice d = device();
+  if (edits.isEmpty() && settings_->text().trimmed().isEmpty() && d.capacity.isEmpty() && d.overhead.isEmpty() &&
+      !d.fraction)
+    return;
   // The edits stay in the box (run again, or change one); the variants table keeps each run.
   runVariant(edits, settings_->text().trimmed());
 }
 
-QString WhatIfPanel::reportText() const { return report_->toPlainText(); }
+QString WhatIfPanel::reportText() const {
+  const int sel = doc_->selectedVariant();
+  if (sel < 0 || sel >= static_cast<int>(doc_->variants().size())) return {};
+  return doc_->variants()[static_cast<std::size_t>(sel)].report_text;
+}
+
+void WhatIfPanel::copyReportText() const { QApplication::clipboard()->setText(reportText()); }
 
 void WhatIfPanel::setEditsText(const QString& text) { edits_->setPlainText(text); }
 
@@ -154,14 +284,37 @@ QString WhatIfPanel::editsText() const { return edits_->toPlainText(); }
 void WhatIfPanel::showSelected() {
   const int sel = doc_->selectedVariant();
   if (sel < 0 || sel >= static_cast<int>(doc_->variants().size())) {
-    report_->clear();
+    verdict_->clear();
+    figures_->setReport(nullptr);
+    stack_->setStack(nullptr, StackId());
+    stack_label_->clear();
+    copy_->setEnabled(false);
     return;
   }
   const Variant& v = doc_->variants()[static_cast<std::size_t>(sel)];
   if (table_->currentIndex().row() != sel) table_->selectRow(sel);
-  report_->setPlainText(v.running           ? tr("running %1 ...").arg(v.name)
-                        : v.error.isEmpty() ? v.report_text
-                                            : tr("error: %1").arg(v.error));
+  showReport(v);
+}
+
+// The verdict (the library's sentence), the figures, and the stack of the what-if peak or of
+// its first failed malloc.
+void WhatIfPanel::showReport(const Variant& v) {
+  figures_->setReport(v.report);
+  copy_->setEnabled(v.report != nullptr);
+  verdict_->setText(v.running           ? tr("running %1 ...").arg(v.name)
+                    : !v.error.isEmpty() ? tr("error: %1").arg(v.error)
+                    : v.report           ? QString::fromStdString(replay::whatIfVerdict(*v.report))
+                                         : QString());
+  if (!v.report) {
+    stack_->setStack(nullptr, StackId());
+    stack_label_->clear();
+    return;
+  }
+  const auto& w = v.report->whatif;
+  stack_->setStack(doc_->recorded(), w.oom ? w.oom->stack : w.peak_reserved.stack);
+  stack_label_->setText(w.oom ? tr("The edited run first runs out of memory at event %1, in:").arg(w.oom->event)
+                              : tr("The edited run's peak reserved is reached at event %1, in:")
+                                    .arg(w.peak_reserved.event));
 }
 
 }  // namespace reservoir::gui

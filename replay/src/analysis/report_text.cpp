@@ -17,6 +17,28 @@ std::string mib(std::int64_t bytes) {
                    : sim::formatSize(static_cast<std::uint64_t>(bytes));
 }
 
+bool probedAt(const RunResult& run, const std::string& point) {
+  return std::any_of(run.probes.begin(), run.probes.end(), [&](const Probe& p) { return p.point == point; });
+}
+
+// The cleanups' and releases' points no probe measures (each once, in the edits' order), with the
+// first figure of each run there: the edits' own effect, which the verdict and the table report.
+struct EditPointChange {
+  std::string point;
+  std::int64_t baseline = 0, whatif = 0;
+};
+std::vector<EditPointChange> unprobedEditPoints(const WhatIfReport& rep) {
+  std::vector<EditPointChange> out;
+  for (const auto& e : rep.edits) {
+    const auto* w = firstEditFigure(rep.whatif, e);
+    const auto* b = firstEditFigure(rep.baseline, e);
+    if (!w || !b || probedAt(rep.whatif, w->point)) continue;
+    if (std::any_of(out.begin(), out.end(), [&](const EditPointChange& c) { return c.point == w->point; })) continue;
+    out.push_back(EditPointChange{w->point, b->reserved, w->reserved});
+  }
+  return out;
+}
+
 void table(std::string& out, const WhatIfReport& rep) {
   const auto& b = rep.baseline;
   const auto& w = rep.whatif;
@@ -27,6 +49,7 @@ void table(std::string& out, const WhatIfReport& rep) {
   row("peak reserved", b.peak_reserved.bytes, w.peak_reserved.bytes);
   row("peak allocated", b.peak_allocated.bytes, w.peak_allocated.bytes);
   row("final reserved", b.final_reserved, w.final_reserved);
+  for (const auto& c : unprobedEditPoints(rep)) row("reserved at " + c.point, c.baseline, c.whatif);
   for (std::size_t i = 0; i < w.probes.size(); ++i) {
     const auto* bp = i < b.probes.size() ? &b.probes[i] : nullptr;
     row("reserved at " + w.probes[i].point, bp ? bp->reserved : 0, w.probes[i].reserved);
@@ -95,6 +118,19 @@ bool onlyCleanupAt(const WhatIfReport& rep, const std::string& point) {
       there = there || e.point.text == point;
     }
   return cleanups == 1 && there;
+}
+
+// Reserved at the cleanups' and releases' own points where no probe says it: "reserved there"
+// for a single such edit.
+void editPointClauses(std::vector<std::string>& parts, const WhatIfReport& rep) {
+  const auto changes = unprobedEditPoints(rep);
+  const auto edits = std::count_if(rep.edits.begin(), rep.edits.end(), [](const Edit& e) {
+    return e.kind == Edit::Kind::kCleanup || e.kind == Edit::Kind::kRelease;
+  });
+  for (std::size_t i = 0; i < changes.size() && i < 2; ++i) {
+    const std::string label = edits == 1 ? std::string("reserved there") : "reserved " + describePoint(changes[i].point);
+    parts.push_back(changeText(label, changes[i].baseline, changes[i].whatif));
+  }
 }
 
 void peakClause(std::vector<std::string>& parts, const WhatIfReport& rep) {
@@ -196,9 +232,16 @@ std::string describeEdits(const WhatIfReport& rep) {
   return out;
 }
 
+const EditFigure* firstEditFigure(const RunResult& run, const Edit& edit) {
+  for (const auto& f : run.at_edits)
+    if (f.kind == edit.kind && f.text == edit.text) return &f;
+  return nullptr;
+}
+
 std::string whatIfVerdict(const WhatIfReport& rep) {
   std::vector<std::string> parts;
   const auto& w = rep.whatif;
+  editPointClauses(parts, rep);
   for (std::size_t i = 0; i < w.probes.size() && i < 2; ++i) {
     const auto* bp = i < rep.baseline.probes.size() ? &rep.baseline.probes[i] : nullptr;
     const std::string label = onlyCleanupAt(rep, w.probes[i].point) ? std::string("reserved there")

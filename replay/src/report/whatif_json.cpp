@@ -51,6 +51,24 @@ nlohmann::json cachePinsJson(const traces::Snapshot& snap, const CachePins& p) {
           {"pinning_stacks", stacks}};
 }
 
+// Reserved just after each cleanup and release (the first time its point is reached; in the
+// baseline, at the same point): absent without such edits.
+void addEditFigures(nlohmann::json& j, const RunResult& r) {
+  if (r.at_edits.empty()) return;
+  j["at_edits"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.at_edits.size(); ++i) {
+    const auto& f = r.at_edits[i];
+    const bool first = std::none_of(r.at_edits.begin(), r.at_edits.begin() + static_cast<std::ptrdiff_t>(i),
+                                    [&](const EditFigure& g) { return g.kind == f.kind && g.text == f.text; });
+    if (!first) continue;
+    j["at_edits"].push_back({{"kind", std::string(editKindName(f.kind))},
+                             {"edit", f.text},
+                             {"point", f.point},
+                             {"reserved", f.reserved},
+                             {"allocated", f.allocated}});
+  }
+}
+
 nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r) {
   nlohmann::json j;
   j["peak_reserved"] = r.peak_reserved.bytes;
@@ -66,6 +84,7 @@ nlohmann::json runJson(const traces::Snapshot& snap, const RunResult& r) {
   j["probes"] = nlohmann::json::object();
   for (const auto& p : r.probes)
     j["probes"][p.point] = {{"reserved", p.reserved}, {"allocated", p.allocated}, {"active", p.active}};
+  addEditFigures(j, r);
   if (r.oom)
     j["oom"] = {{"event_index", r.oom->event},
                 {"size", r.oom->size},

@@ -94,19 +94,6 @@ Expected<std::vector<ResolvedEdit>> resolveEdits(const PreparedTrace& prepared, 
   return out;
 }
 
-namespace {
-
-std::vector<ResolvedEdit> observationsOnly(const std::vector<ResolvedEdit>& edits) {
-  std::vector<ResolvedEdit> out;
-  for (const auto& e : edits)
-    if (e.edit.kind == Edit::Kind::kProbe || e.edit.kind == Edit::Kind::kDemand ||
-        e.edit.kind == Edit::Kind::kResetPeaks)
-      out.push_back(e);
-  return out;
-}
-
-}  // namespace
-
 Expected<WhatIfReport> runWhatIf(std::shared_ptr<const traces::Snapshot> snapshot, std::size_t device_index,
                                  const ReplayEnvironment& env, const WhatIfOptions& options) {
   auto prepared = prepareTrace(std::move(snapshot), device_index, editedRunEnvironment(env, options));
@@ -134,8 +121,9 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   base.analyze_peak = options.analyze_peak;
   base.keep_timeline = options.keep_timeline;
   base.compare_with_recording = true;
+  base.observe_edits_only = true;  // the figures at the cleanups' and releases' points, nothing freed
   rep.settings_baseline = base.config.last_settings;
-  rep.baseline = replayProgram(p, observationsOnly(*edits), base);
+  rep.baseline = replayProgram(p, *edits, base);
 
   RunSettings what = rep.edited_run.edited();
   what.address_model = options.address_model;

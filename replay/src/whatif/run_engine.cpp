@@ -65,6 +65,22 @@ void Runner::seed() {
 
 void Runner::applyItem(const Item& item) {
   const Edit& e = item.edit->edit;
+  const bool changes_cache = e.kind == Edit::Kind::kCleanup || e.kind == Edit::Kind::kRelease;
+  if (changes_cache && s_.observe_edits_only) {
+    recordEditFigure(item);
+    return;
+  }
+  applyEdit(item);
+  if (changes_cache) recordEditFigure(item);
+}
+
+void Runner::recordEditFigure(const Item& item) {
+  const Edit& e = item.edit->edit;
+  r_.at_edits.push_back(EditFigure{e.kind, e.text, e.point.text, reserved(), allocated(), item.gap.boundary});
+}
+
+void Runner::applyEdit(const Item& item) {
+  const Edit& e = item.edit->edit;
   switch (e.kind) {
     case Edit::Kind::kCleanup:
       model_.emptyCache();

@@ -112,6 +112,8 @@ class Runner {
   void sortItems();
   void seed();
   void applyItem(const Item& item);
+  void applyEdit(const Item& item);
+  void recordEditFigure(const Item& item);
   void runOp(std::uint32_t j);
   void track(std::uint32_t j);
   [[nodiscard]] bool inWindow(std::uint32_t op) const;

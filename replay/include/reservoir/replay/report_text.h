@@ -14,6 +14,9 @@ namespace reservoir::replay {
 // reserved there 6.86 -> 4.14 GiB; run peak unchanged at 25.33 GiB (event 4564)". The first
 // line of whatIfReportText, and "verdict" in the what-if JSON.
 std::string whatIfVerdict(const WhatIfReport& rep);
+// The first figure of `run` at the point of `edit` (a cleanup or a release; RunResult::at_edits),
+// or null: the edit applies nowhere, or measures nothing (a probe, a demand, a reset).
+const EditFigure* firstEditFigure(const RunResult& run, const Edit& edit);
 // The edits in words: "empty_cache after state_dict_loader.py:load", "settings
 // expandable_segments:True", "no edits".
 std::string describeEdits(const WhatIfReport& rep);

@@ -75,6 +75,17 @@ struct Probe {
   std::uint32_t boundary = 0;
 };
 
+// Reserved just after an edit that changes the cache at its point (a cleanup, a release) applies,
+// once per occurrence of the point; in the baseline, which applies neither, reserved at the same
+// point (nothing freed there), so that a cleanup always reports its own effect, probed or not.
+struct EditFigure {
+  Edit::Kind kind = Edit::Kind::kCleanup;
+  std::string text;   // the edit as given ("after:x.py:load", "opt.py:step@before:train_step")
+  std::string point;  // its point's text
+  std::int64_t reserved = 0, allocated = 0;
+  std::uint32_t boundary = 0;
+};
+
 struct DemandResult {
   std::string text;
   sim::ByteCount bytes = 0;
@@ -131,6 +142,7 @@ struct RunResult {
   PeakInfo peak_allocated;
   std::int64_t final_reserved = 0, final_allocated = 0;
   std::vector<Probe> probes;
+  std::vector<EditFigure> at_edits;  // per cleanup and release occurrence, in run order
   std::vector<DemandResult> demands;
   std::optional<OomInfo> oom;
   std::optional<PeakAnalysis> at_peak;
@@ -235,6 +247,9 @@ struct RunSettings {
   bool analyze_peak = false;
   bool keep_timeline = false;
   bool compare_with_recording = false;
+  // The cleanups and releases among the edits only measure (RunResult::at_edits) and change
+  // nothing: the baseline's figures at the edited run's points.
+  bool observe_edits_only = false;
   std::optional<std::uint32_t> stop_after_op;          // for analyses at a point
   std::vector<EmittedEvent>* record_events = nullptr;  // receives every event the model emits
   std::vector<OpWindow> peak_windows;                  // sorted, disjoint: RunResult::peak_in_windows
