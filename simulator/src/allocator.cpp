@@ -49,6 +49,12 @@ void CachingAllocator::Impl::insertIntoBlocks(BlockRef b) {
   if (!inserted) fail("insert_into_blocks: block already in its free list");
 }
 
+void CachingAllocator::Impl::replaceInBlocks(FreeCursor at, BlockRef b) {
+  BlockPool& pool = pools[arena[b].pool];
+  arena[b].gc_count_base = pool.get_free_blocks_call_count;
+  if (!pool.blocks.replace(at, sizeKey(b))) fail("insert_into_blocks: block already in its free list");
+}
+
 void CachingAllocator::Impl::eraseFromBlocks(BlockRef b) {
   if (pools[arena[b].pool].blocks.erase(sizeKey(b)) != 1) fail("erase: block not in its free list");
 }
@@ -76,11 +82,11 @@ std::uint32_t CachingAllocator::Impl::getPool(ByteCount size, StreamId stream) c
   return size <= kSmallSize ? 1u : 0u;
 }
 
-BlockRef CachingAllocator::Impl::findFreeBlock(const AllocParams& p) const {
+FreeBlockFound CachingAllocator::Impl::findFreeBlock(const AllocParams& p) const {
   const auto& blocks = pools[p.pool].blocks;
   auto it = blocks.lowerBound(SizeKey{p.stream, p.size, 0, kNil});
   const auto end = blocks.end();
-  if (it == end || blocks.at(it).stream != p.stream) return kNil;
+  if (it == end || blocks.at(it).stream != p.stream) return {};
   if (arena[blocks.at(it).ref].expandable != kNil) {
     if (p.expandable_active) {
       // Among fitting expandable blocks, prefer the first whose size plus the unmapped
@@ -100,23 +106,24 @@ BlockRef CachingAllocator::Impl::findFreeBlock(const AllocParams& p) const {
       do {
         blocks.next(it);
       } while (it != end && arena[blocks.at(it).ref].expandable != kNil && blocks.at(it).stream == p.stream);
-      if (it == end || blocks.at(it).stream != p.stream) return kNil;
+      if (it == end || blocks.at(it).stream != p.stream) return {};
     }
   }
   const SizeKey& k = blocks.at(it);
   const ByteCount max_split = config.max_split_size;
-  if (p.size < max_split && k.size >= max_split) return kNil;
-  if (p.size >= max_split && k.size >= p.size + config.max_non_split_rounding_size) return kNil;
-  return k.ref;
+  if (p.size < max_split && k.size >= max_split) return {};
+  if (p.size >= max_split && k.size >= p.size + config.max_non_split_rounding_size) return {};
+  return {k.ref, it};
 }
 
 bool CachingAllocator::Impl::getFreeBlock(AllocParams& p) {
   BlockPool& pool = pools[p.pool];
   if (allowed_memory_maximum && config.garbage_collection_threshold > 0) ++pool.get_free_blocks_call_count;
-  const BlockRef b = findFreeBlock(p);
-  if (b == kNil) return false;
-  p.block = b;
-  pool.blocks.erase(sizeKey(b));
+  const FreeBlockFound found = findFreeBlock(p);
+  if (found.ref == kNil) return false;
+  p.block = found.ref;
+  p.listed = true;  // taken out of the list by allocFoundBlock
+  p.at = found.at;
   return true;
 }
 
@@ -174,11 +181,13 @@ bool CachingAllocator::Impl::allocBlock(AllocParams& p, bool is_retry) {
   if (p.expandable_active) {
     p.block = tryAllocateExpandableBlock(p.stream, p.pool, p.size, p.tag);
     if (p.block == kNil) return false;
+    p.listed = false;
     if (owner != kNil) private_pools[owner].cuda_malloc_count++;
     return true;
   }
   const auto ptr = device->cudaMalloc(size, p.stream);
   if (!ptr) return false;
+  p.listed = false;
   if (owner != kNil) private_pools[owner].cuda_malloc_count++;
   total_allocated_memory += size;
   p.block = newBlock(p.stream, size, p.pool, *ptr);
@@ -226,7 +235,11 @@ BlockRef CachingAllocator::Impl::allocFoundBlock(const AllocParams& p, ByteCount
     rb.prev = block;
     rb.ptr += p.size;
     rb.size -= p.size;
-    insertIntoBlocks(remaining);
+    if (p.listed) {
+      replaceInBlocks(p.at, remaining);
+    } else {
+      insertIntoBlocks(remaining);
+    }
     if (already_split && !expandable) {
       forStats(p.pool,
                [&](std::size_t t) { stats.inactive_split_bytes[t].decrease(static_cast<std::int64_t>(p.size)); });
@@ -237,7 +250,10 @@ BlockRef CachingAllocator::Impl::allocFoundBlock(const AllocParams& p, ByteCount
         stats.inactive_split[t].increase(1);
       });
     }
-  } else if (already_split && !expandable) {
+  } else if (p.listed) {
+    pools[p.pool].blocks.erase(p.at);
+  }
+  if (!split && already_split && !expandable) {
     const auto sz = static_cast<std::int64_t>(arena[block].size);
     forStats(p.pool, [&](std::size_t t) {
       stats.inactive_split_bytes[t].decrease(sz);
