@@ -27,7 +27,9 @@ BlockRef CachingAllocator::Impl::newBlock(StreamId stream, ByteCount size, std::
     arena.emplace_back();
   }
   Block& blk = arena[b];
+  std::vector<StreamId> uses = std::move(blk.stream_uses);  // empty; its capacity is reused
   blk = Block{};
+  blk.stream_uses = std::move(uses);
   blk.stream = stream;
   blk.size = size;
   blk.pool = pool;
@@ -307,14 +309,13 @@ void CachingAllocator::Impl::free(BlockRef block) {
 }
 
 void CachingAllocator::Impl::insertEvents(BlockRef block) {
-  std::vector<StreamId> uses;
-  uses.swap(arena[block].stream_uses);
-  for (StreamId s : uses) {
-    arena[block].event_count++;
-    outstanding.push_back(
-        OutstandingEvent{s, arena[block].stream, arena[block].ptr, arena[block].tag, event_sequence++});
+  Block& b = arena[block];  // the arena does not grow here
+  for (StreamId s : b.stream_uses) {
+    b.event_count++;
+    outstanding.push_back(OutstandingEvent{s, b.stream, b.ptr, b.tag, event_sequence++});
     outstanding_blocks.push_back(block);
   }
+  b.stream_uses.clear();  // keeps its capacity for the block's next record_stream
 }
 
 void CachingAllocator::Impl::freeBlock(BlockRef block) {
@@ -325,15 +326,21 @@ void CachingAllocator::Impl::freeBlock(BlockRef block) {
   const std::uint32_t pool = b0.pool;
   std::int64_t net_blocks = 0, net_size = 0;
   const BlockRef candidates[2] = {b0.prev, b0.next};
+  HeldEntry hold;
   for (BlockRef c : candidates) {
-    const ByteCount subsumed = tryMergeBlocks(block, c, pool);
+    const ByteCount subsumed = tryMergeBlocks(block, c, pool, &hold);
     if (subsumed > 0) {
       net_blocks -= 1;
       net_size -= static_cast<std::int64_t>(subsumed);
     }
   }
   --active_count;
-  insertIntoBlocks(block);
+  if (hold.held) {
+    if (hold.moved) hold.at = pools[pool].blocks.find(hold.key);
+    replaceInBlocks(hold.at, block);
+  } else {
+    insertIntoBlocks(block);
+  }
   const Block& b = arena[block];
   if (b.isSplit()) {
     net_blocks += 1;
@@ -357,14 +364,33 @@ void CachingAllocator::Impl::freeBlock(BlockRef block) {
   });
 }
 
-ByteCount CachingAllocator::Impl::tryMergeBlocks(BlockRef dst, BlockRef src, std::uint32_t pool) {
+void CachingAllocator::Impl::eraseMergedNeighbour(BlockRef src, std::uint32_t pool, HeldEntry* hold) {
+  auto& blocks = pools[pool].blocks;
+  const SizeKey key = sizeKey(src);
+  if (hold && !hold->held) {
+    const FreeCursor at = blocks.find(key);
+    if (at == blocks.end()) {
+      fail("merge: neighbour not in its free list");
+    } else {
+      *hold = HeldEntry{true, false, key, at};
+    }
+    return;
+  }
+  if (blocks.erase(key) != 1) {
+    fail("merge: neighbour not in its free list");
+  } else if (hold) {
+    hold->moved = true;
+  }
+}
+
+ByteCount CachingAllocator::Impl::tryMergeBlocks(BlockRef dst, BlockRef src, std::uint32_t pool, HeldEntry* hold) {
   if (src == kNil) return 0;
   Block& s = arena[src];
   Block& d = arena[dst];
   if (s.allocated || s.event_count > 0 || !s.stream_uses.empty() || d.mapped != s.mapped) return 0;
   // src leaves its set with the key it was inserted under.
   if (s.mapped) {
-    if (pools[pool].blocks.erase(sizeKey(src)) != 1) fail("merge: neighbour not in its free list");
+    eraseMergedNeighbour(src, pool, hold);
   } else {
     if (pools[pool].unmapped.erase(addrKey(src)) != 1) fail("merge: neighbour not in the unmapped list");
   }
@@ -386,7 +412,8 @@ ByteCount CachingAllocator::Impl::tryMergeBlocks(BlockRef dst, BlockRef src, std
 // ---------------------------------------------------------------- events
 
 void CachingAllocator::Impl::retireEvents(const std::vector<std::size_t>& indices) {
-  std::vector<bool> gone(outstanding.size(), false);
+  std::vector<bool>& gone = scratch_gone;
+  gone.assign(outstanding.size(), false);
   for (std::size_t i : indices) {
     if (i >= outstanding.size() || gone[i]) {
       fail("event retired twice or out of range");
@@ -423,8 +450,7 @@ void CachingAllocator::Impl::processEvents() {
   scratch_indices.clear();
   device->pollEvents(outstanding, scratch_indices);
   if (!scratch_indices.empty()) {
-    const std::vector<std::size_t> done = scratch_indices;
-    retireEvents(done);
+    retireEvents(scratch_indices);  // retiring frees blocks, which polls nothing
   }
 }
 

@@ -99,6 +99,16 @@ struct FreeBlockFound {
   FreeCursor at;
 };
 
+// The free-list entry of the first neighbour a free merges with, left in place for the merged
+// block to take over (OrderedSet::replace) instead of an erase and an insert; `moved`: another
+// key was erased since, so `at` must be found again.
+struct HeldEntry {
+  bool held = false;
+  bool moved = false;
+  SizeKey key{};
+  FreeCursor at;
+};
+
 struct AllocParams {
   ByteCount size = 0;  // rounded request
   StreamId stream = 0;
@@ -140,6 +150,7 @@ struct CachingAllocator::Impl {
   CheckLevel check_level = CheckLevel::kCheap;
   std::string invariant_failure;
   std::vector<std::size_t> scratch_indices;
+  std::vector<bool> scratch_gone;  // retireEvents' marks, kept between calls
 
   Impl(AllocatorConfig c, DeviceModel* d, EventSink* s);
 
@@ -179,7 +190,9 @@ struct CachingAllocator::Impl {
   BlockRef allocFoundBlock(const AllocParams& p, ByteCount orig_size, bool split);
   void free(BlockRef b);
   void freeBlock(BlockRef b);
-  ByteCount tryMergeBlocks(BlockRef dst, BlockRef src, std::uint32_t pool);
+  // With `hold`, the first mapped neighbour merged keeps its free-list entry (see HeldEntry).
+  ByteCount tryMergeBlocks(BlockRef dst, BlockRef src, std::uint32_t pool, HeldEntry* hold = nullptr);
+  void eraseMergedNeighbour(BlockRef src, std::uint32_t pool, HeldEntry* hold);
   void insertEvents(BlockRef b);
   void processEvents();
   void retireEvents(const std::vector<std::size_t>& indices);

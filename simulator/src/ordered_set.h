@@ -75,6 +75,12 @@ class OrderedSet {
     return {leaf, static_cast<std::size_t>(it - l.keys.data())};
   }
 
+  // The key equal to `k`, or end().
+  [[nodiscard]] Cursor find(const Key& k) const {
+    const Cursor c = lowerBound(k);
+    return c == end() || k < at(c) ? end() : c;
+  }
+
   // False if an equal key is present already.
   bool insert(const Key& k) {
     if (leaves_.empty()) {

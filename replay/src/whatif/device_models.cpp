@@ -200,7 +200,8 @@ std::uint32_t WhatIfDevice::completionOf(std::uint64_t tag) const {
 void WhatIfDevice::pollEvents(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& completed) {
   // Per stream, in order, until the first event whose work is not done yet (CUDA events
   // complete in stream order).
-  std::vector<sim::StreamId> blocked;
+  std::vector<sim::StreamId>& blocked = blocked_;
+  blocked.clear();
   for (std::size_t i = 0; i < outstanding.size(); ++i) {
     const auto& ev = outstanding[i];
     if (std::find(blocked.begin(), blocked.end(), ev.stream) != blocked.end()) continue;

@@ -81,6 +81,7 @@ class WhatIfDevice final : public sim::DeviceModel {
   std::size_t anchor_ = 0;
   bool departed_ = false;
   Addr anchor_floor_ = 0;
+  std::vector<sim::StreamId> blocked_;  // pollEvents' streams with work pending, kept between calls
   DriverWork work_;  // what the allocator asked of the driver (the price model's counts)
 };
 
