@@ -27,7 +27,9 @@ BlockRef CachingAllocator::Impl::newBlock(StreamId stream, ByteCount size, std::
     arena.emplace_back();
   }
   Block& blk = arena[b];
+  std::vector<StreamId> uses = std::move(blk.stream_uses);  // empty; its capacity is reused
   blk = Block{};
+  blk.stream_uses = std::move(uses);
   blk.stream = stream;
   blk.size = size;
   blk.pool = pool;
@@ -47,6 +49,12 @@ void CachingAllocator::Impl::insertIntoBlocks(BlockRef b) {
   arena[b].gc_count_base = pool.get_free_blocks_call_count;
   const bool inserted = pool.blocks.insert(sizeKey(b));
   if (!inserted) fail("insert_into_blocks: block already in its free list");
+}
+
+void CachingAllocator::Impl::replaceInBlocks(FreeCursor at, BlockRef b) {
+  BlockPool& pool = pools[arena[b].pool];
+  arena[b].gc_count_base = pool.get_free_blocks_call_count;
+  if (!pool.blocks.replace(at, sizeKey(b))) fail("insert_into_blocks: block already in its free list");
 }
 
 void CachingAllocator::Impl::eraseFromBlocks(BlockRef b) {
@@ -76,11 +84,11 @@ std::uint32_t CachingAllocator::Impl::getPool(ByteCount size, StreamId stream) c
   return size <= kSmallSize ? 1u : 0u;
 }
 
-BlockRef CachingAllocator::Impl::findFreeBlock(const AllocParams& p) const {
+FreeBlockFound CachingAllocator::Impl::findFreeBlock(const AllocParams& p) const {
   const auto& blocks = pools[p.pool].blocks;
   auto it = blocks.lowerBound(SizeKey{p.stream, p.size, 0, kNil});
   const auto end = blocks.end();
-  if (it == end || blocks.at(it).stream != p.stream) return kNil;
+  if (it == end || blocks.at(it).stream != p.stream) return {};
   if (arena[blocks.at(it).ref].expandable != kNil) {
     if (p.expandable_active) {
       // Among fitting expandable blocks, prefer the first whose size plus the unmapped
@@ -100,23 +108,24 @@ BlockRef CachingAllocator::Impl::findFreeBlock(const AllocParams& p) const {
       do {
         blocks.next(it);
       } while (it != end && arena[blocks.at(it).ref].expandable != kNil && blocks.at(it).stream == p.stream);
-      if (it == end || blocks.at(it).stream != p.stream) return kNil;
+      if (it == end || blocks.at(it).stream != p.stream) return {};
     }
   }
   const SizeKey& k = blocks.at(it);
   const ByteCount max_split = config.max_split_size;
-  if (p.size < max_split && k.size >= max_split) return kNil;
-  if (p.size >= max_split && k.size >= p.size + config.max_non_split_rounding_size) return kNil;
-  return k.ref;
+  if (p.size < max_split && k.size >= max_split) return {};
+  if (p.size >= max_split && k.size >= p.size + config.max_non_split_rounding_size) return {};
+  return {k.ref, it};
 }
 
 bool CachingAllocator::Impl::getFreeBlock(AllocParams& p) {
   BlockPool& pool = pools[p.pool];
   if (allowed_memory_maximum && config.garbage_collection_threshold > 0) ++pool.get_free_blocks_call_count;
-  const BlockRef b = findFreeBlock(p);
-  if (b == kNil) return false;
-  p.block = b;
-  pool.blocks.erase(sizeKey(b));
+  const FreeBlockFound found = findFreeBlock(p);
+  if (found.ref == kNil) return false;
+  p.block = found.ref;
+  p.listed = true;  // taken out of the list by allocFoundBlock
+  p.at = found.at;
   return true;
 }
 
@@ -197,11 +206,13 @@ bool CachingAllocator::Impl::allocBlock(AllocParams& p, bool is_retry) {
   if (p.expandable_active) {
     p.block = tryAllocateExpandableBlock(p.stream, p.pool, p.size, p.tag);
     if (p.block == kNil) return false;
+    p.listed = false;
     if (owner != kNil) private_pools[owner].cuda_malloc_count++;
     return true;
   }
   const auto ptr = device->cudaMalloc(size, p.stream);
   if (!ptr) return false;
+  p.listed = false;
   if (owner != kNil) private_pools[owner].cuda_malloc_count++;
   total_allocated_memory += size;
   p.block = newBlock(p.stream, size, p.pool, *ptr);
@@ -249,7 +260,11 @@ BlockRef CachingAllocator::Impl::allocFoundBlock(const AllocParams& p, ByteCount
     rb.prev = block;
     rb.ptr += p.size;
     rb.size -= p.size;
-    insertIntoBlocks(remaining);
+    if (p.listed) {
+      replaceInBlocks(p.at, remaining);
+    } else {
+      insertIntoBlocks(remaining);
+    }
     if (already_split && !expandable) {
       forStats(p.pool,
                [&](std::size_t t) { stats.inactive_split_bytes[t].decrease(static_cast<std::int64_t>(p.size)); });
@@ -260,7 +275,10 @@ BlockRef CachingAllocator::Impl::allocFoundBlock(const AllocParams& p, ByteCount
         stats.inactive_split[t].increase(1);
       });
     }
-  } else if (already_split && !expandable) {
+  } else if (p.listed) {
+    pools[p.pool].blocks.erase(p.at);
+  }
+  if (!split && already_split && !expandable) {
     const auto sz = static_cast<std::int64_t>(arena[block].size);
     forStats(p.pool, [&](std::size_t t) {
       stats.inactive_split_bytes[t].decrease(sz);
@@ -314,14 +332,13 @@ void CachingAllocator::Impl::free(BlockRef block) {
 }
 
 void CachingAllocator::Impl::insertEvents(BlockRef block) {
-  std::vector<StreamId> uses;
-  uses.swap(arena[block].stream_uses);
-  for (StreamId s : uses) {
-    arena[block].event_count++;
-    outstanding.push_back(
-        OutstandingEvent{s, arena[block].stream, arena[block].ptr, arena[block].tag, event_sequence++});
+  Block& b = arena[block];  // the arena does not grow here
+  for (StreamId s : b.stream_uses) {
+    b.event_count++;
+    outstanding.push_back(OutstandingEvent{s, b.stream, b.ptr, b.tag, event_sequence++});
     outstanding_blocks.push_back(block);
   }
+  b.stream_uses.clear();  // keeps its capacity for the block's next record_stream
 }
 
 void CachingAllocator::Impl::freeBlock(BlockRef block) {
@@ -332,15 +349,21 @@ void CachingAllocator::Impl::freeBlock(BlockRef block) {
   const std::uint32_t pool = b0.pool;
   std::int64_t net_blocks = 0, net_size = 0;
   const BlockRef candidates[2] = {b0.prev, b0.next};
+  HeldEntry hold;
   for (BlockRef c : candidates) {
-    const ByteCount subsumed = tryMergeBlocks(block, c, pool);
+    const ByteCount subsumed = tryMergeBlocks(block, c, pool, &hold);
     if (subsumed > 0) {
       net_blocks -= 1;
       net_size -= static_cast<std::int64_t>(subsumed);
     }
   }
   --active_count;
-  insertIntoBlocks(block);
+  if (hold.held) {
+    if (hold.moved) hold.at = pools[pool].blocks.find(hold.key);
+    replaceInBlocks(hold.at, block);
+  } else {
+    insertIntoBlocks(block);
+  }
   const Block& b = arena[block];
   if (b.isSplit()) {
     net_blocks += 1;
@@ -364,14 +387,33 @@ void CachingAllocator::Impl::freeBlock(BlockRef block) {
   });
 }
 
-ByteCount CachingAllocator::Impl::tryMergeBlocks(BlockRef dst, BlockRef src, std::uint32_t pool) {
+void CachingAllocator::Impl::eraseMergedNeighbour(BlockRef src, std::uint32_t pool, HeldEntry* hold) {
+  auto& blocks = pools[pool].blocks;
+  const SizeKey key = sizeKey(src);
+  if (hold && !hold->held) {
+    const FreeCursor at = blocks.find(key);
+    if (at == blocks.end()) {
+      fail("merge: neighbour not in its free list");
+    } else {
+      *hold = HeldEntry{true, false, key, at};
+    }
+    return;
+  }
+  if (blocks.erase(key) != 1) {
+    fail("merge: neighbour not in its free list");
+  } else if (hold) {
+    hold->moved = true;
+  }
+}
+
+ByteCount CachingAllocator::Impl::tryMergeBlocks(BlockRef dst, BlockRef src, std::uint32_t pool, HeldEntry* hold) {
   if (src == kNil) return 0;
   Block& s = arena[src];
   Block& d = arena[dst];
   if (s.allocated || s.event_count > 0 || !s.stream_uses.empty() || d.mapped != s.mapped) return 0;
   // src leaves its set with the key it was inserted under.
   if (s.mapped) {
-    if (pools[pool].blocks.erase(sizeKey(src)) != 1) fail("merge: neighbour not in its free list");
+    eraseMergedNeighbour(src, pool, hold);
   } else {
     if (pools[pool].unmapped.erase(addrKey(src)) != 1) fail("merge: neighbour not in the unmapped list");
   }
@@ -393,7 +435,8 @@ ByteCount CachingAllocator::Impl::tryMergeBlocks(BlockRef dst, BlockRef src, std
 // ---------------------------------------------------------------- events
 
 void CachingAllocator::Impl::retireEvents(const std::vector<std::size_t>& indices) {
-  std::vector<bool> gone(outstanding.size(), false);
+  std::vector<bool>& gone = scratch_gone;
+  gone.assign(outstanding.size(), false);
   for (std::size_t i : indices) {
     if (i >= outstanding.size() || gone[i]) {
       fail("event retired twice or out of range");
@@ -430,8 +473,7 @@ void CachingAllocator::Impl::processEvents() {
   scratch_indices.clear();
   device->pollEvents(outstanding, scratch_indices);
   if (!scratch_indices.empty()) {
-    const std::vector<std::size_t> done = scratch_indices;
-    retireEvents(done);
+    retireEvents(scratch_indices);  // retiring frees blocks, which polls nothing
   }
 }
 

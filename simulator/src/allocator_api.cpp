@@ -142,7 +142,7 @@ bool CachingAllocator::wouldReuseCachedBlock(ByteCount orig_size, StreamId strea
   p.stream = stream;
   p.pool = m.getPool(p.size, stream);
   p.expandable_active = m.config.expandable_segments;
-  return m.findFreeBlock(p) != kNil;
+  return m.findFreeBlock(p).ref != kNil;
 }
 
 bool CachingAllocator::wouldCollectGarbage() const {

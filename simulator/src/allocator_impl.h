@@ -91,6 +91,24 @@ struct PrivatePool {
   bool live = true;
 };
 
+using FreeCursor = OrderedSet<SizeKey>::Cursor;
+
+// A block get_free_block would take and where its free-list key is.
+struct FreeBlockFound {
+  BlockRef ref = kNil;
+  FreeCursor at;
+};
+
+// The free-list entry of the first neighbour a free merges with, left in place for the merged
+// block to take over (OrderedSet::replace) instead of an erase and an insert; `moved`: another
+// key was erased since, so `at` must be found again.
+struct HeldEntry {
+  bool held = false;
+  bool moved = false;
+  SizeKey key{};
+  FreeCursor at;
+};
+
 struct AllocParams {
   ByteCount size = 0;  // rounded request
   StreamId stream = 0;
@@ -98,6 +116,10 @@ struct AllocParams {
   ByteCount alloc_size = 0;
   bool expandable_active = false;
   BlockRef block = kNil;
+  // get_free_block's block is still in its pool's free list, at `at`: alloc_found_block erases it
+  // there, or puts the split remainder in its place (nothing touches the list in between).
+  bool listed = false;
+  FreeCursor at;
   std::uint64_t tag = 0;
   // throw_on_cudamalloc_oom turned the fraction check into an immediate oom.
   bool rejected = false;
@@ -128,6 +150,7 @@ struct CachingAllocator::Impl {
   CheckLevel check_level = CheckLevel::kCheap;
   std::string invariant_failure;
   std::vector<std::size_t> scratch_indices;
+  std::vector<bool> scratch_gone;  // retireEvents' marks, kept between calls
 
   Impl(AllocatorConfig c, DeviceModel* d, EventSink* s);
 
@@ -142,6 +165,8 @@ struct CachingAllocator::Impl {
   AddrKey addrKey(BlockRef b) const { return {arena[b].stream, arena[b].ptr, b}; }
   void insertIntoBlocks(BlockRef b);
   void eraseFromBlocks(BlockRef b);
+  // Erases the free-list key at `at` and inserts b's (same as erase then insertIntoBlocks).
+  void replaceInBlocks(FreeCursor at, BlockRef b);
   [[nodiscard]] bool poolIsSmall(std::uint32_t pool) const { return pools[pool].is_small; }
   [[nodiscard]] PoolId poolIdOf(std::uint32_t pool) const;
   template <typename F>
@@ -157,8 +182,8 @@ struct CachingAllocator::Impl {
   MallocResult malloc(ByteCount orig_size, StreamId stream, std::uint64_t tag);
   std::uint32_t getPool(ByteCount size, StreamId stream) const;
   bool getFreeBlock(AllocParams& p);
-  // The block get_free_block would take (kNil if none), without taking it.
-  BlockRef findFreeBlock(const AllocParams& p) const;
+  // The block get_free_block would take (ref kNil if none), without taking it.
+  FreeBlockFound findFreeBlock(const AllocParams& p) const;
   bool allocBlock(AllocParams& p, bool is_retry);
   bool tryMempoolFallback(AllocParams& p);
   bool shouldSplit(BlockRef block, ByteCount size, bool expandable_active) const;
@@ -167,7 +192,9 @@ struct CachingAllocator::Impl {
   [[nodiscard]] BlockRef cachedBlockAt(Addr addr) const;
   void free(BlockRef b);
   void freeBlock(BlockRef b);
-  ByteCount tryMergeBlocks(BlockRef dst, BlockRef src, std::uint32_t pool);
+  // With `hold`, the first mapped neighbour merged keeps its free-list entry (see HeldEntry).
+  ByteCount tryMergeBlocks(BlockRef dst, BlockRef src, std::uint32_t pool, HeldEntry* hold = nullptr);
+  void eraseMergedNeighbour(BlockRef src, std::uint32_t pool, HeldEntry* hold);
   void insertEvents(BlockRef b);
   void processEvents();
   void retireEvents(const std::vector<std::size_t>& indices);

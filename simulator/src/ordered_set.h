@@ -30,7 +30,12 @@ class OrderedSet {
   OrderedSet() = default;
   OrderedSet(const OrderedSet& o) : last_(o.last_), size_(o.size_) {
     leaves_.reserve(o.leaves_.size());
-    for (const auto& l : o.leaves_) leaves_.push_back(std::make_unique<Leaf>(*l));
+    for (const auto& l : o.leaves_) {
+      auto copy = newLeaf();  // only the used slots are copied
+      copy->n = l->n;
+      std::copy(l->keys.begin(), l->keys.begin() + l->n, copy->keys.begin());
+      leaves_.push_back(std::move(copy));
+    }
   }
   OrderedSet& operator=(const OrderedSet& o) {
     if (this != &o) *this = OrderedSet(o);
@@ -70,10 +75,16 @@ class OrderedSet {
     return {leaf, static_cast<std::size_t>(it - l.keys.data())};
   }
 
+  // The key equal to `k`, or end().
+  [[nodiscard]] Cursor find(const Key& k) const {
+    const Cursor c = lowerBound(k);
+    return c == end() || k < at(c) ? end() : c;
+  }
+
   // False if an equal key is present already.
   bool insert(const Key& k) {
     if (leaves_.empty()) {
-      leaves_.push_back(std::make_unique<Leaf>());
+      leaves_.push_back(newLeaf());
       last_.push_back(k);
     }
     std::size_t leaf = leafFor(k);
@@ -107,6 +118,36 @@ class OrderedSet {
   // Erases the key at `c` (not end()).
   void erase(Cursor c) { eraseAt(c); }
 
+  // Erases the key at `c` (not end()) and inserts `k`: the same set as erase(c) then insert(k),
+  // and the same answer (false if a key equal to `k` is present). When `k` belongs in c's leaf
+  // (a split block's remainder, a block grown by a merge) only the keys between the two places
+  // move, and no leaf search is needed.
+  bool replace(Cursor c, const Key& k) {
+    if (!fitsLeaf(c, k)) {
+      eraseAt(c);
+      return insert(k);
+    }
+    Leaf& l = *leaves_[c.leaf];
+    Key* keys = l.keys.data();
+    Key* at = keys + c.pos;
+    if (k < *at) {
+      Key* pos = std::lower_bound(keys, at, k);
+      if (pos != at && !(k < *pos)) return eraseDuplicate(c);
+      std::copy_backward(pos, at, at + 1);
+      *pos = k;
+    } else if (*at < k) {
+      Key* end = keys + l.n;
+      Key* pos = std::lower_bound(at + 1, end, k);
+      if (pos != end && !(k < *pos)) return eraseDuplicate(c);
+      std::copy(at + 1, pos, at);
+      *(pos - 1) = k;
+    } else {
+      *at = k;
+    }
+    last_[c.leaf] = keys[l.n - 1];
+    return true;
+  }
+
   template <typename F>
   void forEach(F f) const {
     for (const auto& l : leaves_)
@@ -129,14 +170,31 @@ class OrderedSet {
     }
   }
 
+  // replace() found a key equal to the new one: erase(c) then a refused insert.
+  bool eraseDuplicate(Cursor c) {
+    eraseAt(c);
+    return false;
+  }
+
+  // Whether `k`, replacing the key at `c`, stays in c's leaf: above the previous leaf's keys and
+  // below the next leaf's.
+  [[nodiscard]] bool fitsLeaf(Cursor c, const Key& k) const {
+    if (c.leaf > 0 && !(last_[c.leaf - 1] < k)) return false;
+    return c.leaf + 1 == leaves_.size() || k < leaves_[c.leaf + 1]->keys[0];
+  }
+
   // The first leaf whose last key is not less than `k` (leaves_.size() if none).
   [[nodiscard]] std::size_t leafFor(const Key& k) const {
     return static_cast<std::size_t>(std::lower_bound(last_.begin(), last_.end(), k) - last_.begin());
   }
 
+  // A leaf with no keys; the key slots are left uninitialised (value-initialising them cleared
+  // a kilobyte per leaf).
+  static std::unique_ptr<Leaf> newLeaf() { return std::unique_ptr<Leaf>(new Leaf); }
+
   void splitAndInsert(std::size_t leaf, const Key& k) {
     // The full leaf is split in two halves; k goes to the half it belongs to.
-    auto right = std::make_unique<Leaf>();
+    auto right = newLeaf();
     Leaf& l = *leaves_[leaf];
     const std::uint32_t half = static_cast<std::uint32_t>(kLeaf / 2);
     std::copy(l.keys.begin() + half, l.keys.begin() + static_cast<std::ptrdiff_t>(kLeaf), right->keys.begin());

@@ -199,17 +199,42 @@ std::uint32_t WhatIfDevice::completionOf(std::uint64_t tag) const {
 
 void WhatIfDevice::pollEvents(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& completed) {
   // Per stream, in order, until the first event whose work is not done yet (CUDA events
-  // complete in stream order).
-  std::vector<sim::StreamId> blocked;
-  for (std::size_t i = 0; i < outstanding.size(); ++i) {
-    const auto& ev = outstanding[i];
-    if (std::find(blocked.begin(), blocked.end(), ev.stream) != blocked.end()) continue;
-    const std::uint32_t at = completionOf(ev.tag);
-    if (at != kNoOp && at <= current_op_)
-      completed.push_back(i);
-    else
-      blocked.push_back(ev.stream);
+  // complete in stream order). When the list still starts with the events the last poll left
+  // all pending, and none of those streams' first events is due yet, only the events added
+  // since are looked at (the model polls before every malloc).
+  std::size_t from = 0;
+  if (poll_.resumable(outstanding) && current_op_ < poll_.earliest) {
+    from = poll_.size;
+  } else {
+    poll_.blocked.clear();
+    poll_.earliest = kNoOp;
   }
+  for (std::size_t i = from; i < outstanding.size(); ++i) {
+    const auto& ev = outstanding[i];
+    if (std::find(poll_.blocked.begin(), poll_.blocked.end(), ev.stream) != poll_.blocked.end()) continue;
+    const std::uint32_t at = completionOf(ev.tag);
+    if (at != kNoOp && at <= current_op_) {
+      completed.push_back(i);
+    } else {
+      poll_.blocked.push_back(ev.stream);
+      poll_.earliest = std::min(poll_.earliest, at);
+    }
+  }
+  poll_.remember(outstanding, completed.empty());
+}
+
+bool WhatIfDevice::PollState::resumable(std::span<const sim::OutstandingEvent> outstanding) const {
+  // Sequences only grow along the list, so the same first and size-th sequence mean the same
+  // first `size` events (a retire removes events, a record appends them).
+  return valid && size > 0 && outstanding.size() >= size && outstanding.front().sequence == first &&
+         outstanding[size - 1].sequence == last;
+}
+
+void WhatIfDevice::PollState::remember(std::span<const sim::OutstandingEvent> outstanding, bool none_completed) {
+  valid = none_completed && !outstanding.empty();
+  size = outstanding.size();
+  first = valid ? outstanding.front().sequence : 0;
+  last = valid ? outstanding.back().sequence : 0;
 }
 
 void WhatIfDevice::syncOrder(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& order) {

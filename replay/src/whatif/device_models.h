@@ -81,6 +81,19 @@ class WhatIfDevice final : public sim::DeviceModel {
   std::size_t anchor_ = 0;
   bool departed_ = false;
   Addr anchor_floor_ = 0;
+  // What the last pollEvents saw when it completed nothing: the list's size and the sequences of
+  // its first and last events, the streams whose first event is pending and the earliest op at
+  // which one of those completes.
+  struct PollState {
+    bool valid = false;
+    std::size_t size = 0;
+    std::uint64_t first = 0, last = 0;
+    std::vector<sim::StreamId> blocked;
+    std::uint32_t earliest = kNoOp;
+    [[nodiscard]] bool resumable(std::span<const sim::OutstandingEvent> outstanding) const;
+    void remember(std::span<const sim::OutstandingEvent> outstanding, bool none_completed);
+  };
+  PollState poll_;
   DriverWork work_;  // what the allocator asked of the driver (the price model's counts)
 };
 

@@ -168,15 +168,17 @@ void Runner::track(std::uint32_t j) {
   const auto& trace = p_.snapshot->devices[p_.device_index];
   const Op& op = p_.program.ops[j];
   // The peak's event (reservedEventOf): a reserved peak at the op's last segment event, others at its last event.
-  const std::uint32_t last = lastEventOf(op);
-  const std::uint32_t grew = reservedEventOf(trace, op);
+  // Both events are found only when a peak moves (the scan of the op's events is most of this
+  // function's cost otherwise).
   auto at = [&](std::int64_t v, std::uint32_t ev) {
     PeakInfo pi{v, j, ev, ev < trace.events.size() ? trace.events[ev].time_us : 0, op.stack};
     return pi;
   };
-  if (reserved() > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(reserved(), grew);
-  if (allocated() > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(allocated(), last);
-  reserved_sum_ += static_cast<double>(reserved());
+  const std::int64_t res = reserved();
+  const std::int64_t alloc = allocated();
+  if (res > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(res, reservedEventOf(trace, op));
+  if (alloc > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(alloc, lastEventOf(op));
+  reserved_sum_ += static_cast<double>(res);
   if (!s_.peak_windows.empty() && inWindow(j))
     r_.peak_in_windows = std::max(r_.peak_in_windows.value_or(0), reserved());
   if (s_.keep_timeline) {
