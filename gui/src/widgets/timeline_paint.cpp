@@ -190,6 +190,25 @@ QRect paintLegendRow(QPainter& p, const QRect& area, const std::vector<std::pair
 
 namespace {
 
+// The bands' swatch: stripes of the colours that cover most of the bands drawn (each stack
+// has its own colour), and the merged small blocks' grey.
+std::pair<QString, QPen> bandLegendEntry(const TimelineFrame& f) {
+  QLinearGradient g(0, 0, 1, 0);
+  g.setCoordinateMode(QGradient::ObjectMode);
+  std::vector<std::uint32_t> colours = f.band_colours;
+  colours.push_back(kMergedBandColour);
+  const double n = static_cast<double>(colours.size());
+  for (std::size_t i = 0; i < colours.size(); ++i) {
+    const QColor c = QColor::fromRgba(colours[i]);
+    g.setColorAt(static_cast<double>(i) / n, c);
+    g.setColorAt((static_cast<double>(i) + 1) / n - 1e-6, c);
+  }
+  QPen band(Qt::NoPen);
+  band.setBrush(QBrush(g));
+  return {QStringLiteral("live blocks (bands, a colour per stack; < %1 merged, grey)").arg(sizeText(f.bands.threshold)),
+          band};
+}
+
 void paintAnnotations(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec) {
   p.save();
   const QFontMetrics fm(p.font());
@@ -348,12 +367,7 @@ TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame
     if (!f.curves_rastered) paintCurve(p, plot, f.overlays[i], f.y, pen);
     legend.emplace_back(QStringLiteral("what-if: ") + d.overlay_names.value(static_cast<qsizetype>(i)), pen);
   }
-  if (!f.raster.isNull()) {
-    QPen band(Qt::NoPen);
-    band.setBrush(QColor(200, 170, 230));
-    legend.emplace_back(QStringLiteral("live blocks (bands; < %1 merged, grey)").arg(sizeText(f.bands.threshold)),
-                        band);
-  }
+  if (!f.bands.offsets.empty()) legend.emplace_back(bandLegendEntry(f));
   paintAnnotations(p, plot, f, rec);
   paintOoms(p, plot, f);
   paintEditMarks(p, plot, d, layout);

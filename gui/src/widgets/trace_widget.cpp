@@ -7,6 +7,7 @@
 #include "app/trace_document.h"
 #include "widgets/callsites_view.h"
 #include "widgets/events_view.h"
+#include "widgets/segment_timeline.h"
 #include "widgets/state_view.h"
 #include "widgets/timeline_view.h"
 #include "widgets/whatif_panel.h"
@@ -22,6 +23,7 @@ TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
   tabs_->addTab(events_, tr("Events"));
   tabs_->addTab(callsites_, tr("Call sites"));
   tabs_->addTab(whatif_, tr("What-if"));
+  tabs_->addTab(segments_ = new SegmentTimelineView(doc, this), tr("Segment timeline"));
   split_->addWidget(timeline_);
   split_->addWidget(tabs_);
   // A taller window gives most of its extra height to the plot.
@@ -45,7 +47,7 @@ TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
 }
 
 void TraceWidget::showTab(Tab tab) {
-  QWidget* w[] = {state_, events_, callsites_, whatif_};
+  QWidget* w[] = {state_, events_, callsites_, whatif_, segments_};
   tabs_->setCurrentWidget(w[static_cast<int>(tab)]);
 }
 

@@ -11,6 +11,7 @@ namespace reservoir::gui {
 
 class CallSitesView;
 class EventsView;
+class SegmentTimelineView;
 class StateView;
 class TimelineView;
 class TraceDocument;
@@ -20,7 +21,7 @@ class TraceWidget : public QWidget {
   Q_OBJECT
 
  public:
-  enum class Tab { kState, kEvents, kCallSites, kWhatIf };
+  enum class Tab { kState, kEvents, kCallSites, kWhatIf, kSegments };
   explicit TraceWidget(TraceDocument* doc, QWidget* parent = nullptr);
 
   [[nodiscard]] TraceDocument* document() const { return doc_; }
@@ -29,6 +30,7 @@ class TraceWidget : public QWidget {
   [[nodiscard]] EventsView* events() const { return events_; }
   [[nodiscard]] CallSitesView* callSites() const { return callsites_; }
   [[nodiscard]] WhatIfPanel* whatIf() const { return whatif_; }
+  [[nodiscard]] SegmentTimelineView* segmentTimeline() const { return segments_; }
   void showTab(Tab tab);
   // Gives the timeline most of the height (true) or shares it with the tabs.
   void emphasizeTimeline(bool on);
@@ -42,6 +44,7 @@ class TraceWidget : public QWidget {
   EventsView* events_;
   CallSitesView* callsites_;
   WhatIfPanel* whatif_;
+  SegmentTimelineView* segments_ = nullptr;
 };
 
 }  // namespace reservoir::gui
