@@ -25,13 +25,18 @@ SegmentTimelineView::SegmentTimelineView(TraceDocument* doc, QWidget* parent) : 
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
   setMinimumHeight(220);
-  connect(doc, &TraceDocument::loaded, this, &SegmentTimelineView::rebuild);
+  connect(doc, &TraceDocument::loaded, this, [this] {
+    stale_ = true;
+    update();
+  });
   connect(doc, &TraceDocument::modelled, this, qOverload<>(&QWidget::update));
   connect(doc, &TraceDocument::cursorChanged, this, qOverload<>(&QWidget::update));
-  if (doc->recorded()) rebuild();
+  stale_ = doc->recorded() != nullptr;
 }
 
+// Built when first drawn (a tab never opened costs nothing).
 void SegmentTimelineView::rebuild() {
+  stale_ = false;
   history_.reset();
   error_.clear();
   lanes_ = {};
@@ -100,6 +105,7 @@ bool SegmentTimelineView::hit(QPoint pos, std::uint32_t& event, std::uint64_t& a
 }
 
 void SegmentTimelineView::paintEvent(QPaintEvent*) {
+  if (stale_) rebuild();
   QPainter p(this);
   p.fillRect(rect(), palette().window());
   if (!history_) {

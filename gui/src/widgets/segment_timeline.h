@@ -26,7 +26,8 @@ class SegmentTimelineView : public QWidget {
   explicit SegmentTimelineView(TraceDocument* doc, QWidget* parent = nullptr);
   QSize sizeHint() const override { return {900, 360}; }
 
-  // The history drawn (built when the trace is loaded; none before, or when it failed: why).
+  // The history drawn (built at the first paint after the trace is loaded; none before, or
+  // when it failed: why).
   [[nodiscard]] const replay::SegmentHistory* history() const { return history_ ? &*history_ : nullptr; }
   [[nodiscard]] const QString& error() const { return error_; }
   [[nodiscard]] const AddressLanes& lanes() const { return lanes_; }
@@ -65,6 +66,7 @@ class SegmentTimelineView : public QWidget {
   QPointer<TraceDocument> doc_;
   std::optional<replay::SegmentHistory> history_;
   QString error_;
+  bool stale_ = false;  // loaded since the history was built
   AddressLanes lanes_;
   Axis x_;
   std::optional<QPoint> press_, drag_last_;
