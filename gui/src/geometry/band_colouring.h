@@ -30,7 +30,7 @@ std::vector<std::uint32_t> colourKeys(std::span<const std::uint32_t> rank,
                                       double min_distance);
 
 // How far apart (RGB distance) the colours of neighbouring stacks are kept.
-inline constexpr double kDistinctBandColours = 60.0;
+inline constexpr double kDistinctBandColours = 100.0;
 
 // Distance between two 0xAARRGGBB colours in RGB (alpha ignored).
 double rgbDistance(std::uint32_t a, std::uint32_t b);

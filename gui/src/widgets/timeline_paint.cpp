@@ -141,7 +141,8 @@ void paintLegend(QPainter& p, QPoint at, const std::vector<std::pair<QString, QP
     sample.setWidthF(std::max(2.0, pen.widthF()));
     p.setPen(sample);
     if (pen.style() == Qt::NoPen) {
-      p.fillRect(QRect(box.left() + 6, yy + 3, 20, fm.height() - 6), pen.brush());
+      p.setBrushOrigin(box.left() + 6, yy + 3);  // a textured swatch starts at its corner
+      p.fillRect(QRect(box.left() + 6, yy + 3, kLegendSwatchWidth, fm.height() - 6), pen.brush());
     } else {
       p.drawLine(box.left() + 6, yy + fm.height() / 2, box.left() + 26, yy + fm.height() / 2);
     }
@@ -171,13 +172,15 @@ QRect paintLegendRow(QPainter& p, const QRect& area, const std::vector<std::pair
       y += line;
     }
     if (y + line > area.bottom() + 1) break;
-    QPen sample = pen;
-    sample.setWidthF(std::max(2.0, pen.widthF()));
-    p.setPen(sample);
-    if (pen.style() == Qt::NoPen)
-      p.fillRect(QRect(x, y + 3, 20, fm.height() - 6), pen.brush());
-    else
-      p.drawLine(x, y + fm.height() / 2, x + 20, y + fm.height() / 2);
+    if (pen.style() == Qt::NoPen) {
+      p.setBrushOrigin(x, y + 3);  // a textured swatch starts at its corner
+      p.fillRect(QRect(x, y + 3, kLegendSwatchWidth, fm.height() - 6), pen.brush());
+    } else {
+      QPen sample = pen;
+      sample.setWidthF(std::max(2.0, pen.widthF()));
+      p.setPen(sample);
+      p.drawLine(x, y + fm.height() / 2, x + kLegendSwatchWidth, y + fm.height() / 2);
+    }
     p.setPen(QColor(40, 40, 40));
     const QRect text(x + 26, y, w - 26 - 8, fm.height());
     drawLabel(p, text, Qt::AlignLeft | Qt::AlignVCenter, label);
@@ -191,20 +194,16 @@ QRect paintLegendRow(QPainter& p, const QRect& area, const std::vector<std::pair
 namespace {
 
 // The bands' swatch: stripes of the colours that cover most of the bands drawn (each stack
-// has its own colour), and the merged small blocks' grey.
+// has its own colour), and the merged small blocks' grey; a texture one swatch wide, which the
+// legend lays from the swatch's corner.
 std::pair<QString, QPen> bandLegendEntry(const TimelineFrame& f) {
-  QLinearGradient g(0, 0, 1, 0);
-  g.setCoordinateMode(QGradient::ObjectMode);
   std::vector<std::uint32_t> colours = f.band_colours;
   colours.push_back(kMergedBandColour);
-  const double n = static_cast<double>(colours.size());
-  for (std::size_t i = 0; i < colours.size(); ++i) {
-    const QColor c = QColor::fromRgba(colours[i]);
-    g.setColorAt(static_cast<double>(i) / n, c);
-    g.setColorAt((static_cast<double>(i) + 1) / n - 1e-6, c);
-  }
+  QImage stripes(kLegendSwatchWidth, 1, QImage::Format_RGB32);
+  for (int x = 0; x < kLegendSwatchWidth; ++x)
+    stripes.setPixel(x, 0, colours[static_cast<std::size_t>(x) * colours.size() / kLegendSwatchWidth]);
   QPen band(Qt::NoPen);
-  band.setBrush(QBrush(g));
+  band.setBrush(QBrush(stripes));
   return {QStringLiteral("live blocks (bands, a colour per stack; < %1 merged, grey)").arg(sizeText(f.bands.threshold)),
           band};
 }
