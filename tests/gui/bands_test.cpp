@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
+#include "geometry/band_colouring.h"
 #include "geometry/bands.h"
 #include "geometry/lod.h"
 
@@ -143,6 +145,93 @@ TEST(Palette, StableAndOpaque) {
   EXPECT_EQ(paletteColour(42), paletteColour(42));
   EXPECT_NE(paletteColour(1), paletteColour(2));
   EXPECT_EQ(paletteColour(7) >> 24, 0xffu);
+}
+
+// Distance between two colours in RGB (0 .. 441).
+double colourDistance(std::uint32_t a, std::uint32_t b) {
+  double d = 0;
+  for (int shift : {16, 8, 0}) {
+    const double x = static_cast<double>((a >> shift) & 0xff) - static_cast<double>((b >> shift) & 0xff);
+    d += x * x;
+  }
+  return std::sqrt(d);
+}
+
+// Bands stacked one on another get nearby palette indices: the few nearest are clearly apart,
+// and none is the merged band's grey.
+TEST(Palette, NearbyIndicesAreClearlyDifferent) {
+  double closest = 1e9;
+  for (std::uint64_t k = 0; k < 5000; ++k) {
+    for (std::uint64_t d = 1; d <= 3; ++d)
+      closest = std::min(closest, colourDistance(paletteColour(k), paletteColour(k + d)));
+    EXPECT_GT(colourDistance(paletteColour(k), kMergedBandColour), 30) << k;
+  }
+  EXPECT_GT(closest, 60);
+}
+
+TEST(Palette, RanksInOrderOfFirstAppearance) {
+  const std::vector<std::uint32_t> items{4, 4, 1, 0xffffffffu, 4, 3, 1};  // 0xffffffff: no key
+  const auto rank = colourRanks(items, 6);
+  ASSERT_EQ(rank.size(), 6u);
+  EXPECT_EQ(rank[4], 0u);
+  EXPECT_EQ(rank[1], 1u);
+  EXPECT_EQ(rank[3], 2u);
+  // Keys never seen come after, still distinct.
+  EXPECT_EQ(rank[0], 3u);
+  EXPECT_EQ(rank[2], 4u);
+  EXPECT_EQ(rank[5], 5u);
+}
+
+TEST(Palette, DominantColoursByBytes) {
+  BandColumns b;
+  b.offsets = {0, 3, 5};
+  // Column 0: allocation 0 (10 bytes), merged (50), allocation 1 (20); column 1: 1 (20), 2 (5).
+  b.spans = {{0, 50, kMergedBand}, {50, 60, 0}, {60, 80, 1}, {0, 20, 1}, {20, 25, 2}};
+  const auto colour = [](std::uint32_t a, const void*) { return 0xff000000u | (a + 1); };
+  const auto top = dominantColours(b, colour, nullptr, 2);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0], 0xff000002u);  // allocation 1: 40 bytes
+  EXPECT_EQ(top[1], 0xff000001u);  // allocation 0: 10; the merged band is left out
+  EXPECT_EQ(dominantColours(b, colour, nullptr, 9).size(), 3u);
+}
+
+// Items 0..4 stacked in index order: 0 and 1 live together, 2 allocated on them, 1 freed
+// (0 and 2 meet), 3 allocated small, 4 on it; keys are the items' stacks.
+TEST(BandColouring, NeighboursFromAllocationsAndFrees) {
+  const std::vector<std::uint32_t> begin{0, 1, 2, 4, 5}, end{9, 3, 9, 9, 9};
+  const std::vector<std::uint64_t> size{10, 10, 10, 1, 10};
+  const std::vector<std::uint32_t> key{0, 1, 2, 3, 4};
+  FakeTrace t;
+  t.begin = begin;
+  t.end = end;
+  t.size = size;
+  const auto all = neighbourKeys(t.view(), key, 0);
+  using P = std::pair<std::uint32_t, std::uint32_t>;
+  EXPECT_EQ(all, (std::vector<P>{{0, 1}, {0, 2}, {1, 2}, {2, 3}, {3, 4}}));
+  // Without the small item 3, item 4 lies on 2.
+  const auto big = neighbourKeys(t.view(), key, 5);
+  EXPECT_EQ(big, (std::vector<P>{{0, 1}, {0, 2}, {1, 2}, {2, 4}}));
+  // Items of one key make no pair; an item without a key none either.
+  const std::vector<std::uint32_t> same{7, 7, 7, kNoAllocation, 7};
+  EXPECT_TRUE(neighbourKeys(t.view(), same, 0).empty());
+}
+
+TEST(BandColouring, NeighboursGetDistantColours) {
+  // Key 2 would take index 2 by rank; its neighbour 0 then took index 0. Pick a key set where
+  // the rank colours clash: every key's rank colour is checked against its neighbours'.
+  const std::vector<std::uint32_t> rank{0, 1, 2, 3, 4, 5, 6, 7};
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (std::uint32_t a = 0; a < 8; ++a)
+    for (std::uint32_t b = a + 1; b < 8; ++b) pairs.emplace_back(a, b);  // all touch all
+  const auto index = colourKeys(rank, pairs, 60);
+  ASSERT_EQ(index.size(), 8u);
+  EXPECT_EQ(index[0], 0u);  // the first keeps its rank's colour
+  for (std::uint32_t a = 0; a < 8; ++a)
+    for (std::uint32_t b = a + 1; b < 8; ++b)
+      EXPECT_GE(colourDistance(paletteColour(index[a]), paletteColour(index[b])), 60) << a << " " << b;
+  // Keys that touch nothing keep their ranks' colours.
+  const auto alone = colourKeys(rank, {}, 60);
+  for (std::uint32_t k = 0; k < 8; ++k) EXPECT_EQ(alone[k], k);
 }
 
 }  // namespace

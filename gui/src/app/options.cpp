@@ -62,7 +62,7 @@ std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString*
                                 QStringLiteral("write the current plot to FILE (.png/.svg) and exit"),
                                 QStringLiteral("FILE"));
   const QCommandLineOption view(QStringLiteral("view"),
-                                QStringLiteral("timeline|state|events|callsites|whatif|compare"),
+                                QStringLiteral("timeline|state|events|callsites|whatif|segments|compare"),
                                 QStringLiteral("VIEW"), QStringLiteral("timeline"));
   const QCommandLineOption cleanup(QStringLiteral("cleanup"), QStringLiteral("what-if: empty_cache at POINT"),
                                    QStringLiteral("POINT"));
@@ -111,7 +111,8 @@ std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString*
   o.export_plot = p.value(plot);
   o.view = p.value(view);
   static const QStringList views{QStringLiteral("timeline"),  QStringLiteral("state"),  QStringLiteral("events"),
-                                 QStringLiteral("callsites"), QStringLiteral("whatif"), QStringLiteral("compare")};
+                                 QStringLiteral("callsites"), QStringLiteral("whatif"), QStringLiteral("segments"),
+                                 QStringLiteral("compare")};
   if (!views.contains(o.view)) {
     *error = QStringLiteral("--view: one of %1").arg(views.join(QLatin1Char('|')));
     return std::nullopt;

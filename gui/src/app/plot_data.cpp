@@ -1,11 +1,41 @@
 #include "app/plot_data.h"
 
+#include <algorithm>
+
+#include "geometry/band_colouring.h"
+
 namespace reservoir::gui {
 
 LifetimeView RecordedPlot::lifetimes() const {
   const auto& l = trace->lifetimes;
   return LifetimeView{l.begin, l.end, l.size, l.event_allocation, trace->series.live, event_size_class};
 }
+
+namespace {
+
+// A colour per stack, in the order of the stacks' first allocations, such that stacks whose
+// blocks lie on one another (at full detail, and with the blocks under 1/1000 and 1/100 of
+// the peak merged out, as at coarse zooms) get clearly different colours.
+std::vector<std::uint32_t> stackColours(const RecordedPlot& p) {
+  const auto& l = p.trace->lifetimes;
+  std::vector<std::uint32_t> stack_of(l.count(), kNoAllocation);
+  for (std::size_t a = 0; a < l.count(); ++a)
+    if (l.stack[a].valid()) stack_of[a] = static_cast<std::uint32_t>(l.stack[a].value());
+  const auto rank = colourRanks(stack_of, p.trace->snapshot().stackCount());
+  const auto lt = p.lifetimes();
+  const auto peak = static_cast<std::uint64_t>(std::max<std::int64_t>(p.trace->series.peak_live, 0));
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (const std::uint64_t min_size : {std::uint64_t{0}, peak / 1000, peak / 100}) {
+    const auto more = neighbourKeys(lt, stack_of, min_size);
+    pairs.insert(pairs.end(), more.begin(), more.end());
+  }
+  const auto index = colourKeys(rank, pairs, kDistinctBandColours);
+  std::vector<std::uint32_t> out(index.size());
+  for (std::size_t k = 0; k < index.size(); ++k) out[k] = paletteColour(index[k]);
+  return out;
+}
+
+}  // namespace
 
 std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const replay::LoadStage> trace) {
   auto p = std::make_shared<RecordedPlot>();
@@ -15,9 +45,8 @@ std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const repla
   p->live = MinMaxPyramid(s.live);
   p->mapped = MinMaxPyramid(s.mapped);
   for (const auto& a : p->trace->annotations) p->annotation_events.push_back(a.event);
-  p->stack_colour.resize(p->trace->snapshot().stackCount());
-  for (std::size_t k = 0; k < p->stack_colour.size(); ++k) p->stack_colour[k] = paletteColour(k);
   p->event_size_class = eventSizeClasses(p->trace->lifetimes.event_allocation, p->trace->lifetimes.size);
+  p->stack_colour = stackColours(*p);
   return p;
 }
 

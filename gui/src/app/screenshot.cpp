@@ -76,6 +76,7 @@ void arrangeView(MainWindow& window, const AppOptions& o) {
   if (o.view == QLatin1String("events")) page->showTab(Tab::kEvents);
   if (o.view == QLatin1String("callsites")) page->showTab(Tab::kCallSites);
   if (o.view == QLatin1String("whatif")) page->showTab(Tab::kWhatIf);
+  if (o.view == QLatin1String("segments")) page->showTab(Tab::kSegments);
   page->emphasizeTimeline(o.view == QLatin1String("timeline"));
 }
 

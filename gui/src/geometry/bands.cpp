@@ -134,11 +134,12 @@ void rasterizeBands(const BandColumns& bands, const Axis& y, std::uint32_t* pixe
 }
 
 std::uint32_t paletteColour(std::uint64_t key) {
-  std::uint64_t h = key * 0x9E3779B97F4A7C15ull;
-  h ^= h >> 29;
-  const double hue = static_cast<double>(h % 3600) / 10.0;
-  const double s = 0.45 + static_cast<double>((h >> 12) % 25) / 100.0,
-               v = 0.80 + static_cast<double>((h >> 20) % 15) / 100.0;
+  // Hues a golden angle apart: any few consecutive keys are far apart on the colour wheel; the
+  // saturation and value alternate too (vivid and light, paler and darker), which keeps keys
+  // 2 and 3 apart, whose hues come round closer (85 and 52 degrees).
+  constexpr double kGoldenAngle = 137.50776405003785;
+  const double hue = std::fmod(static_cast<double>(key % 100000) * kGoldenAngle, 360.0);
+  const double s = key % 2 ? 0.35 : 0.60, v = key % 2 ? 0.78 : 0.93;
   const double c = v * s, hp = hue / 60.0, x = c * (1.0 - std::abs(std::fmod(hp, 2.0) - 1.0)), m = v - c;
   double r = 0, g = 0, b = 0;
   if (hp < 1) {
@@ -162,6 +163,36 @@ std::uint32_t paletteColour(std::uint64_t key) {
   }
   auto byte = [](double f) { return static_cast<std::uint32_t>(std::lround(std::clamp(f, 0.0, 1.0) * 255.0)); };
   return 0xff000000u | (byte(r + m) << 16) | (byte(g + m) << 8) | byte(b + m);
+}
+
+std::vector<std::uint32_t> colourRanks(std::span<const std::uint32_t> key_of_item, std::size_t keys) {
+  constexpr std::uint32_t kUnseen = 0xffffffffu;
+  std::vector<std::uint32_t> rank(keys, kUnseen);
+  std::uint32_t next = 0;
+  for (const std::uint32_t k : key_of_item)
+    if (k < keys && rank[k] == kUnseen) rank[k] = next++;
+  for (auto& r : rank)
+    if (r == kUnseen) r = next++;
+  return rank;
+}
+
+std::vector<std::uint32_t> dominantColours(const BandColumns& bands, BandColour colour, const void* context,
+                                           std::size_t max) {
+  std::vector<std::pair<std::uint32_t, std::int64_t>> total;  // colour, bytes summed over columns
+  for (const BandSpan& s : bands.spans) {
+    if (s.allocation == kMergedBand) continue;
+    const std::uint32_t c = colour(s.allocation, context);
+    auto it = std::find_if(total.begin(), total.end(), [&](const auto& t) { return t.first == c; });
+    if (it == total.end()) {
+      total.emplace_back(c, 0);
+      it = total.end() - 1;
+    }
+    it->second += s.hi - s.lo;
+  }
+  std::stable_sort(total.begin(), total.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i < total.size() && i < max; ++i) out.push_back(total[i].first);
+  return out;
 }
 
 }  // namespace reservoir::gui

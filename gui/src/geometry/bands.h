@@ -27,6 +27,7 @@ std::vector<std::uint8_t> eventSizeClasses(std::span<const std::uint32_t> event_
                                            std::span<const std::uint64_t> size);
 inline constexpr std::uint32_t kNoAllocation = 0xffffffffu;
 inline constexpr std::uint32_t kMergedBand = 0xfffffffeu;
+inline constexpr std::uint32_t kMergedBandColour = 0xffd5d8dcu;  // the merged band's grey
 
 struct BandSpan {
   std::int64_t lo = 0, hi = 0;   // bytes from the bottom
@@ -61,7 +62,16 @@ using BandColour = std::uint32_t (*)(std::uint32_t allocation, const void* conte
 void rasterizeBands(const BandColumns& bands, const Axis& y, std::uint32_t* pixels, int width, int height, int stride,
                     BandColour colour, const void* context);
 
-// A stable colour per key (a stack id), memory_viz-like pastel hues, as 0xAARRGGBB.
+// The colour of palette index `key`, as 0xAARRGGBB: pastel hues a golden angle apart, so that
+// nearby indices get clearly different colours.
 std::uint32_t paletteColour(std::uint64_t key);
+// Each key's palette index in the order keys first appear in `key_of_item` (stacks in the
+// order of their first allocation: bands stacked one on another get nearby indices, so
+// different colours); keys that never appear come after.
+std::vector<std::uint32_t> colourRanks(std::span<const std::uint32_t> key_of_item, std::size_t keys);
+// The colours covering the most of the bands (bytes summed over the columns), most first, at
+// most `max`, leaving the merged band out: the legend's swatch shows these.
+std::vector<std::uint32_t> dominantColours(const BandColumns& bands, BandColour colour, const void* context,
+                                           std::size_t max);
 
 }  // namespace reservoir::gui

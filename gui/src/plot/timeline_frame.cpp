@@ -13,7 +13,7 @@ std::uint32_t TimelineFrame::eventAtColumn(int column) const {
 }
 
 std::uint32_t bandColour(std::uint32_t allocation, const void* context) {
-  if (allocation == kMergedBand) return 0xffd5d8dcu;
+  if (allocation == kMergedBand) return kMergedBandColour;
   const auto* plot = static_cast<const RecordedPlot*>(context);
   const auto stack = plot->trace->lifetimes.stack[allocation];
   return stack.valid() && stack.value() < plot->stack_colour.size() ? plot->stack_colour[stack.value()]
@@ -123,6 +123,7 @@ TimelineFrame buildTimelineFrame(const TimelineRequest& req, const RecordedPlot&
     f.raster.fill(QColor(252, 252, 253));
     rasterizeBands(f.bands, f.y, reinterpret_cast<std::uint32_t*>(f.raster.bits()), w, h,
                    static_cast<int>(f.raster.bytesPerLine() / 4), &bandColour, &rec);
+    f.band_colours = dominantColours(f.bands, &bandColour, &rec, TimelineFrame::kBandLegendColours);
   }
   if (req.raster_curves) {
     if (f.raster.isNull()) {

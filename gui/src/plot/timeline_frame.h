@@ -41,8 +41,10 @@ struct TimelineFrame {
   std::vector<ColumnEnvelope> variant;                 // the selected what-if (when any)
   std::vector<std::vector<ColumnEnvelope>> overlays;   // other what-ifs drawn with it (overlayStyle(i))
   std::vector<std::uint32_t> representative;
+  static constexpr std::size_t kBandLegendColours = 5;
   BandColumns bands;
-  QImage raster;  // width x height: the bands, and the curves when curves_rastered
+  std::vector<std::uint32_t> band_colours;  // the colours covering most of the bands: the legend's swatch
+  QImage raster;                            // width x height: the bands, and the curves when curves_rastered
   bool curves_rastered = false;
   std::vector<MergedMark> annotations, ooms;
   [[nodiscard]] std::uint32_t eventAtColumn(int column) const;

@@ -9,8 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "geometry/axis.h"
-#include "reservoir/replay/annotation_alignment.h"
+#include "widgets/compare_plot.h"
 
 class QComboBox;
 class QTableWidget;
@@ -18,37 +17,6 @@ class QTableWidget;
 namespace reservoir::gui {
 
 class TraceDocument;
-
-class ComparePlot : public QWidget {
-  Q_OBJECT
-
- public:
-  explicit ComparePlot(QWidget* parent = nullptr);
-  void setDocuments(TraceDocument* a, TraceDocument* b);
-  void setTimeAxis(bool on);
-  // Aligns the second trace on the first at the starts of `annotation` (empty: on events or
-  // time again); the rule is replay::alignOnAnnotation's.
-  void setAnnotation(const QString& annotation);
-  void render(QPainter& p, QSize size);
-  QSize sizeHint() const override { return {900, 380}; }
-  // The alignment in use (annotation mode, when both traces have the annotation), the reason
-  // when they cannot be aligned, and the pixel columns the last paint gave each trace.
-  [[nodiscard]] const std::optional<replay::EventAlignment>& alignment() const { return alignment_; }
-  [[nodiscard]] const QString& alignmentError() const { return alignment_error_; }
-  [[nodiscard]] const std::vector<ColumnRange>& lastColumns(int side) const { return columns_[side ? 1 : 0]; }
-
- protected:
-  void paintEvent(QPaintEvent* event) override;
-
- private:
-  void updateAlignment();
-  QPointer<TraceDocument> a_, b_;
-  bool time_axis_ = false;
-  QString annotation_;
-  std::optional<replay::EventAlignment> alignment_;
-  QString alignment_error_;
-  std::vector<ColumnRange> columns_[2];
-};
 
 class CompareView : public QWidget {
   Q_OBJECT

@@ -143,7 +143,8 @@ void paintLegend(QPainter& p, QPoint at, const std::vector<std::pair<QString, QP
     sample.setWidthF(std::max(2.0, pen.widthF()));
     p.setPen(sample);
     if (pen.style() == Qt::NoPen) {
-      p.fillRect(QRect(box.left() + 6, yy + 3, 20, fm.height() - 6), pen.brush());
+      p.setBrushOrigin(box.left() + 6, yy + 3);  // a textured swatch starts at its corner
+      p.fillRect(QRect(box.left() + 6, yy + 3, kLegendSwatchWidth, fm.height() - 6), pen.brush());
     } else {
       p.drawLine(box.left() + 6, yy + fm.height() / 2, box.left() + 26, yy + fm.height() / 2);
     }
@@ -173,13 +174,15 @@ QRect paintLegendRow(QPainter& p, const QRect& area, const std::vector<std::pair
       y += line;
     }
     if (y + line > area.bottom() + 1) break;
-    QPen sample = pen;
-    sample.setWidthF(std::max(2.0, pen.widthF()));
-    p.setPen(sample);
-    if (pen.style() == Qt::NoPen)
-      p.fillRect(QRect(x, y + 3, 20, fm.height() - 6), pen.brush());
-    else
-      p.drawLine(x, y + fm.height() / 2, x + 20, y + fm.height() / 2);
+    if (pen.style() == Qt::NoPen) {
+      p.setBrushOrigin(x, y + 3);  // a textured swatch starts at its corner
+      p.fillRect(QRect(x, y + 3, kLegendSwatchWidth, fm.height() - 6), pen.brush());
+    } else {
+      QPen sample = pen;
+      sample.setWidthF(std::max(2.0, pen.widthF()));
+      p.setPen(sample);
+      p.drawLine(x, y + fm.height() / 2, x + kLegendSwatchWidth, y + fm.height() / 2);
+    }
     p.setPen(QColor(40, 40, 40));
     const QRect text(x + 26, y, w - 26 - 8, fm.height());
     drawLabel(p, text, Qt::AlignLeft | Qt::AlignVCenter, label);
@@ -191,6 +194,21 @@ QRect paintLegendRow(QPainter& p, const QRect& area, const std::vector<std::pair
 }
 
 namespace {
+
+// The bands' swatch: stripes of the colours that cover most of the bands drawn (each stack
+// has its own colour), and the merged small blocks' grey; a texture one swatch wide, which the
+// legend lays from the swatch's corner.
+std::pair<QString, QPen> bandLegendEntry(const TimelineFrame& f) {
+  std::vector<std::uint32_t> colours = f.band_colours;
+  colours.push_back(kMergedBandColour);
+  QImage stripes(kLegendSwatchWidth, 1, QImage::Format_RGB32);
+  for (int x = 0; x < kLegendSwatchWidth; ++x)
+    stripes.setPixel(x, 0, colours[static_cast<std::size_t>(x) * colours.size() / kLegendSwatchWidth]);
+  QPen band(Qt::NoPen);
+  band.setBrush(QBrush(stripes));
+  return {QStringLiteral("live blocks (bands, a colour per stack; < %1 merged, grey)").arg(sizeText(f.bands.threshold)),
+          band};
+}
 
 void paintAnnotations(QPainter& p, const QRect& plot, const TimelineFrame& f, const RecordedPlot& rec) {
   p.save();
@@ -350,12 +368,7 @@ TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame
     if (!f.curves_rastered) paintCurve(p, plot, f.overlays[i], f.y, pen);
     legend.emplace_back(QStringLiteral("what-if: ") + d.overlay_names.value(static_cast<qsizetype>(i)), pen);
   }
-  if (!f.raster.isNull()) {
-    QPen band(Qt::NoPen);
-    band.setBrush(QColor(200, 170, 230));
-    legend.emplace_back(QStringLiteral("live blocks (bands; < %1 merged, grey)").arg(sizeText(f.bands.threshold)),
-                        band);
-  }
+  if (!f.bands.offsets.empty()) legend.emplace_back(bandLegendEntry(f));
   paintAnnotations(p, plot, f, rec);
   paintOoms(p, plot, f);
   paintEditMarks(p, plot, d, layout);

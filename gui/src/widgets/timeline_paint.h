@@ -48,6 +48,9 @@ struct TimelineLayout {
   std::vector<EditMarkDrawn> edit_marks;
 };
 
+// A legend entry's swatch is this wide (a line, or a filled box for a pen of Qt::NoPen whose
+// brush may be a texture laid from the box's corner).
+inline constexpr int kLegendSwatchWidth = 20;
 // The legend strip under the plot: room for this many lines of entries.
 inline constexpr int kLegendLines = 2;
 int legendStripHeight(const QFontMetrics& fm);

@@ -72,7 +72,34 @@ void TimelineView::resetZoom() {
   if (!doc_ || !doc_->recorded()) return;
   x_ = fullXAxis(*doc_->recorded(), time_axis_, 1);
   zoomed_ = false;
+  y_max_.reset();
   invalidate();
+}
+
+void TimelineView::zoomY(double factor) {
+  if (!doc_ || !doc_->recorded()) return;
+  const double natural = naturalTop(size());
+  const double top = (y_max_ ? static_cast<double>(*y_max_) : natural) * factor;
+  if (top >= natural)
+    y_max_.reset();
+  else
+    y_max_ = std::max<std::int64_t>(static_cast<std::int64_t>(top), 1024);
+  invalidate();
+}
+
+double TimelineView::naturalTop(QSize size) const {
+  TimelineRequest req;
+  req.x = x_;
+  req.time_axis = time_axis_;
+  req.width = plotRect(size).width();
+  req.height = plotRect(size).height();
+  req.bands = false;
+  req.raster_curves = false;
+  const int sel = doc_->selectedVariant();
+  const OpCurve* variant = nullptr;
+  if (sel >= 0 && sel < static_cast<int>(doc_->variants().size()))
+    variant = doc_->variants()[static_cast<std::size_t>(sel)].curve.get();
+  return buildTimelineFrame(req, *doc_->recorded(), doc_->model().get(), variant, overlayCurves(nullptr)).y.d1;
 }
 
 Axis TimelineView::viewAxis(int width) const {
@@ -125,6 +152,7 @@ TimelineFrame TimelineView::makeFrame(QSize size, bool raster_curves) const {
   req.height = pr.height();
   req.bands = bands_;
   req.raster_curves = raster_curves;
+  req.y_max = y_max_;
   const auto model = doc_->model();
   const int sel = doc_->selectedVariant();
   const OpCurve* variant = nullptr;
@@ -153,6 +181,7 @@ void TimelineView::render(QPainter& p, QSize size) {
   d.cursor = doc_->cursor();
   d.peak_event = rec.trace->series.peak_reserved_event;
   d.peak_bytes = rec.trace->series.peak_reserved;
+  d.show_peak = !y_max_ || d.peak_bytes <= *y_max_;  // zoomed vertically below the peak: no marker over the title
   const int sel = doc_->selectedVariant();
   if (sel >= 0 && sel < static_cast<int>(doc_->variants().size()))
     d.variant_name = doc_->variants()[static_cast<std::size_t>(sel)].name;
@@ -267,6 +296,11 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
   const QRect pr = plotRect(size());
   const Axis a = viewAxis(pr.width());
   const double steps = event->angleDelta().y() / 120.0;
+  if (event->modifiers() & Qt::ControlModifier) {
+    zoomY(std::pow(0.8, steps));
+    event->accept();
+    return;
+  }
   const Axis full = fullXAxis(*doc_->recorded(), time_axis_, pr.width());
   x_ =
       zoomAround(a, event->position().x() - pr.left(), std::pow(0.8, steps), full.d0, full.d1, time_axis_ ? 10.0 : 8.0);

@@ -1,7 +1,8 @@
 // The memory timeline: reserved / allocated / active bytes over events or time, the live
 // blocks as stacked bands, the peak, OOM events, annotations, the cursor and the selected
 // what-if's predicted reserved curve. Wheel zooms, drag pans, shift-drag (or right-drag)
-// zooms to a range, a click moves the cursor, hovering names the block under the mouse.
+// zooms to a range, Ctrl+wheel zooms vertically, a click moves the cursor, hovering names the
+// block under the mouse.
 #pragma once
 
 #include <QWidget>
@@ -31,6 +32,10 @@ class TimelineView : public QWidget {
   void setTimeAxis(bool on);
   void setShowBands(bool on);
   void zoomBy(double factor);
+  // Vertical zoom (Ctrl+wheel): the y axis's top times `factor` (< 1: in), from the bottom,
+  // never past the curves' own top; resetZoom() undoes it too.
+  void zoomY(double factor);
+  [[nodiscard]] bool yZoomed() const { return y_max_.has_value(); }
   void resetZoom();
   void zoomToEvents(std::uint32_t first, std::uint32_t end);
   void ensureCursorVisible();
@@ -70,6 +75,8 @@ class TimelineView : public QWidget {
   // The visible domain over pixels [0, width) of the plot.
   [[nodiscard]] Axis viewAxis(int width) const;
   [[nodiscard]] TimelineFrame makeFrame(QSize size, bool raster_curves) const;
+  // The y axis's top without a vertical zoom (from the curves in view).
+  [[nodiscard]] double naturalTop(QSize size) const;
   void invalidate();
   void showHover(QPoint pos, QPoint global);
   [[nodiscard]] QString hoverText(int column, double y_px) const;
@@ -85,6 +92,7 @@ class TimelineView : public QWidget {
   TraceDocument* doc_ = nullptr;
   Axis x_;
   bool time_axis_ = false, bands_ = true, zoomed_ = false;
+  std::optional<std::int64_t> y_max_;  // the y axis's top when zoomed vertically
   std::optional<TimelineFrame> frame_;
   QSize frame_size_;
   std::optional<QPoint> press_, drag_last_;

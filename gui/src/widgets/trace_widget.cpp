@@ -9,6 +9,7 @@
 #include "app/trace_document.h"
 #include "widgets/callsites_view.h"
 #include "widgets/events_view.h"
+#include "widgets/segment_timeline.h"
 #include "widgets/state_view.h"
 #include "widgets/timeline_view.h"
 #include "widgets/whatif_panel.h"
@@ -25,6 +26,7 @@ TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
   tabs_->addTab(events_, tr("Events"));
   tabs_->addTab(callsites_, tr("Call sites"));
   tabs_->addTab(whatif_, tr("What-if"));
+  tabs_->addTab(segments_ = new SegmentTimelineView(doc, this), tr("Segment timeline"));
   failure_->setWordWrap(true);
   failure_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   failure_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
@@ -63,7 +65,7 @@ void TraceWidget::showFailure(const QString& message) {
 }
 
 void TraceWidget::showTab(Tab tab) {
-  QWidget* w[] = {state_, events_, callsites_, whatif_};
+  QWidget* w[] = {state_, events_, callsites_, whatif_, segments_};
   tabs_->setCurrentWidget(w[static_cast<int>(tab)]);
 }
 

@@ -12,6 +12,7 @@ namespace reservoir::gui {
 
 class CallSitesView;
 class EventsView;
+class SegmentTimelineView;
 class StateView;
 class TimelineView;
 class TraceDocument;
@@ -21,7 +22,7 @@ class TraceWidget : public QWidget {
   Q_OBJECT
 
  public:
-  enum class Tab { kState, kEvents, kCallSites, kWhatIf };
+  enum class Tab { kState, kEvents, kCallSites, kWhatIf, kSegments };
   explicit TraceWidget(TraceDocument* doc, QWidget* parent = nullptr);
 
   [[nodiscard]] TraceDocument* document() const { return doc_; }
@@ -33,6 +34,7 @@ class TraceWidget : public QWidget {
   // A trace that could not be opened: the reader's message, wrapped and selectable, in the
   // timeline's place (hidden while the trace opens or after it opened).
   [[nodiscard]] QLabel* failureLabel() const { return failure_; }
+  [[nodiscard]] SegmentTimelineView* segmentTimeline() const { return segments_; }
   void showTab(Tab tab);
   // Gives the timeline most of the height (true) or shares it with the tabs.
   void emphasizeTimeline(bool on);
@@ -48,6 +50,7 @@ class TraceWidget : public QWidget {
   EventsView* events_;
   CallSitesView* callsites_;
   WhatIfPanel* whatif_;
+  SegmentTimelineView* segments_ = nullptr;
 };
 
 }  // namespace reservoir::gui
