@@ -18,4 +18,8 @@ export QT_QPA_PLATFORM=offscreen
   --view compare --time-axis --screenshot "$out/compare-fresh-vs-resumed.png"
 "$gui" traces/samples/resume-tiny/fresh.rank0.pickle traces/samples/resume-tiny/resume-main.rank0.pickle \
   --view compare --align nccl:_all_gather_base --screenshot "$out/compare-aligned-on-annotation.png"
+"$gui" "$main" --view segments --screenshot "$out/segments.png"
+# A laptop's screen: the side panels shrink, nothing is cut off
+"$gui" "$main" --view whatif --cleanup after:state_dict_loader.py:load --size 1280x720 \
+  --screenshot "$out/whatif-1280x720.png"
 "$gui" "$main" --view timeline --time-axis --export-plot "$out/timeline-plot.svg"

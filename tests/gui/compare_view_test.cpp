@@ -9,6 +9,7 @@
 #include <QWheelEvent>
 
 #include "app/screenshot.h"
+#include "gui_test_util.h"
 #include "app/trace_document.h"
 #include "test_paths.h"
 #include "widgets/compare_view.h"
@@ -17,18 +18,13 @@
 namespace reservoir::gui {
 namespace {
 
-QString sample(const char* rel) { return QString::fromStdString((test::samplesDir() / rel).string()); }
+using test_util::sample;
 
 class CompareViewTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    window_ = std::make_unique<MainWindow>();
-    window_->setBatchMode(true);
-    window_->resize(1400, 900);
-    window_->openFiles(
-        {sample("resume-tiny/resume-main.rank0.pickle"), sample("resume-tiny/resume-main.rank1.pickle")});
-    window_->show();
-    ASSERT_TRUE(waitUntilIdle(*window_, 120000));
+    window_ = test_util::openTinyPair();
+    ASSERT_TRUE(window_);
     window_->showCompare();
     plot_ = window_->compareView()->plot();
     plot_->repaint();

@@ -24,6 +24,7 @@
 #include "reservoir/replay/point.h"
 #include "reservoir/replay/session.h"
 #include "widgets/segment_map.h"
+#include "gui_test_util.h"
 #include "test_paths.h"
 
 namespace reservoir::gui {
@@ -34,15 +35,7 @@ using Tester = QAbstractItemModelTester;
 std::string tinyTrace() { return (test::samplesDir() / "resume-tiny" / "resume-main.rank0.pickle").string(); }
 
 // Loads the tiny trace through a TraceDocument, as the GUI does.
-bool waitFor(const TraceDocument& doc, int ms = 60000) {
-  QElapsedTimer t;
-  t.start();
-  while (t.elapsed() < ms && doc.busy()) {
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    QThread::msleep(2);
-  }
-  return !doc.busy();
-}
+bool waitFor(const TraceDocument& doc, int ms = 60000) { return test_util::waitFor(doc, ms); }
 
 class ModelsTest : public ::testing::Test {
  protected:

@@ -23,6 +23,7 @@
 #include "models/whatif_figures_model.h"
 #include "reservoir/replay/frame_text.h"
 #include "reservoir/replay/report_text.h"
+#include "gui_test_util.h"
 #include "test_paths.h"
 #include "widgets/whatif_panel.h"
 
@@ -32,15 +33,7 @@ namespace {
 using Tester = QAbstractItemModelTester;
 const QString kCleanup = QStringLiteral("cleanup after:state_dict_loader.py:load");
 
-bool waitFor(const TraceDocument& doc, int ms = 120000) {
-  QElapsedTimer t;
-  t.start();
-  while (t.elapsed() < ms && doc.busy()) {
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    QThread::msleep(2);
-  }
-  return !doc.busy();
-}
+bool waitFor(const TraceDocument& doc, int ms = 120000) { return test_util::waitFor(doc, ms); }
 
 int rowNamed(const QAbstractItemModel& m, const QString& figure) {
   for (int r = 0; r < m.rowCount(); ++r)

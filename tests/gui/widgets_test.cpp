@@ -23,6 +23,7 @@
 #include "app/format.h"
 #include "app/options.h"
 #include "app/screenshot.h"
+#include "gui_test_util.h"
 #include "app/trace_document.h"
 #include "models/call_tree_model.h"
 #include "models/event_filter_proxy.h"
@@ -61,7 +62,7 @@
 namespace reservoir::gui {
 namespace {
 
-QString sample(const char* rel) { return QString::fromStdString((test::samplesDir() / rel).string()); }
+using test_util::sample;
 
 // Fraction of pixels that differ from the most common colour: a blank image scores ~0.
 double inkShare(const QImage& img) {
@@ -75,13 +76,8 @@ double inkShare(const QImage& img) {
 class WidgetsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    window_ = std::make_unique<MainWindow>();
-    window_->setBatchMode(true);
-    window_->resize(1400, 900);
-    window_->openFiles(
-        {sample("resume-tiny/resume-main.rank0.pickle"), sample("resume-tiny/resume-main.rank1.pickle")});
-    window_->show();
-    ASSERT_TRUE(waitUntilIdle(*window_, 120000));
+    window_ = test_util::openTinyPair();
+    ASSERT_TRUE(window_);
   }
   std::unique_ptr<MainWindow> window_;
 };
