@@ -74,7 +74,7 @@ void BM_StageRequestStream(benchmark::State& state) {
   const Loaded& l = loaded();
   if (l.snap.devices.empty()) return state.SkipWithError("no device trace");
   for (auto _ : state) {
-    auto r = reservoir::traces::buildRequestStream(l.snap.devices[l.device]);
+    auto r = reservoir::traces::buildRequestStream(l.snap.devices[l.device], l.snap.extras);
     benchmark::DoNotOptimize(r.allocations.data());
   }
 }
@@ -83,7 +83,7 @@ BENCHMARK(BM_StageRequestStream)->Unit(benchmark::kMillisecond)->UseRealTime();
 void BM_StageWindowStart(benchmark::State& state) {
   const Loaded& l = loaded();
   if (l.snap.devices.empty()) return state.SkipWithError("no device trace");
-  const auto requests = reservoir::traces::buildRequestStream(l.snap.devices[l.device]);
+  const auto requests = reservoir::traces::buildRequestStream(l.snap.devices[l.device], l.snap.extras);
   for (auto _ : state) {
     auto w = reservoir::traces::rebuildWindowStart(l.snap, l.device, requests);
     benchmark::DoNotOptimize(w.ok());

@@ -18,7 +18,7 @@ using reservoir::traces::Snapshot;
 std::uint64_t reachableFrames(const Snapshot& s) {
   std::uint64_t n = 0;
   for (const auto& d : s.devices)
-    for (const auto& e : d.events) n += s.stack(e.stack).size() + (e.has_frames ? 1u << 20 : 0);
+    for (const auto& e : d.events) n += s.stack(e.stack).size() + (s.extra(e).has_frames ? 1u << 20 : 0);
   for (const auto& seg : s.segments) n += s.stack(seg.stack).size();
   for (const auto& b : s.blocks) n += s.stack(b.stack).size();
   return n;

@@ -124,9 +124,9 @@ TEST(NewFields, PoolIdAndFxFramesAreReadKeptAndWrittenBack) {
   EXPECT_EQ(snap->anomalies.count(traces::Anomaly::unknown_frame_key), 0u);
   const auto& events = snap->devices[0].events;
   ASSERT_EQ(events.size(), 6u);
-  EXPECT_TRUE(events[1].has_pool);
-  EXPECT_EQ(events[1].pool, (traces::PoolId{1, 2}));
-  EXPECT_TRUE(events[3].pool.isDefault());
+  EXPECT_TRUE(snap->extra(events[1]).has_pool);
+  EXPECT_EQ(snap->extra(events[1]).pool, (traces::PoolId{1, 2}));
+  EXPECT_TRUE(snap->extra(events[3]).pool.isDefault());
   const traces::Frame& top = snap->frames[snap->stack(events[1].stack)[0].value()];
   ASSERT_TRUE(top.fx.valid());
   const auto fx = traces::fxFields(snap->str(top.fx));
@@ -140,8 +140,8 @@ TEST(NewFields, PoolIdAndFxFramesAreReadKeptAndWrittenBack) {
   ASSERT_TRUE(bytes.ok()) << bytes.message();
   auto again = traces::readSnapshotBytes(*bytes, "round trip");
   ASSERT_TRUE(again.ok()) << again.message();
-  EXPECT_EQ(again->devices[0].events[1].pool, (traces::PoolId{1, 2}));
-  EXPECT_TRUE(again->devices[0].events[1].has_pool);
+  EXPECT_EQ(again->extra(again->devices[0].events[1]).pool, (traces::PoolId{1, 2}));
+  EXPECT_TRUE(again->extra(again->devices[0].events[1]).has_pool);
   const traces::Frame& top2 = again->frames[again->stack(again->devices[0].events[1].stack)[0].value()];
   EXPECT_EQ(again->str(top2.fx), snap->str(top.fx));
 }
@@ -156,7 +156,7 @@ TEST(NewFields, PoolIdRoutesRequestsWithoutGuessing) {
   EXPECT_TRUE(anyNoteHas(report->notes, "pool_id"));
   // Without the field, the same requests are routed by the final segments' address ranges
   // (and an allocation of a pool whose segments were all freed would be missed).
-  for (auto& e : snap->devices[0].events) e.has_pool = false;
+  for (auto& e : snap->devices[0].events) snap->editExtra(e, [](traces::EventExtra& x) { x.has_pool = false; });
   auto guessed = runConformance(*snap, 0, opts);
   ASSERT_TRUE(guessed.ok());
   EXPECT_TRUE(anyNoteHas(guessed->notes, "does not record pool ids"));
@@ -271,7 +271,7 @@ TEST(SkipActions, ATraceWithoutFreeRequestsIsRecognisedNotAnError) {
   std::erase_if(events, [](const traces::TraceEvent& e) { return e.action == traces::Action::kFreeRequested; });
   EXPECT_EQ(traces::inferSkippedActions(snap->devices[dev]),
             std::vector<traces::Action>{traces::Action::kFreeRequested});
-  const auto requests = traces::buildRequestStream(snap->devices[dev]);
+  const auto requests = traces::buildRequestStream(snap->devices[dev], snap->extras);
   EXPECT_EQ(requests.anomalies.count(traces::Anomaly::free_completed_without_request), 0u);
   ConformanceOptions opts;
   auto report = runConformance(*snap, dev, opts);
@@ -288,7 +288,7 @@ TEST(RingExpandable, TheStartStateHoldsTheMappedReservationsAndTheWhatIfBaseline
     auto snap = traces::readSnapshotFile(path);
     ASSERT_TRUE(snap.ok()) << snap.message();
     const std::size_t dev = snap->busiestDevice();
-    auto start = traces::rebuildWindowStart(*snap, dev, traces::buildRequestStream(snap->devices[dev]));
+    auto start = traces::rebuildWindowStart(*snap, dev, traces::buildRequestStream(snap->devices[dev], snap->extras));
     ASSERT_TRUE(start.ok()) << name << ": " << start.message();
     EXPECT_FALSE(start->complete);
     std::size_t expandable = 0;
@@ -318,7 +318,7 @@ TEST(NewFields, ForwardFramesServePointsAndCallSitesAndAreKept) {
   ASSERT_TRUE(snap.ok()) << snap.message();
   EXPECT_EQ(snap->anomalies.count(traces::Anomaly::unknown_event_key), 0u);
   const auto& events = snap->devices[0].events;
-  ASSERT_TRUE(events[2].has_forward_frames);
+  ASSERT_TRUE(snap->extra(events[2]).has_forward_frames);
   EXPECT_TRUE(snap->stack(events[2].stack).empty());
   EXPECT_EQ(snap->stack(snap->callStack(events[2])).size(), 3u);
   // One call of train_step: the backward entry counts at its forward frames.
@@ -329,16 +329,17 @@ TEST(NewFields, ForwardFramesServePointsAndCallSitesAndAreKept) {
   ASSERT_TRUE(fwd.ok()) << fwd.message();
   EXPECT_EQ((*fwd)[0].boundary, 2u);
   // The allocation's call site is the forward stack.
-  const auto requests = traces::buildRequestStream(snap->devices[0]);
+  const auto requests = traces::buildRequestStream(snap->devices[0], snap->extras);
   ASSERT_EQ(requests.allocations.size(), 2u);
-  EXPECT_EQ(requests.allocations[1].stack, events[2].forward_stack);
+  EXPECT_EQ(requests.allocations[1].stack, snap->extra(events[2]).forward_stack);
   // Kept on export.
   auto bytes = traces::writeSnapshotBytes(*snap);
   ASSERT_TRUE(bytes.ok());
   auto again = traces::readSnapshotBytes(*bytes, "round trip");
   ASSERT_TRUE(again.ok()) << again.message();
-  ASSERT_TRUE(again->devices[0].events[2].has_forward_frames);
-  EXPECT_EQ(again->stack(again->devices[0].events[2].forward_stack).size(), 3u);
+  const traces::EventExtra& kept = again->extra(again->devices[0].events[2]);
+  ASSERT_TRUE(kept.has_forward_frames);
+  EXPECT_EQ(again->stack(kept.forward_stack).size(), 3u);
   ConformanceOptions opts;
   auto report = runConformance(*snap, 0, opts);
   ASSERT_TRUE(report.ok()) << report.message();

@@ -265,7 +265,7 @@ TEST(HostileInput, ALongStringInsideACompressedFileReads) {
   StackInterner interner(&s);
   const FrameId f = interner.frame(std::string(32u << 20, 'x'), 1, "f");
   s.devices[0].events[0].stack = interner.stack(std::vector<FrameId>{f});
-  s.devices[0].events[0].has_frames = true;
+  s.editExtra(s.devices[0].events[0], [](EventExtra& x) { x.has_frames = true; });
   for (Compression c : {Compression::kGzip, Compression::kZstd}) {
     WriteOptions wo;
     wo.compression = c;

@@ -62,10 +62,12 @@ class Differ {
     if (d.empty()) d = diff(at + ".size", x.size, y.size);
     if (d.empty()) d = diff(at + ".stream", x.stream, y.stream);
     if (d.empty()) d = diff(at + ".time_us", x.time_us, y.time_us);
-    if (d.empty()) d = diff(at + ".has_frames", x.has_frames, y.has_frames);
+    const traces::EventExtra& xx = a_.extra(x);
+    const traces::EventExtra& yx = b_.extra(y);
+    if (d.empty()) d = diff(at + ".has_frames", xx.has_frames, yx.has_frames);
     if (d.empty()) d = diff(at + ".frames", stackText(a_, x.stack), stackText(b_, y.stack));
-    if (d.empty()) d = diff(at + ".compile_context", optText(a_, x.compile_context), optText(b_, y.compile_context));
-    if (d.empty()) d = diff(at + ".user_metadata", optText(a_, x.user_metadata), optText(b_, y.user_metadata));
+    if (d.empty()) d = diff(at + ".compile_context", optText(a_, xx.compile_context), optText(b_, yx.compile_context));
+    if (d.empty()) d = diff(at + ".user_metadata", optText(a_, xx.user_metadata), optText(b_, yx.user_metadata));
     return d;
   }
 

@@ -47,13 +47,15 @@ Snapshot smallSnapshot() {
   full.stream = (1ull << 63) + 5;  // beyond int64
   full.time_us = -3;
   full.stack = stack;
-  full.has_frames = true;
-  full.compile_context = s.strings.intern("N/A");
-  full.user_metadata = s.strings.intern("");
+  s.editExtra(full, [&](EventExtra& x) {
+    x.has_frames = true;
+    x.compile_context = s.strings.intern("N/A");
+    x.user_metadata = s.strings.intern("");
+  });
   TraceEvent oom = makeEvent(Action::kOom, 123456789012ull, 1ull << 40);
   oom.time_us = -(1ll << 40) - 5;  // a negative LONG1 of 6 bytes
   oom.stack = empty;
-  oom.has_frames = true;
+  s.editExtra(oom, [](EventExtra& x) { x.has_frames = true; });
   d.events = {plain, full, oom};
   s.devices.push_back(std::move(d));
   SegmentInfo seg;
@@ -183,11 +185,12 @@ Snapshot bigSnapshot() {
     const std::vector<FrameId> frames = {f, root};
     TraceEvent e = makeEvent(i % 2 ? Action::kFreeRequested : Action::kAlloc, 0x7f0000000000ull + i * 512u, i);
     e.stack = interner.stack(frames);
-    e.has_frames = true;
+    s.editExtra(e, [](EventExtra& x) { x.has_frames = true; });
     e.time_us = 1796028433553601 + i;
     d.events.push_back(e);
   }
-  d.events[7].compile_context = s.strings.intern(std::string(70000, 'x'));
+  const StringId long_context = s.strings.intern(std::string(70000, 'x'));
+  s.editExtra(d.events[7], [&](EventExtra& x) { x.compile_context = long_context; });
   s.devices.push_back(std::move(d));
   return s;
 }
@@ -254,7 +257,7 @@ TEST(Writer, SharedStacksAreWrittenOnce) {
   for (int i = 0; i < 1000; ++i) {
     TraceEvent e = makeEvent(Action::kAlloc, 4096u * static_cast<unsigned>(i), 1);
     e.stack = stack;
-    e.has_frames = true;
+    s.editExtra(e, [](EventExtra& x) { x.has_frames = true; });
     d.events.push_back(e);
   }
   s.devices.push_back(std::move(d));

@@ -8,76 +8,69 @@
 #include <cstdint>
 #include <vector>
 
+#include "key_table.h"
+
 namespace reservoir::traces {
 namespace {
 
-// Live blocks by address: an open-addressing table (linear probing, backward-shift erase),
-// a few times faster here than std::unordered_map and without a node per entry.
-class LiveTable {
- public:
-  explicit LiveTable(std::size_t expected) { rehash(std::bit_ceil(std::max<std::size_t>(64, expected * 2))); }
+using LiveTable = detail::KeyTable<AllocationId>;  // allocated or pending blocks by address
 
-  // The slot holding `addr`, or kMissing.
-  [[nodiscard]] std::size_t find(Addr addr) const {
-    for (std::size_t i = home(addr);; i = (i + 1) & mask_) {
-      if (!slots_[i].used) return kMissing;
-      if (slots_[i].addr == addr) return i;
-    }
+// Every allocation, and each entry's, into a RequestStream.
+class StreamStore {
+ public:
+  explicit StreamStore(RequestStream* out) : out_(out) {}
+  AllocationId add(const Allocation& a) {
+    out_->allocations.push_back(a);
+    return AllocationId(static_cast<std::uint32_t>(out_->allocations.size() - 1));
   }
-  [[nodiscard]] AllocationId at(std::size_t slot) const { return slots_[slot].id; }
-  void put(Addr addr, AllocationId id) {
-    if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
-    std::size_t i = home(addr);
-    for (; slots_[i].used; i = (i + 1) & mask_)
-      if (slots_[i].addr == addr) {
-        slots_[i].id = id;
-        return;
-      }
-    slots_[i] = Slot{addr, id, true};
-    ++size_;
-  }
-  void erase(std::size_t slot) {
-    // Backward shift: move later entries of the probe run into the hole.
-    std::size_t hole = slot;
-    for (std::size_t j = (hole + 1) & mask_; slots_[j].used; j = (j + 1) & mask_) {
-      const std::size_t h = home(slots_[j].addr);
-      // Movable when its home is not in (hole, j], cyclically.
-      if (((j - h) & mask_) >= ((j - hole) & mask_)) {
-        slots_[hole] = slots_[j];
-        hole = j;
-      }
-    }
-    slots_[hole].used = false;
-    --size_;
-  }
-  static constexpr std::size_t kMissing = ~std::size_t{0};
+  Allocation& operator[](AllocationId id) { return out_->allocations[id.value()]; }
+  void link(std::uint32_t event, AllocationId id) { out_->event_allocation[event] = id; }
+  void done(AllocationId) {}
 
  private:
-  struct Slot {
-    Addr addr = 0;
-    AllocationId id;
-    bool used = false;
-  };
-  [[nodiscard]] std::size_t home(Addr addr) const {
-    std::uint64_t h = addr * 0x9E3779B97F4A7C15ull;
-    return static_cast<std::size_t>(h >> 32) & mask_;
-  }
-  void rehash(std::size_t n) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(n, Slot{});
-    mask_ = n - 1;
-    size_ = 0;
-    for (const Slot& s : old)
-      if (s.used) put(s.addr, s.id);
-  }
-  std::vector<Slot> slots_;
-  std::size_t mask_ = 0;
-  std::size_t size_ = 0;
+  RequestStream* out_;
 };
 
+// Only what the window's start needs: an allocation is kept while the trace can still reach it
+// (live or pending), then reduced to its place in WindowRequests (or dropped).
+class WindowStore {
+ public:
+  explicit WindowStore(WindowRequests* out) : out_(out), table_(1024) {}
+  AllocationId add(const Allocation& a) {
+    const AllocationId id(next_++);
+    table_.put(id.value(), a);
+    return id;
+  }
+  Allocation& operator[](AllocationId id) { return table_.at(table_.find(id.value())); }
+  void link(std::uint32_t, AllocationId) {}
+  void done(AllocationId id) {
+    const std::size_t slot = table_.find(id.value());
+    keep(id, table_.at(slot));
+    table_.erase(slot);
+  }
+  void finish() {
+    table_.forEach([this](std::uint64_t id, const Allocation& a) { keep(AllocationId(static_cast<std::uint32_t>(id)), a); });
+    std::sort(out_->before_window.begin(), out_->before_window.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+  }
+
+ private:
+  void keep(AllocationId id, const Allocation& a) {
+    if (a.beforeWindow())
+      out_->before_window.emplace_back(id, a);
+    else if (a.liveAtEnd())
+      out_->live_at_end.push_back(a.addr);
+  }
+  WindowRequests* out_;
+  detail::KeyTable<Allocation> table_;  // by id
+  std::uint32_t next_ = 0;
+};
+
+template <typename Store>
 class Builder {
  public:
-  Builder(RequestStream* out, std::size_t expected_live) : out_(out), live_(expected_live) {}
+  Builder(Store* store, const EventExtraTable& extras, AnomalyCounters* anomalies, std::size_t* before_window)
+      : store_(*store), extras_(extras), anomalies_(*anomalies), before_window_(*before_window), live_(1024) {}
 
   void onEvent(std::uint32_t index, const TraceEvent& e) {
     switch (e.action) {
@@ -90,42 +83,44 @@ class Builder {
 
  private:
   AllocationId create(const TraceEvent& e) {
-    const AllocationId id(static_cast<std::uint32_t>(out_->allocations.size()));
     Allocation a;
     a.addr = e.addr;
     a.size = e.size;
     a.stream = e.stream;
     // A backward-pass entry's call site is its forward frames (StackId 0 is the empty stack).
-    a.stack = e.has_forward_frames && (!e.stack.valid() || e.stack.value() == 0) ? e.forward_stack : e.stack;
-    out_->allocations.push_back(a);
-    return id;
+    const EventExtra& x = extras_[e.extra];
+    a.stack = x.has_forward_frames && (!e.stack.valid() || e.stack.value() == 0) ? x.forward_stack : e.stack;
+    return store_.add(a);
   }
 
   void onAlloc(std::uint32_t index, const TraceEvent& e) {
     if (const std::size_t slot = live_.find(e.addr); slot != LiveTable::kMissing) {
-      out_->anomalies.add(Anomaly::alloc_over_live_block, fmt::format("event {} at {:#x}", index, e.addr));
+      anomalies_.add(Anomaly::alloc_over_live_block, fmt::format("event {} at {:#x}", index, e.addr));
+      const AllocationId over = live_.at(slot);
       live_.erase(slot);
+      store_.done(over);
     }
     const AllocationId id = create(e);
-    out_->allocations[id.value()].alloc_event = index;
+    store_[id].alloc_event = index;
     live_.put(e.addr, id);
-    out_->event_allocation[index] = id;
+    store_.link(index, id);
   }
 
   void onFreeRequested(std::uint32_t index, const TraceEvent& e) {
     AllocationId id;
     const std::size_t slot = live_.find(e.addr);
-    if (slot == LiveTable::kMissing || out_->allocations[live_.at(slot).value()].free_requested_event != kNoEvent) {
+    if (slot == LiveTable::kMissing || store_[live_.at(slot)].free_requested_event != kNoEvent) {
       // Allocated before the window (a ring-buffer trace).
+      if (slot != LiveTable::kMissing) store_.done(live_.at(slot));  // its address is taken over
       id = create(e);
       live_.put(e.addr, id);
-      ++out_->before_window;
-      out_->anomalies.add(Anomaly::free_without_alloc);
+      ++before_window_;
+      anomalies_.add(Anomaly::free_without_alloc);
     } else {
       id = live_.at(slot);
     }
-    out_->allocations[id.value()].free_requested_event = index;
-    out_->event_allocation[index] = id;
+    store_[id].free_requested_event = index;
+    store_.link(index, id);
   }
 
   void onFreeCompleted(std::uint32_t index, const TraceEvent& e) {
@@ -134,41 +129,74 @@ class Builder {
     if (slot == LiveTable::kMissing) {
       // Freed (requested) before the window, completed inside it.
       id = create(e);
-      ++out_->before_window;
-      out_->anomalies.add(Anomaly::free_without_alloc);
+      ++before_window_;
+      anomalies_.add(Anomaly::free_without_alloc);
     } else {
       id = live_.at(slot);
       live_.erase(slot);
     }
-    Allocation& a = out_->allocations[id.value()];
+    Allocation& a = store_[id];
     if (a.free_requested_event == kNoEvent && !a.beforeWindow() && !free_requested_skipped_)
-      out_->anomalies.add(Anomaly::free_completed_without_request, fmt::format("event {}", index));
+      anomalies_.add(Anomaly::free_completed_without_request, fmt::format("event {}", index));
     a.free_completed_event = index;
-    out_->event_allocation[index] = id;
+    store_.link(index, id);
+    store_.done(id);
   }
 
-  RequestStream* out_;
+  Store& store_;
+  const EventExtraTable& extras_;
+  AnomalyCounters& anomalies_;
+  std::size_t& before_window_;
   LiveTable live_;  // allocated or pending blocks by address
 
  public:
   bool free_requested_skipped_ = false;  // recorded with skip_actions=["free_requested"]
 };
 
+template <typename Store>
+void walk(const DeviceTrace& trace, Builder<Store>& b, const std::vector<Action>& skipped, const std::atomic<bool>* cancel) {
+  b.free_requested_skipped_ = std::find(skipped.begin(), skipped.end(), Action::kFreeRequested) != skipped.end();
+  for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+    if (cancel && (i & 4095) == 0 && cancel->load(std::memory_order_relaxed)) break;
+    b.onEvent(i, trace.events[i]);
+  }
+}
+
 }  // namespace
 
-RequestStream buildRequestStream(const DeviceTrace& trace, const std::atomic<bool>* cancel) {
+RequestStream buildRequestStream(const DeviceTrace& trace, const EventExtraTable& extras,
+                                 const std::atomic<bool>* cancel) {
   RequestStream out;
   out.event_allocation.assign(trace.events.size(), AllocationId());
   std::size_t allocs = 0;
   for (const TraceEvent& e : trace.events) allocs += e.action == Action::kAlloc;
   out.allocations.reserve(allocs);
   out.skipped_actions = inferSkippedActions(trace);
-  Builder b(&out, 1024);
-  b.free_requested_skipped_ = std::find(out.skipped_actions.begin(), out.skipped_actions.end(),
-                                        Action::kFreeRequested) != out.skipped_actions.end();
-  for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
-    if (cancel && (i & 4095) == 0 && cancel->load(std::memory_order_relaxed)) break;
-    b.onEvent(i, trace.events[i]);
+  StreamStore store(&out);
+  Builder b(&store, extras, &out.anomalies, &out.before_window);
+  walk(trace, b, out.skipped_actions, cancel);
+  return out;
+}
+
+WindowRequests buildWindowRequests(const DeviceTrace& trace, const EventExtraTable& extras) {
+  WindowRequests out;
+  AnomalyCounters anomalies;
+  std::size_t before_window = 0;
+  WindowStore store(&out);
+  Builder b(&store, extras, &anomalies, &before_window);
+  walk(trace, b, inferSkippedActions(trace), nullptr);
+  store.finish();
+  return out;
+}
+
+WindowRequests windowRequests(const RequestStream& requests) {
+  WindowRequests out;
+  for (std::uint32_t i = 0; i < requests.allocations.size(); ++i) {
+    const Allocation& a = requests.allocations[i];
+    if (a.beforeWindow())
+      out.before_window.emplace_back(AllocationId(i), a);
+    else if (a.liveAtEnd())
+      out.live_at_end.push_back(a.addr);
   }
   return out;
 }

@@ -65,6 +65,11 @@ std::span<const FrameId> Snapshot::stack(StackId id) const {
   return std::span<const FrameId>(stack_frames).subspan(stack_offsets[i], stack_offsets[i + 1] - stack_offsets[i]);
 }
 
+StackId Snapshot::callStack(const TraceEvent& e) const {
+  const EventExtra& x = extra(e);
+  return x.has_forward_frames && stack(e.stack).empty() ? x.forward_stack : e.stack;
+}
+
 std::span<const BlockInfo> Snapshot::blocksOf(const SegmentInfo& segment) const {
   return std::span<const BlockInfo>(blocks).subspan(segment.first_block, segment.block_count);
 }

@@ -278,6 +278,7 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
   using F = Keys::EventField;
   const Keys& k = *keys_;
   TraceEvent ev;
+  EventExtra x;
   ev.stack = StackId(0);
   AddrKey addr_key = AddrKey::kNone;
   bool has_size = false;
@@ -312,21 +313,21 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
       case F::kFrames:
         if (v.tag != VTag::kStack) return false;
         ev.stack = StackId(static_cast<std::uint32_t>(v.bits));
-        ev.has_frames = true;
+        x.has_frames = true;
         break;
       case F::kCompileContext:
-        if (v.isStr()) ev.compile_context = v.strId();
+        if (v.isStr()) x.compile_context = v.strId();
         break;
       case F::kUserMetadata:
-        if (v.isStr()) ev.user_metadata = v.strId();
+        if (v.isStr()) x.user_metadata = v.strId();
         break;
       case F::kPoolId:
-        if (!readPoolId(v, &ev.pool)) return false;
-        ev.has_pool = true;
+        if (!readPoolId(v, &x.pool)) return false;
+        x.has_pool = true;
         break;
       case F::kForwardFrames:
-        if (!readStack(v, &ev.forward_stack)) return false;
-        ev.has_forward_frames = true;
+        if (!readStack(v, &x.forward_stack)) return false;
+        x.has_forward_frames = true;
         break;
       case F::kUnknown: ++unknown_key_count; break;
     }
@@ -341,6 +342,7 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
       if (k.fieldOf(items[i].strId()) == F::kUnknown) noteUnknownKey(Anomaly::unknown_event_key, items[i].strId());
   }
   noteMissingFields(ev, addr_key, has_size);
+  snap_.setExtra(ev, x);
   list.events.push_back(ev);
   return true;
 }
@@ -371,6 +373,7 @@ Status fieldType(std::string_view what, std::string_view field, std::string_view
 Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container& dict) {
   const Keys& k = *keys_;
   TraceEvent ev;
+  EventExtra x;
   AddrKey addr_key = AddrKey::kNone;
   bool has_size = false;
   const auto& items = dict.items;
@@ -404,18 +407,18 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
     } else if (id == k.frames) {
       if (v.tag != VTag::kStack) return fieldType("trace entry", "frames", "a list of frame dicts", framesTypeName(v));
       ev.stack = StackId(static_cast<std::uint32_t>(v.bits));
-      ev.has_frames = true;
+      x.has_frames = true;
     } else if (id == k.compile_context) {
-      if (v.isStr()) ev.compile_context = v.strId();
+      if (v.isStr()) x.compile_context = v.strId();
     } else if (id == k.user_metadata) {
-      if (v.isStr()) ev.user_metadata = v.strId();
+      if (v.isStr()) x.user_metadata = v.strId();
     } else if (id == k.pool_id) {
-      if (!readPoolId(v, &ev.pool)) return fieldType("trace entry", "pool_id", "a tuple of two ints", typeName(v));
-      ev.has_pool = true;
+      if (!readPoolId(v, &x.pool)) return fieldType("trace entry", "pool_id", "a tuple of two ints", typeName(v));
+      x.has_pool = true;
     } else if (id == k.forward_frames) {
-      if (!readStack(v, &ev.forward_stack))
+      if (!readStack(v, &x.forward_stack))
         return fieldType("trace entry", "forward_frames", "a list of frame dicts", framesTypeName(v));
-      ev.has_forward_frames = true;
+      x.has_forward_frames = true;
     } else {
       noteUnknownKey(Anomaly::unknown_event_key, id);
     }
@@ -423,6 +426,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
   }
   if (!ev.stack.valid()) ev.stack = StackId(0);
   noteMissingFields(ev, addr_key, has_size);
+  snap_.setExtra(ev, x);
   list.events.push_back(ev);
   return Conversion{true, Value::consumed(), false};
 }

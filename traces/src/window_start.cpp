@@ -163,10 +163,13 @@ StartSegment* containing(SegmentMap& segs, Addr addr) {
 // A block live at the first event that no segment of that time holds. When a free in the
 // window made it (a free of a block the window never allocated), that free is to blame: a free
 // of an address never allocated, a double free, or an entry the reader could not classify.
-Status notInASegment(const Snapshot& snapshot, const DeviceTrace& trace, const RequestStream& requests, Addr addr,
+Status notInASegment(const Snapshot& snapshot, const DeviceTrace& trace, const WindowRequests& requests, Addr addr,
                      const StartBlock& block) {
-  if (block.allocation.valid() && block.allocation.value() < requests.allocations.size()) {
-    const Allocation& a = requests.allocations[block.allocation.value()];
+  const auto& made = requests.before_window;
+  const auto it = std::lower_bound(made.begin(), made.end(), block.allocation,
+                                   [](const auto& x, AllocationId id) { return x.first < id; });
+  if (block.allocation.valid() && it != made.end() && it->first == block.allocation) {
+    const Allocation& a = it->second;
     const std::uint32_t event = a.free_requested_event != kNoEvent ? a.free_requested_event : a.free_completed_event;
     std::string unknown;
     const auto& actions = snapshot.anomalies.examples(Anomaly::unknown_action);
@@ -203,12 +206,16 @@ ByteCount WindowStart::reservedBytes() const {
 
 Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const RequestStream& requests,
                                          const WindowOptions& options) {
+  return rebuildWindowStart(snapshot, device, windowRequests(requests), options);
+}
+
+Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const WindowRequests& requests,
+                                         const WindowOptions& options) {
   const DeviceTrace& trace = snapshot.devices.at(device);
   SegmentMap segs;
   MappedRuns mapped;
-  std::set<Addr> live_at_end_from_window;  // final blocks explained by allocations in the window
-  for (const Allocation& a : requests.allocations)
-    if (a.liveAtEnd() && !a.beforeWindow()) live_at_end_from_window.insert(a.addr);
+  // final blocks explained by allocations in the window
+  const std::set<Addr> live_at_end_from_window(requests.live_at_end.begin(), requests.live_at_end.end());
   std::vector<std::pair<Addr, StartBlock>> occupied;
   std::vector<Observed> seen;
   for (const SegmentInfo& s : snapshot.segments) {
@@ -241,10 +248,8 @@ Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t d
       seen.push_back(Observed{start, run.first, run.second, std::nullopt, std::nullopt});
     if (Status st = addExpandableStart(seen, mapped, options, segs); !st.ok()) return st;
   }
-  for (std::uint32_t i = 0; i < requests.allocations.size(); ++i) {
-    const Allocation& a = requests.allocations[i];
-    if (!a.beforeWindow()) continue;
-    StartBlock sb{a.addr, a.size, a.size, false, a.free_requested_event == kNoEvent, AllocationId(i)};
+  for (const auto& [id, a] : requests.before_window) {
+    StartBlock sb{a.addr, a.size, a.size, false, a.free_requested_event == kNoEvent, id};
     occupied.emplace_back(a.addr, sb);
   }
   WindowStart out;

@@ -143,20 +143,21 @@ void SnapshotPickler::event(const TraceEvent& e) {
   keyUInt("size", e.size);
   keyUInt("stream", e.stream);
   keyInt("time_us", e.time_us);
-  if (e.compile_context.valid()) keyStr("compile_context", snap_.str(e.compile_context));
-  if (e.user_metadata.valid()) keyStr("user_metadata", snap_.str(e.user_metadata));
-  if (e.has_frames) {
+  const EventExtra& x = snap_.extra(e);
+  if (x.compile_context.valid()) keyStr("compile_context", snap_.str(x.compile_context));
+  if (x.user_metadata.valid()) keyStr("user_metadata", snap_.str(x.user_metadata));
+  if (x.has_frames) {
     key("frames");
     frames(e.stack);
   }
-  if (e.has_forward_frames) {
+  if (x.has_forward_frames) {
     key("forward_frames");
-    frames(e.forward_stack);
+    frames(x.forward_stack);
   }
-  if (e.has_pool) keyPool("pool_id", e.pool);
+  if (x.has_pool) keyPool("pool_id", x.pool);
   const auto optional = [](bool present) -> std::size_t { return present ? 1 : 0; };
-  p_.endDictBatch(5 + optional(e.compile_context.valid()) + optional(e.user_metadata.valid()) + optional(e.has_frames) +
-                  optional(e.has_forward_frames) + optional(e.has_pool));
+  p_.endDictBatch(5 + optional(x.compile_context.valid()) + optional(x.user_metadata.valid()) + optional(x.has_frames) +
+                  optional(x.has_forward_frames) + optional(x.has_pool));
 }
 
 void SnapshotPickler::deviceTraces() {

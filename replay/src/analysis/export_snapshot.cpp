@@ -69,6 +69,7 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
   for (std::size_t d = 0; d < src.devices.size(); ++d) out.devices[d].device = src.devices[d].device;
   auto& trace = out.devices[p.device_index].events;
   trace.reserve(events.size());
+  traces::EventExtraId extra_id = traces::kNoExtra;  // set at the first entry (its strings after its stack's)
   const auto& ops = p.program.ops;
   for (const auto& em : events) {
     traces::TraceEvent e;
@@ -83,9 +84,14 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
     const bool per_alloc = e.action == traces::Action::kAlloc || e.action == traces::Action::kFreeRequested ||
                            e.action == traces::Action::kFreeCompleted;
     e.stack = stacks.copy(per_alloc ? stackOfTag(em.event.tag) : (op ? op->stack : StackId(0)));
-    e.has_frames = true;
-    e.compile_context = out.strings.intern("N/A");
-    e.user_metadata = out.strings.intern("");
+    if (extra_id == traces::kNoExtra) {
+      traces::EventExtra extra;
+      extra.has_frames = true;
+      extra.compile_context = out.strings.intern("N/A");
+      extra.user_metadata = out.strings.intern("");
+      extra_id = out.extras.intern(extra);
+    }
+    e.extra = extra_id;
     trace.push_back(e);
   }
   // The final state, from a second replay that stops at the end (the run above has gone).

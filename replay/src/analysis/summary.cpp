@@ -104,9 +104,9 @@ DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_i
   for (const auto& a : snap.annotations)
     if (a.device == trace.device || a.device < 0) ++s.annotations;
   s.final_state = finalState(snap, trace.device);
-  // The request stream is dropped as soon as the start state is rebuilt: the model's own copy
-  // is still growing on the other thread.
-  auto start = traces::rebuildWindowStart(snap, device_index, traces::buildRequestStream(trace));
+  // The start state needs only the allocations made before the window and those never freed,
+  // not the whole request stream (the model builds its own on the other thread).
+  auto start = traces::rebuildWindowStart(snap, device_index, traces::buildWindowRequests(trace, snap.extras));
   if (start) {
     s.complete = start->complete;
     s.start_reserved = static_cast<std::int64_t>(start->reservedBytes());

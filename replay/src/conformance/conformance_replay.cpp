@@ -222,11 +222,12 @@ void Driver::collectPrivatePools(const traces::WindowStart& start) {
   // before the snapshot (the final segments do not show them).
   bool recorded_pools = false;
   for (const TraceEvent& e : trace_.events) {
-    recorded_pools = recorded_pools || e.has_pool;
-    if (!e.has_pool || e.pool.isDefault() || seen.count(e.pool)) continue;
-    model_.createPool(e.pool);
-    if (options_.program) options_.program->private_pools.push_back(e.pool);
-    seen[e.pool] = false;
+    const traces::EventExtra& x = snap_.extra(e);
+    recorded_pools = recorded_pools || x.has_pool;
+    if (!x.has_pool || x.pool.isDefault() || seen.count(x.pool)) continue;
+    model_.createPool(x.pool);
+    if (options_.program) options_.program->private_pools.push_back(x.pool);
+    seen[x.pool] = false;
   }
   if (recorded_pools)
     report_.notes.push_back("the trace records each entry's pool (pool_id): requests are routed by it");
@@ -460,7 +461,8 @@ std::optional<traces::PoolId> Driver::addressRoute(const TraceEvent& t, std::siz
 std::optional<traces::PoolId> Driver::routeOf(const TraceEvent& t, std::size_t k) const {
   if (t.action != Action::kAlloc && t.action != Action::kOom) return std::nullopt;
   // Newer torch records the pool on every entry: no guessing.
-  if (t.has_pool) return t.pool.isDefault() ? std::nullopt : std::optional<traces::PoolId>(t.pool);
+  if (const traces::EventExtra& x = snap_.extra(t); x.has_pool)
+    return x.pool.isDefault() ? std::nullopt : std::optional<traces::PoolId>(x.pool);
   if (t.action == Action::kAlloc) return addressRoute(t, k);
   if (t.action == Action::kOom && t.stack.valid()) {
     const auto it = pool_of_stack_.find(t.stack);
@@ -598,7 +600,7 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
   report.events_total = snapshot.devices[device_index].events.size();
   // A cancel leaves no report: a replay cut short checks nothing.
   const auto cancelled = [&] { return options.cancel && options.cancel->load(); };
-  traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index], options.cancel);
+  traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index], snapshot.extras, options.cancel);
   if (cancelled()) return Status::error("cancelled before the replay");
   // Actions missing by design (skip_actions), unless entries with unknown actions may be them.
   if (!requests.skipped_actions.empty() && snapshot.anomalies.count(traces::Anomaly::unknown_action) == 0) {

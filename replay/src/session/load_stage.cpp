@@ -157,7 +157,7 @@ Expected<std::unique_ptr<LoadStage>> buildLoadStage(Trace loaded, std::optional<
   std::int64_t start_reserved = 0, start_live = 0;
   bool complete = true;
   {
-    const auto rs = traces::buildRequestStream(trace);
+    const auto rs = traces::buildRequestStream(trace, t->snapshot().extras);
     t->lifetimes = makeLifetimes(rs, trace.events.size());
     auto start = traces::rebuildWindowStart(t->snapshot(), t->device_index, rs);
     if (start) {

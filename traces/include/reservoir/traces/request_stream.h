@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "reservoir/traces/anomalies.h"
@@ -44,9 +45,24 @@ struct RequestStream {
   std::vector<Action> skipped_actions;
 };
 
-// `cancel`, when set while it runs, stops it within 4096 events (the stream is then incomplete:
-// the caller, who set it, drops it).
-RequestStream buildRequestStream(const DeviceTrace& trace, const std::atomic<bool>* cancel = nullptr);
+// `extras` is the table the trace's entries index (their snapshot's). `cancel`, when set while it
+// runs, stops it within 4096 events (the stream is then incomplete: the caller, who set it,
+// drops it).
+RequestStream buildRequestStream(const DeviceTrace& trace, const EventExtraTable& extras,
+                                 const std::atomic<bool>* cancel = nullptr);
+
+// What the window's start state needs of the request stream (rebuildWindowStart): the
+// allocations made before the window, with their ids in the stream, and the addresses of those
+// made in it and never freed.
+struct WindowRequests {
+  std::vector<std::pair<AllocationId, Allocation>> before_window;  // by id
+  std::vector<Addr> live_at_end;
+};
+
+// The same as windowRequests(buildRequestStream(trace, extras)), built without keeping every
+// allocation: its memory is the live blocks', not the trace's.
+WindowRequests buildWindowRequests(const DeviceTrace& trace, const EventExtraTable& extras);
+WindowRequests windowRequests(const RequestStream& requests);
 
 // The actions a trace was recorded without, inferred from what is missing: an action with no
 // entry while the entries that must pair with it are there (free_completed without any

@@ -13,6 +13,7 @@
 #include "reservoir/core/strong_id.h"
 #include "reservoir/core/units.h"
 #include "reservoir/traces/anomalies.h"
+#include "reservoir/traces/event_extra.h"
 #include "reservoir/traces/string_table.h"
 
 namespace reservoir::traces {
@@ -55,38 +56,20 @@ struct Frame {
 // The "key=value" pairs of Frame::fx, in order.
 std::vector<std::pair<std::string_view, std::string_view>> fxFields(std::string_view fx);
 
-struct PoolId {
-  std::int64_t first = 0;
-  std::int64_t second = 0;
-  [[nodiscard]] bool isDefault() const { return first == 0 && second == 0; }
-  auto operator<=>(const PoolId&) const = default;
-};
-
-// One trace entry. For `oom` entries, `addr` holds `device_free`.
+// One trace entry: 48 bytes, the rarely varying fields interned in Snapshot::extras (read
+// them with Snapshot::extra). For `oom` entries, `addr` holds `device_free`.
 struct TraceEvent {
   Addr addr = 0;
   ByteCount size = 0;
   StreamValue stream = 0;
   std::int64_t time_us = 0;
-  StackId stack;             // empty stack when the entry had no frames
-  StringId compile_context;  // invalid when absent
-  StringId user_metadata;    // invalid when absent
+  StackId stack;                 // empty stack when the entry had no frames
+  EventExtraId extra = kNoExtra;  // its pool, forward frames, compile_context, user_metadata
   Action action = Action::kUnknown;
-  bool has_frames = false;  // the entry carried a `frames` key (even an empty one)
-  bool has_pool = false;    // the entry carried `pool_id` (torch after 2.11, PR #177717)
-  PoolId pool;              // the private pool it went to ((0, 0): the default pools)
-  // `forward_frames`: for a backward-pass entry (no Python frames of its own with
-  // stacks="python"), the Python stack of the forward op it belongs to.
-  bool has_forward_frames = false;
-  StackId forward_stack;
-
-  // The stack points and call sites use: the entry's own frames, else its forward frames.
-  [[nodiscard]] StackId callStack(bool own_is_empty) const {
-    return own_is_empty && has_forward_frames ? forward_stack : stack;
-  }
 
   [[nodiscard]] std::uint64_t deviceFree() const { return addr; }
 };
+static_assert(sizeof(TraceEvent) == 48, "a trace entry is 48 bytes: 20 M of them are most of a read's memory");
 
 enum class BlockState : std::uint8_t { kActiveAllocated, kActivePendingFree, kInactive, kUnknown };
 std::string_view blockStateName(BlockState state);
@@ -160,6 +143,7 @@ struct Snapshot {
   std::uint64_t pickle_bytes = 0;  // size of the (decompressed) pickle stream
 
   StringTable strings;
+  EventExtraTable extras;  // what TraceEvent::extra indexes
   std::vector<Frame> frames;
   // Stack i = stack_frames[stack_offsets[i] .. stack_offsets[i+1]), innermost first.
   std::vector<std::uint32_t> stack_offsets{0};
@@ -174,7 +158,17 @@ struct Snapshot {
 
   [[nodiscard]] std::span<const FrameId> stack(StackId id) const;
   // The stack of `e` that points and call sites use (its forward frames when it has no own).
-  [[nodiscard]] StackId callStack(const TraceEvent& e) const { return e.callStack(stack(e.stack).empty()); }
+  [[nodiscard]] StackId callStack(const TraceEvent& e) const;
+  [[nodiscard]] const EventExtra& extra(const TraceEvent& e) const { return extras[e.extra]; }
+  // Gives `e` the extra fields `x` (interned).
+  void setExtra(TraceEvent& e, const EventExtra& x) { e.extra = extras.intern(x); }
+  // Changes `e`'s extra fields through `edit(EventExtra&)`.
+  template <typename Edit>
+  void editExtra(TraceEvent& e, Edit&& edit) {
+    EventExtra x = extra(e);
+    edit(x);
+    setExtra(e, x);
+  }
   [[nodiscard]] std::size_t stackCount() const { return stack_offsets.size() - 1; }
   [[nodiscard]] std::span<const BlockInfo> blocksOf(const SegmentInfo& segment) const;
   [[nodiscard]] std::string_view str(StringId id) const { return id.valid() ? strings.view(id) : std::string_view{}; }

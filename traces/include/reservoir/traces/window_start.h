@@ -56,7 +56,10 @@ struct WindowOptions {
   ByteCount large_page = 20u * 1024 * 1024;
 };
 
-// `device` indexes snapshot.devices; `requests` is buildRequestStream() of that device.
+// `device` indexes snapshot.devices; `requests` is buildRequestStream() of that device, or
+// buildWindowRequests() (the same start, without the whole stream in memory).
+Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const WindowRequests& requests,
+                                         const WindowOptions& options = {});
 Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const RequestStream& requests,
                                          const WindowOptions& options = {});
 
