@@ -119,8 +119,12 @@ void walk(HistoryBuilder& b, const traces::Snapshot& snapshot, const traces::Dev
     const traces::TraceEvent& ev = trace.events[i];
     const auto e = static_cast<std::uint32_t>(i);
     switch (ev.action) {
-      case Action::kSegmentAlloc: b.openSegment({ev.addr, ev.size, e, 0, ev.stream, ev.pool, false}); break;
-      case Action::kSegmentMap: b.openSegment({ev.addr, ev.size, e, 0, ev.stream, ev.pool, true}); break;
+      case Action::kSegmentAlloc:
+        b.openSegment({ev.addr, ev.size, e, 0, ev.stream, snapshot.extra(ev).pool, false});
+        break;
+      case Action::kSegmentMap:
+        b.openSegment({ev.addr, ev.size, e, 0, ev.stream, snapshot.extra(ev).pool, true});
+        break;
       case Action::kSegmentFree: b.closeSegment(ev.addr, e); break;
       case Action::kSegmentUnmap: b.unmap(ev.addr, ev.size, e); break;
       case Action::kAlloc: b.openBlock(ev.addr, ev.size, e, snapshot.callStack(ev)); break;
@@ -135,7 +139,7 @@ void walk(HistoryBuilder& b, const traces::Snapshot& snapshot, const traces::Dev
 Expected<SegmentHistory> segmentHistory(const traces::Snapshot& snapshot, std::size_t device) {
   if (device >= snapshot.devices.size()) return Status::error("no device index " + std::to_string(device));
   const traces::DeviceTrace& trace = snapshot.devices[device];
-  auto start = traces::rebuildWindowStart(snapshot, device, traces::buildRequestStream(trace));
+  auto start = traces::rebuildWindowStart(snapshot, device, traces::buildWindowRequests(trace, snapshot.extras));
   if (!start) return start.status();
   HistoryBuilder b(trace.events.size());
   openStart(b, *start);
