@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "reservoir/replay/capture_facts.h"
+#include "reservoir/replay/recording_pools.h"
 #include "reservoir/traces/reader.h"
 
 namespace reservoir::replay {
@@ -81,7 +82,7 @@ Status predict(JobContext& c, const EditedRunChoice& run) {
 }
 
 // The model on a real allocator's own recording (torch): does it reproduce what really happened?
-void checkOwnRecording(const JobContext& c, BackendRun& run, bool& exact) {
+void checkOwnRecording(const JobContext& c, const EditedProgram& ran, BackendRun& run, bool& exact) {
   auto snap = traces::readSnapshotBytes(run.result.snapshot_bytes, run.name + " recording");
   if (!snap || !snap->findDevice(0)) return;
   CaptureFacts facts;
@@ -95,6 +96,13 @@ void checkOwnRecording(const JobContext& c, BackendRun& run, bool& exact) {
   std::size_t index = 0;
   for (std::size_t i = 0; i < snap->devices.size(); ++i)
     if (snap->devices[i].device == 0) index = i;
+  // Its entries carry no stacks: an oom in a private pool is routed by the pool the backend ran it in.
+  const RecordedPoolsAnnotation pools = annotateRecordedPools(*snap, index, ran);
+  if (!ran.private_pools.empty() && !pools.applied && pools.entries != pools.mallocs)
+    run.result.notes.push_back(fmt::format(
+        "the model on this recording: its {} alloc and oom entries do not pair with the {} requests run, so "
+        "its private-pool requests are routed by address alone",
+        pools.entries, pools.mallocs));
   auto conf = runConformance(*snap, index, co);
   if (conf) {
     run.own_recording = std::move(*conf);
@@ -147,7 +155,7 @@ Expected<BackendRun> runOne(JobContext& c, ReplayBackend& impl) {
   c.report.exact = c.report.exact && run.vs_model.figuresEqual();
   if (!run.result.snapshot_bytes.empty()) {
     if (c.options.on_recording) c.options.on_recording(run.result, program);
-    checkOwnRecording(c, run, c.report.exact);
+    checkOwnRecording(c, *bj.program, run, c.report.exact);
   }
   if (run.name == "cuda" && !program.edits.empty() && c.options.baseline) runBaseline(c, impl, bj, run);
   return run;
