@@ -18,6 +18,8 @@
 #include "models/event_search.h"
 #include "models/event_table_model.h"
 #include "models/facts_model.h"
+#include "reservoir/replay/stat_words.h"
+#include "reservoir/replay/conformance.h"
 #include "models/segment_model.h"
 #include "models/variant_model.h"
 #include "reservoir/replay/peak_explain.h"
@@ -215,8 +217,24 @@ TEST_F(ModelsTest, FactsSayWhatTheReplayReproduced) {
   if (c.exact()) {
     EXPECT_EQ(text, QStringLiteral("every event, the final layout and statistics"));
   } else if (!c.stats_mismatches.empty()) {
-    EXPECT_TRUE(text.contains(QString::fromStdString(c.stats_mismatches[0].what))) << text.toStdString();
+    EXPECT_TRUE(text.contains(QString::fromStdString(replay::statKeyWords(c.stats_mismatches[0].what))))
+        << text.toStdString();
   }
+}
+
+// A statistic that differs is named in words, with its memory_stats() key kept for the tooltip.
+TEST(FactsText, StatisticsMismatchesInPlainWords) {
+  replay::ConformanceReport c;
+  c.stats_mismatches.push_back(replay::Mismatch{"active.small_pool.peak", "247", "250"});
+  QString raw;
+  EXPECT_EQ(conformanceText(c, &raw),
+            QStringLiteral("every event; but the recorded statistics differ: peak of active small-pool blocks: "
+                           "recorded 247, model 250"));
+  EXPECT_TRUE(raw.contains(QStringLiteral("active.small_pool.peak: recorded 247, model 250"))) << raw.toStdString();
+  c.stats_mismatches.push_back(replay::Mismatch{"reserved_bytes.all.peak", "4194304", "2097152"});
+  const QString two = conformanceText(c);
+  EXPECT_TRUE(two.contains(QStringLiteral("peak of reserved bytes (all pools): recorded 4.00 MiB, model 2.00 MiB")))
+      << two.toStdString();
 }
 
 // The search takes the points' syntax: frame:FILE:NAME (or a whole after:/before: point) finds

@@ -14,6 +14,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QTableView>
 #include <QThread>
 
@@ -25,6 +27,7 @@
 #include "reservoir/replay/report_text.h"
 #include "gui_test_util.h"
 #include "test_paths.h"
+#include "widgets/sweep_dialog.h"
 #include "widgets/whatif_panel.h"
 
 namespace reservoir::gui {
@@ -216,6 +219,63 @@ TEST_F(WhatIfPanelTest, TheDeviceReachesTheVariantsFiguresAndVerdict) {
   const Variant& bad = run({kCleanup});
   EXPECT_TRUE(bad.error.contains(QStringLiteral("overhead"))) << bad.error.toStdString();
   EXPECT_TRUE(panel_->verdictLabel()->text().startsWith(QStringLiteral("error: ")));
+}
+
+
+// Selecting a variant puts what made it back in the fields: its edits, settings and device.
+TEST_F(WhatIfPanelTest, SelectingAVariantRestoresItsInputs) {
+  const Variant& first = run({kCleanup});
+  ASSERT_TRUE(first.error.isEmpty()) << first.error.toStdString();
+  panel_->capacityBox()->setEditText(QStringLiteral("80GiB"));
+  panel_->overheadField()->setText(QStringLiteral("1GiB"));
+  panel_->fractionCheck()->setChecked(true);
+  panel_->fractionBox()->setValue(0.5);
+  const Variant& second = run({}, QStringLiteral("garbage_collection_threshold:0.6"));
+  ASSERT_TRUE(second.error.isEmpty()) << second.error.toStdString();
+  ASSERT_EQ(doc_->variants().size(), 2u);
+  doc_->selectVariant(0);
+  EXPECT_EQ(panel_->editsText(), kCleanup);
+  EXPECT_TRUE(panel_->settingsField()->text().isEmpty());
+  EXPECT_TRUE(panel_->device().capacity.isEmpty()) << panel_->device().capacity.toStdString();
+  EXPECT_TRUE(panel_->overheadField()->text().isEmpty());
+  EXPECT_FALSE(panel_->device().fraction.has_value());
+  doc_->selectVariant(1);
+  EXPECT_TRUE(panel_->editsText().isEmpty()) << panel_->editsText().toStdString();
+  EXPECT_EQ(panel_->settingsField()->text(), QStringLiteral("garbage_collection_threshold:0.6"));
+  EXPECT_EQ(panel_->device().capacity, QStringLiteral("80GiB"));
+  EXPECT_EQ(panel_->overheadField()->text(), QStringLiteral("1GiB"));
+  ASSERT_TRUE(panel_->device().fraction.has_value());
+  EXPECT_DOUBLE_EQ(*panel_->device().fraction, 0.5);
+  // A preset comes back as the preset.
+  const int h200 = panel_->capacityBox()->findText(QStringLiteral("H200 (150,109,880,320 B)"));
+  panel_->capacityBox()->setCurrentIndex(h200);
+  run({kCleanup});
+  doc_->selectVariant(0);
+  doc_->selectVariant(2);
+  EXPECT_EQ(panel_->capacityBox()->currentIndex(), h200);
+}
+
+// The sweep's candidates run on the Device group's device: on a device far smaller than the
+// run's live memory every candidate runs out of memory, and the dialog says which device.
+TEST_F(WhatIfPanelTest, TheSweepRunsOnTheDeviceGroupsDevice) {
+  panel_->capacityBox()->setEditText(QStringLiteral("lots"));
+  panel_->sweepButton()->click();
+  EXPECT_EQ(panel_->findChild<SweepDialog*>(), nullptr) << "a bad device starts no sweep";
+  EXPECT_FALSE(panel_->deviceError()->isHidden());
+  panel_->capacityBox()->setEditText(QStringLiteral("64MiB"));
+  panel_->sweepButton()->click();
+  auto* dialog = panel_->findChild<SweepDialog*>();
+  ASSERT_NE(dialog, nullptr);
+  EXPECT_TRUE(dialog->deviceText().contains(QStringLiteral("capacity 64MiB"))) << dialog->deviceText().toStdString();
+  QElapsedTimer t;
+  t.start();
+  while ((dialog->running() || !dialog->report()) && t.elapsed() < 120000)
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+  ASSERT_NE(dialog->report(), nullptr) << dialog->statusText().toStdString();
+  const auto& rep = *dialog->report();
+  ASSERT_GT(rep.candidates.size(), 1u);
+  for (const auto& c : rep.candidates) EXPECT_TRUE(c.oom) << c.description;
+  dialog->close();
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The widgets, headless: open real traces in the main window, drive each view, render
 // screenshots and exports, navigate with the keyboard, and fail cleanly on a bad file.
 #include <gtest/gtest.h>
+#include "reservoir/replay/report_text.h"
+#include <QClipboard>
 
 #include <QApplication>
 #include <QDialog>
@@ -298,6 +300,44 @@ TEST_F(WidgetsTest, SweepFromThePanelRanksCandidates) {
   // Each candidate's text is whole in its tooltip (the column may elide it).
   ASSERT_GT(dialog.table()->rowCount(), 0);
   EXPECT_EQ(dialog.table()->item(0, 0)->toolTip(), dialog.table()->item(0, 0)->text());
+  // Each row: its edit as the command line takes it, whether it is on the Pareto front, the price
+  // per step beside the whole run's, and calls per step in words a person reads.
+  const auto& rep = *dialog.report();
+  QTableWidget* table = dialog.table();
+  int column_edit = -1, column_pareto = -1, column_step_price = -1, column_per_step = -1;
+  for (int c = 0; c < table->columnCount(); ++c) {
+    const QString h = table->horizontalHeaderItem(c)->text();
+    if (h == QStringLiteral("edit (command line)")) column_edit = c;
+    if (h == QStringLiteral("Pareto")) column_pareto = c;
+    if (h == QStringLiteral("price per step")) column_step_price = c;
+    if (h == QStringLiteral("calls per step")) column_per_step = c;
+  }
+  ASSERT_GE(column_edit, 0);
+  ASSERT_GE(column_pareto, 0);
+  ASSERT_GE(column_step_price, 0);
+  ASSERT_GE(column_per_step, 0);
+  ASSERT_EQ(table->rowCount(), static_cast<int>(rep.candidates.size()));
+  int on_front = 0;
+  for (int r = 0; r < table->rowCount(); ++r) {
+    const auto& c = rep.candidates[static_cast<std::size_t>(r)];
+    EXPECT_EQ(table->item(r, column_edit)->text().toStdString(), replay::shellWords(c.edits));
+    EXPECT_EQ(table->item(r, column_pareto)->text() == QStringLiteral("yes"), c.pareto) << r;
+    on_front += c.pareto ? 1 : 0;
+    if (c.calls_per_step && *c.calls_per_step > 0 && *c.calls_per_step < 1)
+      EXPECT_TRUE(table->item(r, column_per_step)->text().contains(QStringLiteral(" every "))) << r;
+    if (c.calls_per_step && c.empty_cache_calls > 0)
+      EXPECT_EQ(table->item(r, column_step_price)->text().toStdString(),
+                replay::priceText(c.price_seconds / (static_cast<double>(c.empty_cache_calls) / *c.calls_per_step)));
+  }
+  EXPECT_EQ(on_front, static_cast<int>(rep.pareto.size()));
+  EXPECT_GT(on_front, 0);
+  EXPECT_FALSE(dialog.copyButton()->isEnabled());
+  table->selectRow(0);
+  EXPECT_TRUE(dialog.copyButton()->isEnabled());
+  dialog.copyButton()->click();
+  EXPECT_EQ(QApplication::clipboard()->text(), table->item(0, column_edit)->text());
+  EXPECT_TRUE(QApplication::clipboard()->text().startsWith(QStringLiteral("--")));
+  EXPECT_TRUE(dialog.statusText().contains(QStringLiteral("training steps"))) << dialog.statusText().toStdString();
   QStringList edits;
   QString settings;
   candidateToEdits({"--cleanup", "after:x.py:f", "--set", "expandable_segments:True"}, &edits, &settings);
@@ -532,15 +572,16 @@ TEST_F(WidgetsTest, SweepDialogObjectiveSortingAndDoubleClick) {
   ASSERT_GT(table->rowCount(), 1);
   EXPECT_TRUE(table->item(0, 2)->text().contains(QStringLiteral("iB"))) << table->item(0, 2)->text().toStdString();
   const QString header = table->horizontalHeaderItem(3)->text();
-  EXPECT_EQ(header, QStringLiteral("empty_cache calls"));
+  EXPECT_EQ(header, QStringLiteral("empty_cache calls (whole run)"));
   QApplication::processEvents();
   EXPECT_GE(table->columnWidth(3), table->horizontalHeader()->fontMetrics().horizontalAdvance(header));
-  table->sortItems(5, Qt::AscendingOrder);  // by price
-  EXPECT_EQ(table->item(0, 5)->text(), QStringLiteral("0")) << "a settings candidate costs nothing";
+  EXPECT_EQ(table->horizontalHeaderItem(6)->text(), QStringLiteral("price (whole run)"));
+  table->sortItems(6, Qt::AscendingOrder);  // by price
+  EXPECT_EQ(table->item(0, 6)->text(), QStringLiteral("0")) << "a settings candidate costs nothing";
   QStringList got;
   QObject::connect(&dialog, &SweepDialog::runCandidate,
                    [&](const QStringList& edits, const QString& settings) { got = edits + QStringList{settings}; });
-  table->sortItems(5, Qt::DescendingOrder);
+  table->sortItems(6, Qt::DescendingOrder);
   const QString row0 = table->item(0, 0)->text();
   dialog.runRow(0);
   ASSERT_FALSE(got.isEmpty());

@@ -227,6 +227,40 @@ TEST(Sweep, EveryCandidateEqualsAFreshWhatIf) {
   }
 }
 
+// On a device the run does not fit, a candidate that still does not fit says so: OOM is "runs
+// out of memory on the sweep's device", not only "where the unedited run did not". A candidate
+// that fits (its own peak as the capacity) is not OOM and ranks before those that are.
+TEST(Sweep, OnADeviceTooSmallEveryCandidateThatDoesNotFitIsOom) {
+  const Loaded l = load("resume-tiny/resume-main.rank0.pickle");
+  auto prepared = prepareTrace(l.snapshot, l.device, ReplayEnvironment{});
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  SweepOptions o;
+  o.jobs = 2;
+  o.capacity = ByteCount{64} << 20;
+  auto small = runSweep(*prepared, o);
+  ASSERT_TRUE(small.ok()) << small.message();
+  ASSERT_GT(small->candidates.size(), 1u);
+  for (const auto& c : small->candidates) EXPECT_TRUE(c.oom) << c.description;
+  auto free = sweepOf(l);
+  ASSERT_TRUE(free.ok()) << free.message();
+  const auto best = std::find_if(free->candidates.begin(), free->candidates.end(),
+                                 [](const SweepCandidate& c) { return c.saving > 0 && !c.settings; });
+  ASSERT_NE(best, free->candidates.end());
+  o.capacity = static_cast<ByteCount>(best->peak_reserved);
+  auto tight = runSweep(*prepared, o);
+  ASSERT_TRUE(tight.ok()) << tight.message();
+  bool after_oom = false, fix_fits = false;
+  for (const auto& c : tight->candidates) {
+    if (c.edits == best->edits) fix_fits = !c.oom;
+    if (c.oom)
+      after_oom = true;
+    else
+      EXPECT_FALSE(after_oom) << "a candidate that fits ranked after one that does not: " << c.description;
+    if (c.pareto) EXPECT_FALSE(c.oom) << c.description;
+  }
+  EXPECT_TRUE(fix_fits) << best->description;
+}
+
 // The seeds' human fix (one cleanup right after the checkpoint load) ranks first among the
 // one-call placements, minimizing reserved at the broadcast, on every resume trace; the trace
 // shows one training step, so the default cap is one call.

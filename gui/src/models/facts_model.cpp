@@ -6,6 +6,7 @@
 #include "app/trace_document.h"
 #include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/session.h"
+#include "reservoir/replay/stat_words.h"
 #include "reservoir/simulator/alloc_config.h"
 
 namespace reservoir::gui {
@@ -16,24 +17,41 @@ namespace {
 
 // What the conformance replay found, in words: every event reproduced, and which final
 // figures differ (the capture's statistics are read at dump time, so e.g. a peak count the
-// process reached before recording started differs without any event being wrong).
-QString conformanceText(const replay::ConformanceReport& c) {
-  if (c.first_divergence) return QStringLiteral("diverges at event %1").arg(c.first_divergence->event_index);
-  QStringList parts;
-  if (!c.layout_mismatches.empty())
-    parts << QStringLiteral("%1 segment(s) of the final layout differ").arg(c.layout_mismatches.size());
-  for (std::size_t i = 0; i < c.stats_mismatches.size() && i < 3; ++i) {
-    const auto& m = c.stats_mismatches[i];
-    parts << QStringLiteral("the capture's %1 is %2, the model's %3")
-                 .arg(QString::fromStdString(m.what), QString::fromStdString(m.expected),
-                      QString::fromStdString(m.simulated));
-  }
-  if (c.stats_mismatches.size() > 3) parts << QStringLiteral("%1 more statistics").arg(c.stats_mismatches.size() - 3);
-  if (parts.isEmpty()) return QStringLiteral("every event, the final layout and statistics");
-  return QStringLiteral("every event; but %1").arg(parts.join(QStringLiteral("; ")));
+// process reached before recording started differs without any event being wrong). The
+// statistics are named in words (replay::statKeyWords); `raw` gets their memory_stats() keys.
+QString statValue(const std::string& key, const std::string& value) {
+  if (!replay::statKeyIsBytes(key)) return QString::fromStdString(value);
+  bool ok = false;
+  const qlonglong bytes = QString::fromStdString(value).toLongLong(&ok);
+  return ok ? sizeText(bytes) : QString::fromStdString(value);
 }
 
 }  // namespace
+
+QString conformanceText(const replay::ConformanceReport& c, QString* raw) {
+  if (c.first_divergence) return QStringLiteral("diverges at event %1").arg(c.first_divergence->event_index);
+  QStringList parts, keys;
+  if (!c.layout_mismatches.empty())
+    parts << QStringLiteral("%1 segment(s) of the final layout differ").arg(c.layout_mismatches.size());
+  QStringList stats;
+  for (std::size_t i = 0; i < c.stats_mismatches.size() && i < 3; ++i) {
+    const auto& m = c.stats_mismatches[i];
+    stats << QStringLiteral("%1: recorded %2, model %3")
+                 .arg(QString::fromStdString(replay::statKeyWords(m.what)), statValue(m.what, m.expected),
+                      statValue(m.what, m.simulated));
+  }
+  for (const auto& m : c.stats_mismatches)
+    keys << QStringLiteral("%1: recorded %2, model %3")
+                .arg(QString::fromStdString(m.what), QString::fromStdString(m.expected),
+                     QString::fromStdString(m.simulated));
+  if (c.stats_mismatches.size() > 3) stats << QStringLiteral("%1 more").arg(c.stats_mismatches.size() - 3);
+  if (!stats.isEmpty())
+    parts << QStringLiteral("the recorded statistics differ: %1").arg(stats.join(QStringLiteral("; ")));
+  if (raw && !keys.isEmpty())
+    *raw = QStringLiteral("memory_stats() keys:\n%1").arg(keys.join(QLatin1Char('\n')));
+  if (parts.isEmpty()) return QStringLiteral("every event, the final layout and statistics");
+  return QStringLiteral("every event; but %1").arg(parts.join(QStringLiteral("; ")));
+}
 
 void FactsModel::setDocument(TraceDocument* doc) {
   if (doc_) disconnect(doc_, nullptr, this, nullptr);
@@ -141,7 +159,10 @@ void FactsModel::rebuild() {
     if (const auto m = doc_->model()) {
       const auto& c = m->model->prepared.conformance;
       const QString g = QStringLiteral("model");
-      add(g, QStringLiteral("replays the recording"), conformanceText(c));
+      QString raw;
+      const QString replays = conformanceText(c, &raw);
+      add(g, QStringLiteral("replays the recording"), replays);
+      if (!raw.isEmpty()) rows_.back().tooltip = raw;
       if (c.first_divergence)
         add(g, QStringLiteral("first divergence"), QStringLiteral("event %1").arg(c.first_divergence->event_index));
       add(g, QStringLiteral("peak reserved came from"),
@@ -168,7 +189,8 @@ QVariant FactsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= static_cast<int>(rows_.size())) return {};
   const Row& r = rows_[static_cast<std::size_t>(index.row())];
   if (role == GroupRole) return r.group;
-  if (role == Qt::ToolTipRole) return r.group + QStringLiteral(": ") + r.value;
+  if (role == Qt::ToolTipRole)
+    return r.group + QStringLiteral(": ") + r.value + (r.tooltip.isEmpty() ? QString() : QStringLiteral("\n\n") + r.tooltip);
   if (role != Qt::DisplayRole) return {};
   if (index.column() == 0) return r.name;
   // A path may break after each '/' when the panel wraps it (a zero-width space), instead of

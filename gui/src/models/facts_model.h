@@ -11,6 +11,7 @@ struct Snapshot;
 }
 namespace reservoir::replay {
 struct PeakOrigin;
+struct ConformanceReport;
 }
 
 namespace reservoir::gui {
@@ -21,6 +22,11 @@ class TraceDocument;
 // made it, each with its top user frame; the HTML form adds both stacks (the peak marker's tooltip).
 QString peakOriginText(const traces::Snapshot& snap, const replay::PeakOrigin& origin);
 QString peakOriginHtml(const traces::Snapshot& snap, const replay::PeakOrigin& origin);
+
+// What the conformance replay reproduced, in words ("every event; but the recorded statistics
+// differ: peak of active small-pool blocks: recorded 247, model 250"); `raw`, when given and
+// statistics differ, gets them under their memory_stats() keys (the row's tooltip).
+QString conformanceText(const replay::ConformanceReport& c, QString* raw = nullptr);
 
 class FactsModel : public QAbstractTableModel {
   Q_OBJECT
@@ -38,6 +44,7 @@ class FactsModel : public QAbstractTableModel {
  private:
   struct Row {
     QString group, name, value;
+    QString tooltip;  // more than the value (e.g. the raw memory_stats() keys), or empty
   };
   void rebuild();
   TraceDocument* doc_ = nullptr;

@@ -1,5 +1,7 @@
 #include "widgets/sweep_dialog.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
 #include <QFutureWatcher>
 #include <QHeaderView>
@@ -31,7 +33,22 @@ void candidateToEdits(const std::vector<std::string>& flags, QStringList* edits,
 
 namespace {
 
-enum Column { kCandidate, kSaving, kPeak, kCalls, kPerStep, kPrice, kOom, kColumns };
+enum Column { kCandidate, kSaving, kPeak, kCalls, kPerStep, kPriceStep, kPrice, kPareto, kOom, kEdit, kColumns };
+
+// Inserted calls per training step: "2", "0.5", "1 every 150 steps" (rather than 0.00667).
+QString perStepText(const std::optional<double>& per_step) {
+  if (!per_step) return QStringLiteral("-");
+  if (*per_step <= 0) return QStringLiteral("0");
+  if (*per_step < 1) return QObject::tr("1 every %1 steps").arg(QString::number(1.0 / *per_step, 'g', 3));
+  return QString::number(*per_step, 'g', 3);
+}
+
+// The price of one training step's calls, when steps are known: the whole run's price over its steps.
+std::optional<double> pricePerStep(const replay::SweepCandidate& c) {
+  if (c.empty_cache_calls == 0) return c.calls_per_step ? std::optional<double>(0.0) : std::nullopt;
+  if (!c.calls_per_step) return std::nullopt;
+  return c.price_seconds * *c.calls_per_step / static_cast<double>(c.empty_cache_calls);
+}
 
 // A cell that sorts by a number while showing text.
 class NumberItem : public QTableWidgetItem {
@@ -56,11 +73,11 @@ constexpr int kRankRole = Qt::UserRole + 1;
 
 SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
     : QDialog(parent), doc_(doc), objective_(new QComboBox(this)), target_(new QLineEdit(this)),
-      progress_(new QProgressBar(this)), status_(new QLabel(this)), table_(new QTableWidget(this)),
-      use_(new QPushButton(tr("Run as a variant"), this)), close_(new QPushButton(tr("Close"), this)),
+      progress_(new QProgressBar(this)), status_(new QLabel(this)), device_label_(new QLabel(this)), table_(new QTableWidget(this)),
+      use_(new QPushButton(tr("Run as a variant"), this)), copy_(new QPushButton(tr("Copy edit"), this)), close_(new QPushButton(tr("Close"), this)),
       start_(new QPushButton(tr("Start"), this)) {
   setWindowTitle(tr("Sweep: where should cleanup go?"));
-  resize(1000, 520);
+  resize(1200, 560);
   objective_->addItem(tr("lowest peak reserved"), QStringLiteral("peak"));
   objective_->addItem(tr("lowest reserved at a point"), QStringLiteral("reserved"));
   objective_->addItem(tr("lowest peak inside an annotation"), QStringLiteral("peak-in"));
@@ -71,8 +88,15 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
   progress_->setRange(0, 1000);
   status_->setWordWrap(true);
   table_->setColumnCount(kColumns);
-  table_->setHorizontalHeaderLabels({tr("candidate"), tr("saving"), tr("peak reserved"), tr("empty_cache calls"),
-                                     tr("calls per step"), tr("price (whole run)"), tr("OOM")});
+  table_->setHorizontalHeaderLabels({tr("candidate"), tr("saving"), tr("peak reserved"),
+                                     tr("empty_cache calls (whole run)"), tr("calls per step"), tr("price per step"),
+                                     tr("price (whole run)"), tr("Pareto"), tr("OOM"), tr("edit (command line)")});
+  table_->horizontalHeaderItem(kPriceStep)->setToolTip(
+      tr("The time one training step's empty_cache calls cost (the whole run's price over its steps)"));
+  table_->horizontalHeaderItem(kPareto)->setToolTip(
+      tr("On the Pareto front: no other candidate saves as much for less"));
+  table_->horizontalHeaderItem(kEdit)->setToolTip(
+      tr("The candidate as reservoir whatif / gate flags; select a row and press Copy edit"));
   table_->horizontalHeaderItem(kPrice)->setToolTip(
       tr("The time the candidate's empty_cache calls cost over the whole trace (all its calls together)"));
   table_->horizontalHeaderItem(kPerStep)->setToolTip(
@@ -80,11 +104,14 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
   table_->horizontalHeaderItem(kCandidate)->setToolTip(tr("What the candidate changes; hover a row for all of it"));
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(kCandidate, QHeaderView::Stretch);
+  table_->setTextElideMode(Qt::ElideMiddle);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->hide();
   use_->setEnabled(false);
+  copy_->setEnabled(false);
+  copy_->setToolTip(tr("The selected candidate's edit as command-line flags, to the clipboard"));
   auto* objectiveRow = new QHBoxLayout;
   objectiveRow->addWidget(new QLabel(tr("Objective:"), this));
   objectiveRow->addWidget(objective_);
@@ -92,11 +119,16 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
   objectiveRow->addWidget(start_);
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(objectiveRow);
+  device_label_->setWordWrap(true);
+  device_label_->setText(tr("Device: as recorded (set capacity, overhead, fraction or settings in the What-if "
+                            "panel's Device group)"));
+  lay->addWidget(device_label_);
   lay->addWidget(status_);
   lay->addWidget(progress_);
   lay->addWidget(table_, 1);
   auto* buttons = new QHBoxLayout;
   buttons->addStretch(1);
+  buttons->addWidget(copy_);
   buttons->addWidget(close_);
   buttons->addWidget(use_);
   lay->addLayout(buttons);
@@ -108,8 +140,11 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
       reject();
   });
   connect(use_, &QPushButton::clicked, this, &SweepDialog::useSelected);
-  connect(table_, &QTableWidget::itemSelectionChanged, this,
-          [this] { use_->setEnabled(report_ && !table_->selectedItems().isEmpty()); });
+  connect(copy_, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(selectedEdit()); });
+  connect(table_, &QTableWidget::itemSelectionChanged, this, [this] {
+    use_->setEnabled(report_ && !table_->selectedItems().isEmpty());
+    copy_->setEnabled(!selectedEdit().isEmpty());
+  });
   connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { runRow(row); });
 }
 
@@ -141,6 +176,14 @@ QString SweepDialog::objectiveText() const {
 
 QString SweepDialog::statusText() const { return status_->text(); }
 
+void SweepDialog::setDevice(const replay::EditedRunOptions& device, const QString& words, const QString& settings) {
+  device_ = device;
+  device_settings_ = settings;
+  device_label_->setText(tr("Device: %1").arg(words));
+}
+
+QString SweepDialog::deviceText() const { return device_label_->text(); }
+
 void SweepDialog::start() {
   const auto model = doc_->model();
   if (!model || running_) return;
@@ -159,6 +202,7 @@ void SweepDialog::start() {
   QPointer<SweepDialog> self(this);
   auto cancel = cancel_;
   replay::SweepOptions o;
+  static_cast<replay::EditedRunOptions&>(o) = device_;
   o.objective = std::move(*objective);
   o.jobs = 1;  // keep a core for the GUI
   o.cancel = cancel.get();
@@ -208,12 +252,14 @@ void SweepDialog::showReport() {
                                     .arg(*rep.max_calls)
                                     .arg(QString::fromStdString(rep.max_calls_source))
                               : QString::fromStdString(rep.max_calls_source);
-  status_->setText(tr("%1 candidates in %2 s%3. Minimizing %4 (now %5); %6. Double-click a row to run it as a "
+  const QString steps = rep.steps ? tr("%1 training steps (%2)").arg(rep.steps->count).arg(QString::fromStdString(rep.steps->source))
+                                  : tr("training steps unknown");
+  status_->setText(tr("%1 candidates in %2 s%3. Minimizing %4 (now %5); %6; %7. Double-click a row to run it as a "
                       "variant.")
                        .arg(rep.evaluated)
                        .arg(rep.seconds, 0, 'f', 1)
                        .arg(rep.cancelled ? tr(" (cancelled: the rest were not replayed)") : QString())
-                       .arg(QString::fromStdString(rep.objective), sizeText(rep.baseline_objective), cap));
+                       .arg(QString::fromStdString(rep.objective), sizeText(rep.baseline_objective), steps, cap));
   table_->setSortingEnabled(false);
   table_->setRowCount(static_cast<int>(rep.candidates.size()));
   for (int r = 0; r < table_->rowCount(); ++r) fillRow(r, rep.candidates[static_cast<std::size_t>(r)], r);
@@ -233,12 +279,26 @@ void SweepDialog::fillRow(int r, const replay::SweepCandidate& c, int rank) {
   table_->setItem(r, kPeak, new NumberItem(sizeText(c.peak_reserved), static_cast<double>(c.peak_reserved), r));
   table_->setItem(r, kCalls,
                   new NumberItem(QString::number(c.empty_cache_calls), static_cast<double>(c.empty_cache_calls), r));
-  table_->setItem(r, kPerStep,
-                  new NumberItem(c.calls_per_step ? QString::number(*c.calls_per_step, 'g', 3) : tr("-"),
-                                 c.calls_per_step.value_or(0.0), r));
+  table_->setItem(r, kPerStep, new NumberItem(perStepText(c.calls_per_step), c.calls_per_step.value_or(0.0), r));
+  const auto step_price = pricePerStep(c);
+  table_->setItem(r, kPriceStep,
+                  new NumberItem(step_price ? QString::fromStdString(replay::priceText(*step_price)) : tr("-"),
+                                 step_price.value_or(0.0), r));
   table_->setItem(r, kPrice,
                   new NumberItem(QString::fromStdString(replay::priceText(c.price_seconds)), c.price_seconds, r));
+  // While the sweep runs the front is not known yet (it needs every candidate).
+  table_->setItem(r, kPareto, new QTableWidgetItem(rank >= 0 && c.pareto ? tr("yes") : QString()));
   table_->setItem(r, kOom, new QTableWidgetItem(c.oom ? tr("OOM") : tr("no")));
+  auto* edit = new QTableWidgetItem(QString::fromStdString(replay::shellWords(c.edits)));
+  edit->setToolTip(edit->text());
+  table_->setItem(r, kEdit, edit);
+}
+
+QString SweepDialog::selectedEdit() const {
+  const auto rows = table_->selectionModel()->selectedRows();
+  if (rows.isEmpty()) return {};
+  const auto* item = table_->item(rows.front().row(), kEdit);
+  return item ? item->text() : QString();
 }
 
 // While the sweep runs: each candidate as it is replayed, in arrival order (the final
@@ -261,6 +321,7 @@ void SweepDialog::runRow(int row) {
   QStringList edits;
   QString settings;
   candidateToEdits(report_->candidates[static_cast<std::size_t>(rank)].edits, &edits, &settings);
+  if (settings.isEmpty()) settings = device_settings_;
   emit runCandidate(edits, settings);
   accept();
 }

@@ -28,6 +28,11 @@ class SweepDialog : public QDialog {
   explicit SweepDialog(TraceDocument* doc, QWidget* parent = nullptr);
   ~SweepDialog() override;
   void start();
+  // The device the candidates run on (the what-if panel's Device group: capacity, overhead,
+  // fraction, settings), `words` saying so above the table; by default the recorded one.
+  // A candidate that changes no settings runs as a variant with `settings`.
+  void setDevice(const replay::EditedRunOptions& device, const QString& words, const QString& settings);
+  [[nodiscard]] QString deviceText() const;
   // The objective: "peak", "reserved:POINT" or "peak-in:ANNOTATION" (the choice above the table).
   void setObjective(const QString& text);
   [[nodiscard]] QString objectiveText() const;
@@ -38,6 +43,9 @@ class SweepDialog : public QDialog {
   // Cancel while the sweep runs, Close once it has ended; Start, then Run again.
   [[nodiscard]] QPushButton* closeButton() const { return close_; }
   [[nodiscard]] QPushButton* startButton() const { return start_; }
+  [[nodiscard]] QPushButton* copyButton() const { return copy_; }
+  // The selected row's edit as command-line flags (what Copy edit copies); empty: none selected.
+  [[nodiscard]] QString selectedEdit() const;
   [[nodiscard]] QProgressBar* progressBar() const { return progress_; }
   [[nodiscard]] QString statusText() const;
   // Runs the candidate of a table row (as sorted) as a variant.
@@ -63,12 +71,16 @@ class SweepDialog : public QDialog {
   QLineEdit* target_;
   QProgressBar* progress_;
   QLabel* status_;
+  QLabel* device_label_;
   QTableWidget* table_;
   QPushButton* use_;
+  QPushButton* copy_;
   QPushButton* close_;
   QPushButton* start_;
   std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<replay::SweepReport> report_;
+  replay::EditedRunOptions device_;
+  QString device_settings_;
   bool running_ = false;
   int arrived_ = 0;
 };

@@ -192,7 +192,14 @@ QWidget* WhatIfPanel::buildReportPane() {
 void WhatIfPanel::connectDocument() {
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& i) { doc_->selectVariant(i.isValid() ? i.row() : -1); });
-  connect(doc_, &TraceDocument::variantSelected, this, &WhatIfPanel::showSelected);
+  // Only a change of selection restores the inputs: a variant that finishes while the user types
+  // the next one leaves the fields alone.
+  connect(doc_, &TraceDocument::variantSelected, this, [this] {
+    const int sel = doc_->selectedVariant();
+    if (sel >= 0 && sel < static_cast<int>(doc_->variants().size()))
+      restoreInputs(doc_->variants()[static_cast<std::size_t>(sel)]);
+    showSelected();
+  });
   connect(doc_, &TraceDocument::variantsChanged, this, &WhatIfPanel::showSelected);
   connect(doc_, &TraceDocument::modelled, this, [this] {
     sweep_->setEnabled(true);
@@ -228,8 +235,27 @@ void WhatIfPanel::checkDevice() {
   device_error_->setVisible(!options);
 }
 
+// The Device group in words for the sweep dialog ("capacity H200 (150,109,880,320 B), overhead 2GiB").
+QString WhatIfPanel::deviceWords() const {
+  QStringList parts;
+  if (!device().capacity.isEmpty()) parts << tr("capacity %1").arg(capacity_->currentText().trimmed());
+  if (!overhead_->text().trimmed().isEmpty()) parts << tr("overhead %1").arg(overhead_->text().trimmed());
+  if (fraction_on_->isChecked()) parts << tr("memory fraction %1").arg(fraction_->value());
+  if (!settings_->text().trimmed().isEmpty()) parts << tr("settings %1").arg(settings_->text().trimmed());
+  return parts.isEmpty() ? tr("as recorded") : parts.join(QStringLiteral(", "));
+}
+
+// The sweep runs on the Device group's device: "does it fit, and with which cleanup" in one go.
 void WhatIfPanel::startSweep() {
+  const QString settings = settings_->text().trimmed();
+  const auto options = makeWhatIfOptions({}, settings, device());
+  if (!options) {
+    device_error_->setText(QString::fromStdString(options.message()));
+    device_error_->setVisible(true);
+    return;
+  }
   auto* dialog = new SweepDialog(doc_, this);
+  dialog->setDevice(*options, deviceWords(), settings);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &SweepDialog::runCandidate, this, &WhatIfPanel::runVariant);
   dialog->show();
@@ -294,6 +320,21 @@ void WhatIfPanel::showSelected() {
   const Variant& v = doc_->variants()[static_cast<std::size_t>(sel)];
   if (table_->currentIndex().row() != sel) table_->selectRow(sel);
   showReport(v);
+}
+
+// The selected variant's edits, settings and device back in their fields: what is shown is what
+// made the report, and running again after a change runs that change.
+void WhatIfPanel::restoreInputs(const Variant& v) {
+  edits_->setPlainText(v.edits.join(QLatin1Char('\n')));
+  settings_->setText(v.settings);
+  const int preset = v.device.capacity.isEmpty() ? 0 : capacity_->findData(v.device.capacity);
+  if (preset >= 0)
+    capacity_->setCurrentIndex(preset);
+  else
+    capacity_->setEditText(v.device.capacity);
+  overhead_->setText(v.device.overhead);
+  fraction_on_->setChecked(v.device.fraction.has_value());
+  if (v.device.fraction) fraction_->setValue(*v.device.fraction);
 }
 
 // The verdict (the library's sentence), the figures, and the stack of the what-if peak or of

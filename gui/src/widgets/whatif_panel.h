@@ -58,6 +58,7 @@ class WhatIfPanel : public QWidget {
   [[nodiscard]] QDoubleSpinBox* fractionBox() const { return fraction_; }
   [[nodiscard]] QLineEdit* settingsField() const { return settings_; }
   [[nodiscard]] QLabel* deviceError() const { return device_error_; }
+  [[nodiscard]] QPushButton* sweepButton() const { return sweep_; }
   [[nodiscard]] VariantDevice device() const;
 
  private:
@@ -67,8 +68,10 @@ class WhatIfPanel : public QWidget {
   void connectDocument();
   void addEdit();
   void startSweep();
+  [[nodiscard]] QString deviceWords() const;
   void showSelected();
   void showReport(const Variant& v);
+  void restoreInputs(const Variant& v);
   void checkDevice();
   TraceDocument* doc_;
   QComboBox* kind_;

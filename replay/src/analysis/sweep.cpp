@@ -289,15 +289,18 @@ void chooseCap(const PreparedTrace& p, const SweepOptions& o, SweepReport& rep) 
   }
 }
 
-// Marks the candidates no other beats on both saving and price (OOM ones left out) and lists
-// them cheapest first.
+// Marks the candidates no other beats on both saving and price and lists them cheapest first.
+// Those that run out of memory are left out while any candidate fits; when none does (a
+// recording that ran out of memory itself, replayed on its own device), all compete.
 void markPareto(SweepReport& rep) {
   auto& c = rep.candidates;
+  const bool any_fits = std::any_of(c.begin(), c.end(), [](const SweepCandidate& x) { return !x.oom; });
+  const auto out = [&](const SweepCandidate& x) { return x.oom && any_fits; };
   for (std::size_t i = 0; i < c.size(); ++i) {
-    if (c[i].oom || c[i].saving <= 0) continue;
+    if (out(c[i]) || c[i].saving <= 0) continue;
     bool dominated = false;
     for (std::size_t j = 0; j < c.size() && !dominated; ++j) {
-      if (j == i || c[j].oom) continue;
+      if (j == i || out(c[j])) continue;
       const bool no_worse = c[j].saving >= c[i].saving && c[j].price_seconds <= c[i].price_seconds;
       const bool better = c[j].saving > c[i].saving || c[j].price_seconds < c[i].price_seconds;
       dominated = no_worse && (better || j < i);  // equal twins: the better ranked one stays
@@ -329,7 +332,9 @@ SweepCandidate scoreCandidate(const Candidate& cand, const Evaluation& ev, const
   sc.mean_reserved = ev.run.mean_reserved;
   sc.depth = cand.depth;
   sc.within_cap = !rep.max_calls || sc.empty_cache_calls <= *rep.max_calls;
-  sc.oom = ev.run.oom.has_value() && !b.oom.has_value();
+  // Runs out of memory on the sweep's device: also when the unedited run does (then a candidate
+  // that fits is the fix, and one that does not is no answer).
+  sc.oom = ev.run.oom.has_value();
   return sc;
 }
 

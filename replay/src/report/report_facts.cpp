@@ -174,3 +174,9 @@ void fillVerdicts(Report& report) {
 }
 
 }  // namespace reservoir::replay::detail
+
+namespace reservoir::replay {
+
+std::string shellWords(const std::vector<std::string>& words) { return detail::shellLine(words); }
+
+}  // namespace reservoir::replay

@@ -120,7 +120,7 @@ struct SweepCandidate {
   bool settings = false;    // a settings candidate (no empty_cache)
   bool within_cap = true;   // empty_cache_calls <= the report's max_calls
   bool pareto = false;      // no other saves as much for less
-  bool oom = false;
+  bool oom = false;         // runs out of memory on the sweep's device (also when the unedited run does)
 };
 
 struct SweepReport {
