@@ -190,6 +190,7 @@ class Driver {
   std::vector<std::uint32_t> free_op_;  // by AllocationId: the op that freed it
   std::size_t step_start_ = 0;
   void pushOp(Op op, std::size_t first, std::size_t end);
+  [[nodiscard]] std::size_t opCountHint() const;
 
  public:
   void finishProgram(const traces::WindowStart& start);
@@ -296,9 +297,28 @@ void Driver::estimateCapacity(const traces::WindowStart& start) {
                     *capacity_));
 }
 
+// The ops the program will hold, nearly always exactly: each starts at an alloc, a free request,
+// an oom or an inferred empty_cache (a segment released). At 20 M events the ops are about a GB:
+// one reservation instead of growth by doubling (the old and the new list both in memory at
+// each step). A hint only: the list still grows past it if it must.
+std::size_t Driver::opCountHint() const {
+  std::size_t n = 0;
+  for (const auto& e : trace_.events)
+    switch (e.action) {
+      case Action::kAlloc:
+      case Action::kFreeRequested:
+      case Action::kOom:
+      case Action::kSegmentFree:
+      case Action::kSegmentUnmap: ++n; break;
+      default: break;
+    }
+  return n;
+}
+
 void Driver::run() {
   const std::size_t n = trace_.events.size();
   if (options_.keep_timeline) report_.timeline.reserve(n);  // one allocation, no doubling copies
+  if (options_.program) options_.program->ops.reserve(opCountHint());
   std::size_t next_progress = 0;
   std::vector<std::uint32_t> resets = options_.reset_peaks_at;
   std::sort(resets.begin(), resets.end());

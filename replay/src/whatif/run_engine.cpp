@@ -13,6 +13,8 @@ Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, c
   model_.rebind(&device_, wireSink());
   if (s.fraction < 1.0) model_.setMemoryFraction(s.fraction);
   for (const auto& pool : p.program.private_pools) model_.createPool(pool);
+  // A point per op: one reservation, not growth by doubling (at 20 M events, hundreds of MB).
+  if (s.keep_timeline) r_.timeline.reserve(p.program.ops.size() + 1);
   addEdits(edits);
   seed();
 }
@@ -226,7 +228,7 @@ RunResult Runner::run() {
     if (s_.cancel && (next_op_ & 4095) == 0 && s_.cancel->load(std::memory_order_relaxed)) break;
   }
   finish();
-  return r_;
+  return std::move(r_);  // the result is handed over (its timeline is not copied); the model stays
 }
 
 PeakAnalysis Runner::analyze() const {

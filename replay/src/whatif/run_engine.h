@@ -92,7 +92,7 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   // Replays to the end (or past settings.stop_after_op) and returns the result.
-  RunResult run();
+  RunResult run();  // to the end (or stop_after_op); hands its result over: result() is empty after it
   // Applies the items due before op `next_op_` and runs that op.
   void step();
   void finish();
