@@ -278,5 +278,17 @@ TEST_F(WhatIfPanelTest, TheSweepRunsOnTheDeviceGroupsDevice) {
   dialog->close();
 }
 
+
+// On a laptop's screen the What-if tab is about 330 px tall: the inputs scroll, and the variants
+// table keeps at least four rows' height instead of shrinking to its header.
+TEST_F(WhatIfPanelTest, TheVariantsTableKeepsRowsInAShortTab) {
+  panel_->resize(800, 330);
+  QApplication::processEvents();
+  QTableView* t = panel_->variantsView();
+  const int header = t->horizontalHeader()->height();
+  EXPECT_GE(t->height() - header, 4 * t->fontMetrics().height()) << t->height();
+  panel_->resize(1200, 800);
+}
+
 }  // namespace
 }  // namespace reservoir::gui

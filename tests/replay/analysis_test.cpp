@@ -241,6 +241,7 @@ TEST(Sweep, OnADeviceTooSmallEveryCandidateThatDoesNotFitIsOom) {
   ASSERT_TRUE(small.ok()) << small.message();
   ASSERT_GT(small->candidates.size(), 1u);
   for (const auto& c : small->candidates) EXPECT_TRUE(c.oom) << c.description;
+  EXPECT_TRUE(small->pareto.empty()) << "a front of candidates that do not fit";
   auto free = sweepOf(l);
   ASSERT_TRUE(free.ok()) << free.message();
   const auto best = std::find_if(free->candidates.begin(), free->candidates.end(),

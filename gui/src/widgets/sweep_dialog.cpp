@@ -1,6 +1,7 @@
 #include "widgets/sweep_dialog.h"
 
 #include <QApplication>
+#include <algorithm>
 #include <QClipboard>
 #include <QComboBox>
 #include <QFutureWatcher>
@@ -88,22 +89,26 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
   progress_->setRange(0, 1000);
   status_->setWordWrap(true);
   table_->setColumnCount(kColumns);
-  table_->setHorizontalHeaderLabels({tr("candidate"), tr("saving"), tr("peak reserved"),
-                                     tr("empty_cache calls (whole run)"), tr("calls per step"), tr("price per step"),
-                                     tr("price (whole run)"), tr("Pareto"), tr("OOM"), tr("edit (command line)")});
+  table_->setHorizontalHeaderLabels({tr("candidate"), tr("saving"), tr("peak reserved"), tr("empty_cache calls"),
+                                     tr("calls per step"), tr("price per step"), tr("price (whole run)"), tr("Pareto"),
+                                     tr("OOM"), tr("edit")});
+  table_->horizontalHeaderItem(kCalls)->setToolTip(tr("The empty_cache calls the candidate inserts in the whole trace"));
   table_->horizontalHeaderItem(kPriceStep)->setToolTip(
       tr("The time one training step's empty_cache calls cost (the whole run's price over its steps)"));
   table_->horizontalHeaderItem(kPareto)->setToolTip(
       tr("On the Pareto front: no other candidate saves as much for less"));
   table_->horizontalHeaderItem(kEdit)->setToolTip(
-      tr("The candidate as reservoir whatif / gate flags; select a row and press Copy edit"));
+      tr("The candidate as reservoir whatif / gate flags (whole on hover); select a row and press Copy edit"));
   table_->horizontalHeaderItem(kPrice)->setToolTip(
       tr("The time the candidate's empty_cache calls cost over the whole trace (all its calls together)"));
   table_->horizontalHeaderItem(kPerStep)->setToolTip(
       tr("Inserted empty_cache calls divided by the training steps the trace shows"));
   table_->horizontalHeaderItem(kCandidate)->setToolTip(tr("What the candidate changes; hover a row for all of it"));
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(kCandidate, QHeaderView::Stretch);
+  // The candidate keeps a third of the table (fitColumns), the figures fit their contents, and
+  // the edit (often a long quoted point) takes what is left; both elide, whole in their tooltips.
+  table_->horizontalHeader()->setSectionResizeMode(kCandidate, QHeaderView::Interactive);
+  table_->horizontalHeader()->setStretchLastSection(true);
   table_->setTextElideMode(Qt::ElideMiddle);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -149,6 +154,15 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
 }
 
 SweepDialog::~SweepDialog() { cancel_->store(true); }
+
+void SweepDialog::fitColumns() {
+  table_->setColumnWidth(kCandidate, std::max(200, table_->viewport()->width() * 35 / 100));
+}
+
+void SweepDialog::resizeEvent(QResizeEvent* event) {
+  QDialog::resizeEvent(event);
+  fitColumns();
+}
 
 void SweepDialog::showRunning(bool running) {
   close_->setText(running ? tr("Cancel") : tr("Close"));
@@ -252,7 +266,9 @@ void SweepDialog::showReport() {
                                     .arg(*rep.max_calls)
                                     .arg(QString::fromStdString(rep.max_calls_source))
                               : QString::fromStdString(rep.max_calls_source);
-  const QString steps = rep.steps ? tr("%1 training steps (%2)").arg(rep.steps->count).arg(QString::fromStdString(rep.steps->source))
+  const QString steps = rep.steps ? (rep.steps->count == 1 ? tr("1 training step (%1)")
+                                                           : tr("%1 training steps (%2)").arg(rep.steps->count))
+                                        .arg(QString::fromStdString(rep.steps->source))
                                   : tr("training steps unknown");
   status_->setText(tr("%1 candidates in %2 s%3. Minimizing %4 (now %5); %6; %7. Double-click a row to run it as a "
                       "variant.")

@@ -60,7 +60,11 @@ class SweepDialog : public QDialog {
   // The sweep ended (finished, cancelled or failed) and the table holds the final ranking.
   void finished();
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  void fitColumns();
   void showReport();
   void addArrived(const replay::SweepCandidate& c);
   void fillRow(int row, const replay::SweepCandidate& c, int rank);

@@ -14,6 +14,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -68,12 +69,26 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
       sweep_(new QPushButton(tr("Sweep..."), this)), model_(new VariantModel(doc, this)), table_(compactTable(model_, this)),
       verdict_(new QLabel(this)), figures_(new WhatIfFiguresModel(this)), figures_view_(compactTable(figures_, this)),
       stack_label_(new QLabel(this)), stack_(new StackModel(this)), copy_(new QPushButton(tr("Copy as text"), this)) {
-  auto* left = new QWidget(this);
-  auto* leftLay = new QVBoxLayout(left);
-  leftLay->setContentsMargins(0, 0, 0, 0);
-  leftLay->addLayout(buildEditForm());
-  leftLay->addWidget(buildDeviceGroup());
-  leftLay->addWidget(table_, 1);
+  // The inputs scroll when the tab is short (a laptop's 720 px leave it about 330), so that the
+  // variants table keeps a few rows under them instead of shrinking to its header.
+  auto* inputs = new QWidget(this);
+  auto* inputsLay = new QVBoxLayout(inputs);
+  inputsLay->setContentsMargins(0, 0, 0, 0);
+  inputsLay->addLayout(buildEditForm());
+  inputsLay->addWidget(buildDeviceGroup());
+  inputsLay->addStretch(1);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(inputs);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + 4 * table_->fontMetrics().height() * 3 / 2);
+  auto* left = new QSplitter(Qt::Vertical, this);
+  left->setChildrenCollapsible(false);
+  left->addWidget(scroll);
+  left->addWidget(table_);
+  left->setStretchFactor(0, 3);
+  left->setStretchFactor(1, 2);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(left);
   split->addWidget(buildReportPane());

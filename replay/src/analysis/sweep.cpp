@@ -289,18 +289,16 @@ void chooseCap(const PreparedTrace& p, const SweepOptions& o, SweepReport& rep) 
   }
 }
 
-// Marks the candidates no other beats on both saving and price and lists them cheapest first.
-// Those that run out of memory are left out while any candidate fits; when none does (a
-// recording that ran out of memory itself, replayed on its own device), all compete.
+// Marks the candidates no other beats on both saving and price (those that run out of memory
+// left out: on a device the run does not fit, the front is the cleanups that make it fit, and
+// empty when none does) and lists them cheapest first.
 void markPareto(SweepReport& rep) {
   auto& c = rep.candidates;
-  const bool any_fits = std::any_of(c.begin(), c.end(), [](const SweepCandidate& x) { return !x.oom; });
-  const auto out = [&](const SweepCandidate& x) { return x.oom && any_fits; };
   for (std::size_t i = 0; i < c.size(); ++i) {
-    if (out(c[i]) || c[i].saving <= 0) continue;
+    if (c[i].oom || c[i].saving <= 0) continue;
     bool dominated = false;
     for (std::size_t j = 0; j < c.size() && !dominated; ++j) {
-      if (j == i || out(c[j])) continue;
+      if (j == i || c[j].oom) continue;
       const bool no_worse = c[j].saving >= c[i].saving && c[j].price_seconds <= c[i].price_seconds;
       const bool better = c[j].saving > c[i].saving || c[j].price_seconds < c[i].price_seconds;
       dominated = no_worse && (better || j < i);  // equal twins: the better ranked one stays

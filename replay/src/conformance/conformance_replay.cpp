@@ -510,8 +510,9 @@ void Driver::doMalloc(std::size_t k, std::size_t first) {
   op.stream = t.stream;
   op.stack = t.stack;
   op.recorded_oom = t.action == Action::kOom;
-  op.pool = route;
-  if (restore) op.restore_at = t.addr;
+  if (options_.program)
+    op.route = internRoute(*options_.program,
+                           OpRoute{route, restore ? std::optional<sim::Addr>(t.addr) : std::nullopt});
   pushOp(op, first, oracle_.pos);
 }
 

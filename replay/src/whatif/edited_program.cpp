@@ -118,8 +118,8 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
         b.alloc = op.alloc.valid() ? op.alloc.value() : kNoAllocation;
         b.size = op.size;
         b.stream = op.stream;
-        b.pool = op.pool;
-        b.restore_at = op.restore_at;
+        b.pool = routeOf(program, op).pool;
+        b.restore_at = routeOf(program, op).restore_at;
         b.recorded_oom = op.recorded_oom;
         streams.insert(op.stream);
         ++out.mallocs;

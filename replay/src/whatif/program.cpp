@@ -6,6 +6,16 @@ namespace reservoir::replay {
 
 using traces::Action;
 
+std::uint32_t internRoute(Program& p, const OpRoute& route) {
+  if (!route.pool && !route.restore_at) return 0;
+  // Pool-only routes are a handful (one per private pool): look them up; each restore is its own.
+  if (!route.restore_at)
+    for (std::size_t i = 1; i < p.routes.size(); ++i)
+      if (p.routes[i] == route) return static_cast<std::uint32_t>(i);
+  p.routes.push_back(route);
+  return static_cast<std::uint32_t>(p.routes.size() - 1);
+}
+
 void indexBoundaries(Program& p) {
   p.at_boundary.assign(p.events + 1, static_cast<std::uint32_t>(p.ops.size()));
   std::size_t j = p.ops.size();

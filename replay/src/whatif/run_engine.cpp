@@ -129,7 +129,8 @@ void Runner::runOp(std::uint32_t j) {
   switch (op.kind) {
     case OpKind::kMalloc: {
       const std::uint64_t tag = op.alloc.valid() ? op.alloc.value() + 1u : 0u;
-      const auto res = detail::modelMalloc(model_, op.size, op.stream, tag, op.pool, op.restore_at);
+      const OpRoute& route = routeOf(p_.program, op);
+      const auto res = detail::modelMalloc(model_, op.size, op.stream, tag, route.pool, route.restore_at);
       const std::uint64_t request = mallocs_++;
       if (!res.ok()) {
         if (!r_.oom)

@@ -21,22 +21,31 @@ enum class OpKind : std::uint8_t { kMalloc, kFree, kEmptyCache };
 
 inline constexpr std::uint32_t kNoOp = std::numeric_limits<std::uint32_t>::max();
 
+// What few mallocs carry beyond the common fields (Program::routes): the private pool the
+// request is routed to, and a CUDA-graph tree's checkpoint restore, which takes the block at
+// this (recorded) address (sim::CachingAllocator::mallocAt; an ordinary malloc when no cached
+// block starts there). Entry 0 of the table is neither.
+struct OpRoute {
+  std::optional<traces::PoolId> pool;
+  std::optional<sim::Addr> restore_at;
+  friend bool operator==(const OpRoute&, const OpRoute&) = default;
+};
+
+// One request of the program: 48 bytes (at 20 M events the ops are the model's largest table).
 struct Op {
   OpKind kind = OpKind::kMalloc;
+  bool deferred = false;          // free with record_stream uses: completes later
+  bool recorded_oom = false;      // malloc that failed in the recording
   std::uint32_t first_event = 0;  // the recorded events this op produced: [first_event, end_event)
   std::uint32_t end_event = 0;
   AllocationId alloc;       // malloc / free
   sim::ByteCount size = 0;  // malloc: requested bytes (an oom records the rounded size)
   sim::StreamId stream = 0;
   StackId stack;                       // the allocation's stack
-  bool deferred = false;               // free with record_stream uses: completes later
   std::uint32_t completes_at = kNoOp;  // deferred free: the op at whose start the recording retired it
-  bool recorded_oom = false;           // malloc that failed in the recording
-  std::optional<traces::PoolId> pool;  // malloc routed to a private pool
-  // malloc of a CUDA-graph tree's checkpoint restore: the block at this (recorded) address
-  // (sim::CachingAllocator::mallocAt); an ordinary malloc when no cached block starts there.
-  std::optional<sim::Addr> restore_at;
+  std::uint32_t route = 0;             // malloc: its entry in Program::routes (0: default pool, no restore)
 };
+static_assert(sizeof(Op) <= 48, "Op grew: it is one per request of the trace");
 
 inline Op makeOp(OpKind kind, std::uint32_t first = 0, std::uint32_t end = 0) {
   Op op;
@@ -55,12 +64,19 @@ struct Program {
   // start the recording retired each (its free_completed), for the what-if completion model.
   std::vector<std::pair<AllocationId, std::uint32_t>> seed_completes_at;
   std::vector<traces::PoolId> private_pools;
+  std::vector<OpRoute> routes{OpRoute{}};  // Op::route's table; entry 0: default pool, no restore
   std::vector<sim::Addr> reservation_bases;  // expandable reservations, in the order they were made
   std::size_t events = 0;
   // Position of each event boundary among the ops: boundary b (between events b-1 and b)
   // lies before op at_boundary[b]. Size events + 1.
   std::vector<std::uint32_t> at_boundary;
 };
+
+// An op's route (its pool and checkpoint restore; entry 0 when it has none).
+inline const OpRoute& routeOf(const Program& program, const Op& op) { return program.routes[op.route]; }
+// The table entry for `route`: 0 for none, the existing entry of a pool-only route, a new one for
+// each checkpoint restore.
+std::uint32_t internRoute(Program& program, const OpRoute& route);
 
 // Fills `at_boundary` from the ops.
 void indexBoundaries(Program& program);
