@@ -660,6 +660,10 @@ TEST_F(WidgetsTest, TheFactsPanelShrinksOnALaptopScreen) {
   EXPECT_LE(window_->factsDock()->width(), 1280 / 4 + 8);
   EXPECT_LT(window_->factsDock()->width(), wide);
   EXPECT_GE(window_->factsDock()->width(), 200);
+  // The tabs under the plot get half of a short window's height (the report and the block list).
+  auto* page = window_->traceWidget(0);
+  EXPECT_GE(page->tabs()->height() + 4, page->timeline()->height())
+      << "tabs " << page->tabs()->height() << " px, timeline " << page->timeline()->height() << " px";
 }
 
 // With no variant selected, File > Export what-if as snapshot says that it writes the unedited

@@ -39,6 +39,7 @@ TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
   split_->setStretchFactor(0, 3);
   split_->setStretchFactor(1, 3);
   split_->setStretchFactor(2, 2);
+  connect(split_, &QSplitter::splitterMoved, this, [this] { user_split_ = true; });
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(0, 0, 0, 0);
   lay->addWidget(split_);
@@ -67,6 +68,20 @@ void TraceWidget::showFailure(const QString& message) {
 void TraceWidget::showTab(Tab tab) {
   QWidget* w[] = {state_, events_, callsites_, whatif_, segments_};
   tabs_->setCurrentWidget(w[static_cast<int>(tab)]);
+}
+
+void TraceWidget::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  const int h = split_->height();
+  if (user_split_ || !isVisible() || timeline_->isHidden()) return;
+  if (h >= 700) {
+    if (halved_) split_->setSizes(tall_sizes_);  // grown again: the shares it had when last tall
+    halved_ = false;
+    tall_sizes_ = split_->sizes();
+    return;
+  }
+  halved_ = true;
+  split_->setSizes({0, h / 2, h - h / 2});
 }
 
 void TraceWidget::emphasizeTimeline(bool on) {
