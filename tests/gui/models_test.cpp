@@ -222,6 +222,31 @@ TEST_F(ModelsTest, FactsSayWhatTheReplayReproduced) {
   }
 }
 
+// A window of a ring buffer says what its bands cannot show: the blocks allocated before it.
+TEST(FactsWindow, ATruncatedTraceNamesTheBlocksFromBeforeTheWindow) {
+  auto row = [](FactsModel& facts, const QString& name) {
+    for (int r = 0; r < facts.rowCount(); ++r)
+      if (facts.index(r, 0).data().toString() == name) return facts.index(r, 1).data().toString();
+    return QString();
+  };
+  TraceDocument ring(QString::fromStdString((test::testDataDir() / "traces/ring-expandable-s4.pickle.zst").string()));
+  ring.start();
+  ASSERT_TRUE(test_util::waitFor(ring, 120000));
+  ASSERT_TRUE(ring.isModelled()) << ring.error().toStdString();
+  ASSERT_FALSE(ring.recorded()->trace->facts.complete);
+  FactsModel facts;
+  facts.setDocument(&ring);
+  const QString before = row(facts, QStringLiteral("allocated before the window"));
+  EXPECT_TRUE(before.contains(QStringLiteral("blocks at the start"))) << before.toStdString();
+  EXPECT_FALSE(before.startsWith(QStringLiteral("0 bytes"))) << before.toStdString();
+  TraceDocument complete(QString::fromStdString(tinyTrace()));
+  complete.start();
+  ASSERT_TRUE(test_util::waitFor(complete, 120000));
+  FactsModel whole;
+  whole.setDocument(&complete);
+  EXPECT_TRUE(row(whole, QStringLiteral("allocated before the window")).isEmpty());
+}
+
 // A statistic that differs is named in words, with its memory_stats() key kept for the tooltip.
 TEST(FactsText, StatisticsMismatchesInPlainWords) {
   replay::ConformanceReport c;

@@ -2,6 +2,8 @@
 
 #include <QFont>
 
+#include <algorithm>
+
 #include "app/format.h"
 #include "app/trace_document.h"
 #include "reservoir/replay/peak_explain.h"
@@ -169,6 +171,30 @@ void FactsModel::rebuild() {
           peakOriginText(rec->trace->snapshot(), replay::peakOrigin(*m->model, replay::PeakQuantity::kReserved)));
       add(g, QStringLiteral("peak allocated (model)"),
           QStringLiteral("%1 at event %2").arg(sizeText(m->peak_allocated)).arg(m->peak_allocated_event));
+      if (!f.complete) {
+        // What the bands cannot show: blocks alive when the window began (no alloc event).
+        std::int64_t bytes = 0;
+        std::size_t blocks = 0;
+        for (const auto& seg : m->model->prepared.program.seed)
+          for (const auto& b : seg.blocks)
+            if (!b.pending) bytes += static_cast<std::int64_t>(b.size), ++blocks;
+        // Those the window frees have bands from its start; those it never frees have no event.
+        const auto& l = rec->trace->lifetimes;
+        std::int64_t banded = 0;
+        std::size_t banded_blocks = 0;
+        for (std::size_t a = 0; a < l.count(); ++a)
+          if (l.before_window[a]) banded += static_cast<std::int64_t>(l.size[a]), ++banded_blocks;
+        const std::size_t unbanded = blocks > banded_blocks ? blocks - banded_blocks : 0;
+        QString text = QStringLiteral("%1 in %2 blocks at the start").arg(sizeText(bytes)).arg(blocks);
+        if (unbanded > 0)
+          text += QStringLiteral("; %1 of them (about %2), never freed in the window, have no band: no event of "
+                                 "theirs is in the trace (the allocated curve includes them)")
+                      .arg(unbanded)
+                      .arg(sizeText(std::max<std::int64_t>(bytes - banded, 0)));
+        else
+          text += QStringLiteral(" (each has a band from the start: the window frees it)");
+        add(g, QStringLiteral("allocated before the window"), text);
+      }
       add(g, QStringLiteral("memory fraction"), QString::number(c.fraction));
       add(g, QStringLiteral("empty_cache calls (inferred)"), QString::number(c.empty_cache_calls));
       add(g, QStringLiteral("ops"), QString::number(m->model->prepared.program.ops.size()));

@@ -198,7 +198,7 @@ namespace {
 // The bands' swatch: stripes of the colours that cover most of the bands drawn (each stack
 // has its own colour), and the merged small blocks' grey; a texture one swatch wide, which the
 // legend lays from the swatch's corner.
-std::pair<QString, QPen> bandLegendEntry(const TimelineFrame& f) {
+std::pair<QString, QPen> bandLegendEntry(const TimelineFrame& f, bool window) {
   std::vector<std::uint32_t> colours = f.band_colours;
   colours.push_back(kMergedBandColour);
   QImage stripes(kLegendSwatchWidth, 1, QImage::Format_RGB32);
@@ -206,7 +206,11 @@ std::pair<QString, QPen> bandLegendEntry(const TimelineFrame& f) {
     stripes.setPixel(x, 0, colours[static_cast<std::size_t>(x) * colours.size() / kLegendSwatchWidth]);
   QPen band(Qt::NoPen);
   band.setBrush(QBrush(stripes));
-  return {QStringLiteral("live blocks (bands, a colour per stack; < %1 merged, grey)").arg(sizeText(f.bands.threshold)),
+  // A window of a ring buffer: the blocks allocated before it have no alloc event, so no band;
+  // the allocated curve includes them (the facts give their bytes).
+  return {QStringLiteral("live blocks (bands, a colour per stack; < %1 merged, grey%2)")
+              .arg(sizeText(f.bands.threshold),
+                   window ? QStringLiteral("; blocks older than the window, never freed: no band") : QString()),
           band};
 }
 
@@ -368,7 +372,7 @@ TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame
     if (!f.curves_rastered) paintCurve(p, plot, f.overlays[i], f.y, pen);
     legend.emplace_back(QStringLiteral("what-if: ") + d.overlay_names.value(static_cast<qsizetype>(i)), pen);
   }
-  if (!f.bands.offsets.empty()) legend.emplace_back(bandLegendEntry(f));
+  if (!f.bands.offsets.empty()) legend.emplace_back(bandLegendEntry(f, !rec.trace->facts.complete));
   paintAnnotations(p, plot, f, rec);
   paintOoms(p, plot, f);
   paintEditMarks(p, plot, d, layout);
