@@ -252,7 +252,6 @@ int runScaleCmd(const ScaleArgs& a, std::ostream& out, std::ostream& err) {
     auto st = traces::writeSnapshotFile(*r.trace.snapshot, a.out_path);
     if (!st.ok()) return fail(err, a.out_path + ": " + st.message());
   }
-  const bool capacity_known = r.report.capacity.has_value();
   std::optional<nlohmann::json> check;
   if (!a.measured.empty()) {
     auto c = checkJson(*scaler, r, a, err);

@@ -111,7 +111,8 @@ QLayout* WhatIfPanel::buildEditForm() {
   kind_->setToolTip(syntax);
   edits_->setToolTip(syntax);
   edits_->setPlaceholderText(tr("One edit per line (KIND POINT); Add edit puts one here."));
-  edits_->setMaximumHeight(80);
+  // Three lines: a variant rarely has more edits, and on a laptop the Device group stays in view.
+  edits_->setMaximumHeight(edits_->fontMetrics().lineSpacing() * 3 + 14);
   auto* add = new QPushButton(tr("Add edit"), this);
   auto* run = new QPushButton(tr("Run variant"), this);
   run->setDefault(true);
