@@ -304,5 +304,32 @@ TEST(CacheAtEvent, BeforeTheFirstOpIsTheStartState) {
   EXPECT_LE(a.releasable, a.cached);
 }
 
+// A ring buffer's window: the start state's blocks, and how many of them the window frees (those
+// have lifetimes from event 0, one per allocation the load stage marks before_window). A
+// complete trace has none.
+TEST(WindowStart, TheBlocksFromBeforeTheWindowAndThoseItFrees) {
+  auto loaded = loadTraceFile((test::testDataDir() / "traces/ring-expandable-s4.pickle.zst").string(), std::nullopt,
+                              nullptr, {});
+  ASSERT_TRUE(loaded) << loaded.message();
+  auto model = buildModelStage(**loaded, 256, nullptr, {});
+  ASSERT_TRUE(model) << model.message();
+  const WindowStartBlocks w = windowStartBlocks(**loaded, **model);
+  EXPECT_GT(w.blocks, 0u);
+  EXPECT_GT(w.bytes, 0);
+  EXPECT_LE(w.freed_blocks, w.blocks);
+  EXPECT_EQ(w.neverFreedBlocks(), w.blocks - w.freed_blocks);
+  std::size_t before = 0;
+  for (std::size_t a = 0; a < (*loaded)->lifetimes.count(); ++a) before += (*loaded)->lifetimes.before_window[a] ? 1 : 0;
+  EXPECT_EQ(w.freed_blocks, before);
+  auto complete = loadTraceFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string(), std::nullopt,
+                                nullptr, {});
+  ASSERT_TRUE(complete) << complete.message();
+  auto complete_model = buildModelStage(**complete, 256, nullptr, {});
+  ASSERT_TRUE(complete_model) << complete_model.message();
+  const WindowStartBlocks none = windowStartBlocks(**complete, **complete_model);
+  EXPECT_EQ(none.blocks, 0u);
+  EXPECT_EQ(none.bytes, 0);
+}
+
 }  // namespace
 }  // namespace reservoir::replay

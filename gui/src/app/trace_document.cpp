@@ -118,8 +118,6 @@ bool TraceDocument::busy() const {
   return running_ > 0 || ((recorded_ == nullptr || model_ == nullptr) && error_.isEmpty());
 }
 
-namespace {
-
 // "cleanup after:x.py:load, settings expandable_segments:True, capacity 80GiB, fraction 0.9".
 QString variantName(const QStringList& edits, const QString& settings, const VariantDevice& device) {
   QStringList parts = edits;
@@ -129,8 +127,6 @@ QString variantName(const QStringList& edits, const QString& settings, const Var
   if (device.fraction) parts << QStringLiteral("fraction %1").arg(*device.fraction);
   return parts.join(QStringLiteral(", "));
 }
-
-}  // namespace
 
 int TraceDocument::addVariant(const QStringList& edits, const QString& settings, const VariantDevice& device) {
   Variant v;

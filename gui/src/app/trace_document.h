@@ -107,6 +107,11 @@ class TraceDocument : public QObject {
   int next_id_ = 1;
 };
 
+// A variant's name from what it was given: "cleanup after:x.py:load, settings
+// expandable_segments:True, capacity 80GiB, fraction 0.9" (the edits, then the device's fields
+// that are set; empty when nothing is).
+QString variantName(const QStringList& edits, const QString& settings, const VariantDevice& device);
+
 // Parses edit texts ("cleanup POINT", "release SEL@POINT", "probe POINT", "demand B@POINT",
 // "reset-peaks POINT"), the settings and the device into what-if options (the library's rules);
 // the error names the bad text and the field it came from.

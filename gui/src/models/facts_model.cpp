@@ -2,8 +2,6 @@
 
 #include <QFont>
 
-#include <algorithm>
-
 #include "app/format.h"
 #include "app/trace_document.h"
 #include "reservoir/replay/peak_explain.h"
@@ -17,10 +15,7 @@ FactsModel::FactsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 namespace {
 
-// What the conformance replay found, in words: every event reproduced, and which final
-// figures differ (the capture's statistics are read at dump time, so e.g. a peak count the
-// process reached before recording started differs without any event being wrong). The
-// statistics are named in words (replay::statKeyWords); `raw` gets their memory_stats() keys.
+// A statistic's value as shown: a size for the byte counts.
 QString statValue(const std::string& key, const std::string& value) {
   if (!replay::statKeyIsBytes(key)) return QString::fromStdString(value);
   bool ok = false;
@@ -30,6 +25,10 @@ QString statValue(const std::string& key, const std::string& value) {
 
 }  // namespace
 
+// What the conformance replay found, in words: every event reproduced, and which final
+// figures differ (the capture's statistics are read at dump time, so e.g. a peak count the
+// process reached before recording started differs without any event being wrong). The
+// statistics are named in words (replay::statKeyWords); `raw` gets their memory_stats() keys.
 QString conformanceText(const replay::ConformanceReport& c, QString* raw) {
   if (c.first_divergence) return QStringLiteral("diverges at event %1").arg(c.first_divergence->event_index);
   QStringList parts, keys;
@@ -172,25 +171,14 @@ void FactsModel::rebuild() {
       add(g, QStringLiteral("peak allocated (model)"),
           QStringLiteral("%1 at event %2").arg(sizeText(m->peak_allocated)).arg(m->peak_allocated_event));
       if (!f.complete) {
-        // What the bands cannot show: blocks alive when the window began (no alloc event).
-        std::int64_t bytes = 0;
-        std::size_t blocks = 0;
-        for (const auto& seg : m->model->prepared.program.seed)
-          for (const auto& b : seg.blocks)
-            if (!b.pending) bytes += static_cast<std::int64_t>(b.size), ++blocks;
-        // Those the window frees have bands from its start; those it never frees have no event.
-        const auto& l = rec->trace->lifetimes;
-        std::int64_t banded = 0;
-        std::size_t banded_blocks = 0;
-        for (std::size_t a = 0; a < l.count(); ++a)
-          if (l.before_window[a]) banded += static_cast<std::int64_t>(l.size[a]), ++banded_blocks;
-        const std::size_t unbanded = blocks > banded_blocks ? blocks - banded_blocks : 0;
-        QString text = QStringLiteral("%1 in %2 blocks at the start").arg(sizeText(bytes)).arg(blocks);
-        if (unbanded > 0)
+        // What the bands cannot show: blocks alive when the window began that it never frees.
+        const replay::WindowStartBlocks w = replay::windowStartBlocks(*rec->trace, *m->model);
+        QString text = QStringLiteral("%1 in %2 blocks at the start").arg(sizeText(w.bytes)).arg(w.blocks);
+        if (w.neverFreedBlocks() > 0)
           text += QStringLiteral("; %1 of them (about %2), never freed in the window, have no band: no event of "
                                  "theirs is in the trace (the allocated curve includes them)")
-                      .arg(unbanded)
-                      .arg(sizeText(std::max<std::int64_t>(bytes - banded, 0)));
+                      .arg(w.neverFreedBlocks())
+                      .arg(sizeText(w.neverFreedBytes()));
         else
           text += QStringLiteral(" (each has a band from the start: the window frees it)");
         add(g, QStringLiteral("allocated before the window"), text);

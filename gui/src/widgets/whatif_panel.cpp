@@ -251,14 +251,11 @@ void WhatIfPanel::checkDevice() {
   device_error_->setVisible(!options);
 }
 
-// The Device group in words for the sweep dialog ("capacity H200 (150,109,880,320 B), overhead 2GiB").
+// The Device group in words for the sweep dialog, as a variant's name gives them ("settings
+// expandable_segments:True, capacity 80GiB"), or "as recorded".
 QString WhatIfPanel::deviceWords() const {
-  QStringList parts;
-  if (!device().capacity.isEmpty()) parts << tr("capacity %1").arg(capacity_->currentText().trimmed());
-  if (!overhead_->text().trimmed().isEmpty()) parts << tr("overhead %1").arg(overhead_->text().trimmed());
-  if (fraction_on_->isChecked()) parts << tr("memory fraction %1").arg(fraction_->value());
-  if (!settings_->text().trimmed().isEmpty()) parts << tr("settings %1").arg(settings_->text().trimmed());
-  return parts.isEmpty() ? tr("as recorded") : parts.join(QStringLiteral(", "));
+  const QString words = variantName({}, settings_->text().trimmed(), device());
+  return words.isEmpty() ? tr("as recorded") : words;
 }
 
 // The sweep runs on the Device group's device: "does it fit, and with which cleanup" in one go.

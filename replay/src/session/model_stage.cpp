@@ -13,6 +13,23 @@
 
 namespace reservoir::replay {
 
+WindowStartBlocks windowStartBlocks(const LoadStage& loaded, const ModelStage& model) {
+  WindowStartBlocks w;
+  for (const auto& seg : model.prepared.program.seed)
+    for (const auto& b : seg.blocks)
+      if (!b.pending) {
+        w.bytes += static_cast<std::int64_t>(b.size);
+        ++w.blocks;
+      }
+  const AllocationLifetimes& l = loaded.lifetimes;
+  for (std::size_t a = 0; a < l.count(); ++a)
+    if (l.before_window[a]) {
+      w.freed_bytes += static_cast<std::int64_t>(l.size[a]);
+      ++w.freed_blocks;
+    }
+  return w;
+}
+
 std::uint32_t ModelStage::opAtOrBefore(std::uint32_t event) const {
   auto it = std::upper_bound(op_event.begin(), op_event.end(), event);
   if (it == op_event.begin()) return kNoOp;

@@ -91,8 +91,9 @@ class Runner {
   Runner(const Runner& other);
   Runner& operator=(const Runner&) = delete;
 
-  // Replays to the end (or past settings.stop_after_op) and returns the result.
-  RunResult run();  // to the end (or stop_after_op); hands its result over: result() is empty after it
+  // Replays to the end (or past settings.stop_after_op) and hands the result over (moved out:
+  // result() is empty after it; the model's state stays for analyze()).
+  RunResult run();
   // Applies the items due before op `next_op_` and runs that op.
   void step();
   void finish();

@@ -112,6 +112,20 @@ struct ModelStage {
   [[nodiscard]] std::vector<sim::SegmentView> stateAtEvent(std::uint32_t event) const;
 };
 
+// The blocks live when a ring buffer's window began (the model's start state), and those of
+// them the window frees: these have lifetimes from its start (the timeline draws them), the
+// others no event in the trace at all. Zero for a complete trace. Bytes are block sizes for the
+// start state and the allocations' sizes for the freed ones, so their difference is approximate.
+struct WindowStartBlocks {
+  std::int64_t bytes = 0;
+  std::size_t blocks = 0;
+  std::int64_t freed_bytes = 0;  // of those, allocations the window frees
+  std::size_t freed_blocks = 0;
+  [[nodiscard]] std::size_t neverFreedBlocks() const { return blocks > freed_blocks ? blocks - freed_blocks : 0; }
+  [[nodiscard]] std::int64_t neverFreedBytes() const { return bytes > freed_bytes ? bytes - freed_bytes : 0; }
+};
+WindowStartBlocks windowStartBlocks(const LoadStage& loaded, const ModelStage& model);
+
 // Stage 1 for an already read snapshot (tests, benchmarks).
 Expected<std::unique_ptr<LoadStage>> buildLoadStage(Trace trace, std::optional<std::size_t> device = std::nullopt);
 Expected<std::unique_ptr<LoadStage>> loadTraceFile(const std::string& path, std::optional<std::size_t> device,
