@@ -78,6 +78,7 @@ class SweepCandidate(TypedDict, total=False):
     empty_cache_calls: int
     calls_per_step: Optional[float]
     price_seconds: float
+    price_per_step_seconds: Optional[float]
     within_cap: bool
     pareto: bool
     oom: bool

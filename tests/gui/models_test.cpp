@@ -332,6 +332,11 @@ TEST(AllocatorStateRule, TheStateViewSaysWhatTheWhatIfReportSays) {
   EXPECT_TRUE(h.contains(QStringLiteral("return 18.08 GiB"))) << h.toStdString();
   EXPECT_TRUE(h.contains(QStringLiteral("124.08 MiB stays cached, pinned in 3 segments"))) << h.toStdString();
   EXPECT_TRUE(h.contains(QStringLiteral("Mostly pinned by load (x.py:1)"))) << h.toStdString();
+  // On a laptop's narrow pane the headline wraps onto a second line rather than being cut.
+  map.resize(2400, 300);
+  const int wide = map.headlineHeight();
+  map.resize(500, 300);
+  EXPECT_GT(map.headlineHeight(), wide);
   // The segment list says what each pinned segment keeps, as the report lists it.
   SegmentModel segments;
   QAbstractItemModelTester seg_tester(&segments, QAbstractItemModelTester::FailureReportingMode::Fatal);

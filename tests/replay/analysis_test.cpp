@@ -13,6 +13,7 @@
 #include "cli_runner.h"
 #include "reservoir/replay/export.h"
 #include "reservoir/replay/report_json.h"
+#include "reservoir/replay/report_text.h"
 #include "reservoir/replay/sweep.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
@@ -341,6 +342,9 @@ TEST(Sweep, CallsPriceCapAndParetoFront) {
       ASSERT_TRUE(c.calls_per_step.has_value());
       EXPECT_DOUBLE_EQ(*c.calls_per_step,
                        static_cast<double>(c.empty_cache_calls) / static_cast<double>(rep->steps->count));
+      // The price of one step's calls: the whole run's over its steps (a front end derives nothing).
+      ASSERT_TRUE(c.price_per_step_seconds.has_value());
+      EXPECT_DOUBLE_EQ(*c.price_per_step_seconds, c.price_seconds / static_cast<double>(rep->steps->count));
     }
     saw_over_cap = saw_over_cap || !c.within_cap;
   }
@@ -445,6 +449,14 @@ TEST(WhatIfVerdict, OneSentenceFirst) {
   EXPECT_TRUE(settings.out.starts_with("settings ")) << settings.out.substr(0, 200);
 }
 
+TEST(SweepWords, CallsPerStepReadAsPeopleCountThem) {
+  EXPECT_EQ(perStepWords(2.0), "2 per step");
+  EXPECT_EQ(perStepWords(0.5), "1 every 2 steps");
+  EXPECT_EQ(perStepWords(1.0 / 150.0), "1 every 150 steps");
+  EXPECT_EQ(perStepWords(0.0), "none");
+  EXPECT_EQ(perStepWords(1.0), "1 per step");
+}
+
 TEST(SweepCli, ObjectivesCapAndJsonFields) {
   const std::string t = (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string();
   const auto r = cli({"sweep", t, "--jobs", "2", "--minimize", "before:broadcast_weights", "--top", "3"});
@@ -452,9 +464,11 @@ TEST(SweepCli, ObjectivesCapAndJsonFields) {
   EXPECT_NE(r.out.find("minimizing reserved at before:broadcast_weights"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("at most 1 in the trace, one per training step"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the Pareto front"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" in all, "), std::string::npos) << r.out;  // the price per step beside the whole run's
   const auto j = cli({"sweep", t, "--jobs", "2", "--max-calls", "3", "--json", "--top", "1000"});
   ASSERT_EQ(j.code, cli::kOk) << j.err;
-  for (const char* key : {"\"empty_cache_calls\"", "\"price_seconds\"", "\"calls_per_step\"", "\"pareto\"",
+  for (const char* key : {"\"empty_cache_calls\"", "\"price_seconds\"", "\"calls_per_step\"",
+                          "\"price_per_step_seconds\"", "\"pareto\"",
                           "\"max_calls\": 3", "\"within_cap\": false"})
     EXPECT_NE(j.out.find(key), std::string::npos) << key;
   EXPECT_EQ(cli({"sweep", t, "--minimize", "lowest"}).code, cli::kUsage);

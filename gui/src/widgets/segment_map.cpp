@@ -38,7 +38,21 @@ void SegmentMap::setSelectedBlock(int block) {
   update();
 }
 
-QRect SegmentMap::ribbonRect() const { return rect().adjusted(10, 52, -10, -6); }
+QFont SegmentMap::headlineFont() const {
+  QFont bold = font();
+  bold.setBold(true);
+  return bold;
+}
+
+// One line, or two where the headline does not fit the width (a laptop's side-by-side panes):
+// the sentence is read in full rather than cut.
+int SegmentMap::headlineHeight() const {
+  const QFontMetrics fm(headlineFont());
+  const bool one_line = !state_ || fm.horizontalAdvance(headline()) <= width() - 20;
+  return one_line ? 20 : 2 * fm.lineSpacing() + 2;
+}
+
+QRect SegmentMap::ribbonRect() const { return rect().adjusted(10, 32 + headlineHeight(), -10, -6); }
 
 SegmentLayout SegmentMap::layout() const {
   std::vector<std::uint64_t> sizes;
@@ -64,12 +78,13 @@ void SegmentMap::paintLegend(QPainter& p) const {
   p.setPen(QColor(50, 50, 50));
   p.drawText(QPoint(x + 18, 8 + fm.ascent()), tr("pins its segment (dashed: a pinned segment)"));
   if (state_) {
-    QFont bold = p.font();
-    bold.setBold(true);
-    p.setFont(bold);
+    p.setFont(headlineFont());
     const QString sum = headline();
-    p.drawText(QRect(10, 28, width() - 20, 20), Qt::AlignLeft | Qt::AlignVCenter,
-               QFontMetrics(bold).elidedText(sum, Qt::ElideRight, width() - 20));
+    const int h = headlineHeight();
+    if (h == 20)
+      p.drawText(QRect(10, 28, width() - 20, h), Qt::AlignLeft | Qt::AlignVCenter, sum);
+    else  // wrapped; a third line's worth (a very narrow pane) is cut, and the tooltip holds it whole
+      p.drawText(QRect(10, 28, width() - 20, h), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, sum);
   }
 }
 
@@ -190,7 +205,7 @@ bool SegmentMap::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip && state_) {
     auto* help = static_cast<QHelpEvent*>(event);
     const int b = blockAt(help->pos());
-    if (b < 0 && help->pos().y() >= 28 && help->pos().y() < 48) {  // the headline, in full
+    if (b < 0 && help->pos().y() >= 28 && help->pos().y() < 28 + headlineHeight()) {  // the headline, in full
       QToolTip::showText(help->globalPos(), headline(), this);
       return true;
     }

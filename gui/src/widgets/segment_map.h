@@ -20,6 +20,8 @@ class SegmentMap : public QWidget {
   void setState(std::shared_ptr<const AllocatorState> state, double scale_bytes, QString pin_stack = {});
   // The headline: what an empty_cache at the event returns and what stays pinned (the cache rule).
   [[nodiscard]] QString headline() const;
+  // Its height at this width: one line, or two where one does not hold it (it is never cut short).
+  [[nodiscard]] int headlineHeight() const;
   void setSelectedBlock(int block);
   // What the map says while it has no state ("appears when the model is ready" by default).
   void setPlaceholder(QString text);
@@ -37,6 +39,7 @@ class SegmentMap : public QWidget {
 
  private:
   [[nodiscard]] QRect ribbonRect() const;
+  [[nodiscard]] QFont headlineFont() const;
   [[nodiscard]] SegmentLayout layout() const;
   [[nodiscard]] int rowHeight() const { return 22; }
   [[nodiscard]] int rowPitch() const { return 28; }

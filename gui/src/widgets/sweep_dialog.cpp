@@ -36,19 +36,9 @@ namespace {
 
 enum Column { kCandidate, kSaving, kPeak, kCalls, kPerStep, kPriceStep, kPrice, kPareto, kOom, kEdit, kColumns };
 
-// Inserted calls per training step: "2", "0.5", "1 every 150 steps" (rather than 0.00667).
+// Inserted calls per training step in the library's words ("2 per step", "1 every 150 steps").
 QString perStepText(const std::optional<double>& per_step) {
-  if (!per_step) return QStringLiteral("-");
-  if (*per_step <= 0) return QStringLiteral("0");
-  if (*per_step < 1) return QObject::tr("1 every %1 steps").arg(QString::number(1.0 / *per_step, 'g', 3));
-  return QString::number(*per_step, 'g', 3);
-}
-
-// The price of one training step's calls, when steps are known: the whole run's price over its steps.
-std::optional<double> pricePerStep(const replay::SweepCandidate& c) {
-  if (c.empty_cache_calls == 0) return c.calls_per_step ? std::optional<double>(0.0) : std::nullopt;
-  if (!c.calls_per_step) return std::nullopt;
-  return c.price_seconds * *c.calls_per_step / static_cast<double>(c.empty_cache_calls);
+  return per_step ? QString::fromStdString(replay::perStepWords(*per_step)) : QStringLiteral("-");
 }
 
 // A cell that sorts by a number while showing text.
@@ -296,7 +286,7 @@ void SweepDialog::fillRow(int r, const replay::SweepCandidate& c, int rank) {
   table_->setItem(r, kCalls,
                   new NumberItem(QString::number(c.empty_cache_calls), static_cast<double>(c.empty_cache_calls), r));
   table_->setItem(r, kPerStep, new NumberItem(perStepText(c.calls_per_step), c.calls_per_step.value_or(0.0), r));
-  const auto step_price = pricePerStep(c);
+  const auto step_price = c.settings ? std::optional<double>(0.0) : c.price_per_step_seconds;
   table_->setItem(r, kPriceStep,
                   new NumberItem(step_price ? QString::fromStdString(replay::priceText(*step_price)) : tr("-"),
                                  step_price.value_or(0.0), r));

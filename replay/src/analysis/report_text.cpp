@@ -262,6 +262,12 @@ std::string priceText(double seconds) {
   return fmt::format("{:.1f} s", seconds);
 }
 
+std::string perStepWords(double calls_per_step) {
+  if (calls_per_step <= 0) return "none";
+  if (calls_per_step < 1) return fmt::format("1 every {:.3g} steps", 1.0 / calls_per_step);
+  return fmt::format("{:.3g} per step", calls_per_step);
+}
+
 std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path,
                              bool recorded) {
   const auto& b = rep.baseline;

@@ -327,6 +327,8 @@ SweepCandidate scoreCandidate(const Candidate& cand, const Evaluation& ev, const
   if (rep.steps && rep.steps->count > 0)
     sc.calls_per_step = static_cast<double>(sc.empty_cache_calls) / static_cast<double>(rep.steps->count);
   sc.price_seconds = sc.settings ? 0.0 : cleanupPriceSeconds(b, ev.run, cand.cleanups, o.price);
+  if (rep.steps && rep.steps->count > 0)
+    sc.price_per_step_seconds = sc.price_seconds / static_cast<double>(rep.steps->count);
   sc.mean_reserved = ev.run.mean_reserved;
   sc.depth = cand.depth;
   sc.within_cap = !rep.max_calls || sc.empty_cache_calls <= *rep.max_calls;
@@ -569,6 +571,8 @@ void worsen(SweepCandidate& into, const SweepCandidate& c, bool made, bool first
   into.empty_cache_calls = std::max(into.empty_cache_calls, c.empty_cache_calls);
   if (c.calls_per_step) into.calls_per_step = std::max(into.calls_per_step.value_or(0.0), *c.calls_per_step);
   into.price_seconds = std::max(into.price_seconds, c.price_seconds);
+  if (c.price_per_step_seconds)
+    into.price_per_step_seconds = std::max(into.price_per_step_seconds.value_or(0.0), *c.price_per_step_seconds);
   into.mean_reserved = std::max(into.mean_reserved, c.mean_reserved);
 }
 

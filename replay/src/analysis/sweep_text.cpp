@@ -22,7 +22,7 @@ std::string flagsText(const std::vector<std::string>& flags) {
 std::string callsText(const SweepCandidate& c) {
   if (c.settings) return "no empty_cache";
   std::string out = fmt::format("{} empty_cache call{}", c.empty_cache_calls, c.empty_cache_calls == 1 ? "" : "s");
-  if (c.calls_per_step) out += fmt::format(" ({:.3g} per step)", *c.calls_per_step);
+  if (c.calls_per_step) out += " (" + perStepWords(*c.calls_per_step) + ")";
   return out;
 }
 
@@ -32,9 +32,15 @@ std::string savingText(const SweepCandidate& c) {
   return "costs " + size(-c.saving) + " more";
 }
 
+std::string priceWords(const SweepCandidate& c) {
+  std::string out = priceText(c.price_seconds);
+  if (c.price_per_step_seconds && !c.settings) out += " in all, " + priceText(*c.price_per_step_seconds) + " per step";
+  return out;
+}
+
 std::string candidateLine(std::size_t rank, const SweepCandidate& c) {
   return fmt::format("{:>3}. {}; {}: {}, price {}{}{}\n     {}\n", rank, savingText(c), c.description, callsText(c),
-                     priceText(c.price_seconds), c.within_cap ? "" : " (over the call cap)",
+                     priceWords(c), c.within_cap ? "" : " (over the call cap)",
                      c.oom ? " (OUT OF MEMORY)" : "", flagsText(c.edits));
 }
 

@@ -49,6 +49,8 @@ nlohmann::json candidateJson(const SweepCandidate& c) {
                        {"pareto", c.pareto},
                        {"oom", c.oom}};
   cj["calls_per_step"] = c.calls_per_step ? nlohmann::json(*c.calls_per_step) : nlohmann::json(nullptr);
+  cj["price_per_step_seconds"] =
+      c.price_per_step_seconds ? nlohmann::json(*c.price_per_step_seconds) : nlohmann::json(nullptr);
   if (c.reserved_at_point) cj["reserved_at_point"] = *c.reserved_at_point;
   if (c.peak_in) cj["peak_in"] = *c.peak_in;
   return cj;
@@ -130,6 +132,7 @@ SweepCandidate candidateFromJson(const nlohmann::json& cj) {
   c.empty_cache_calls = cj.at("empty_cache_calls").get<std::size_t>();
   c.calls_per_step = optionalField<double>(cj, "calls_per_step");
   c.price_seconds = cj.at("price_seconds").get<double>();
+  c.price_per_step_seconds = optionalField<double>(cj, "price_per_step_seconds");
   c.mean_reserved = cj.at("mean_reserved").get<double>();
   c.depth = cj.at("depth").is_null() ? kAnnotationDepth : cj.at("depth").get<std::uint32_t>();
   c.settings = cj.at("settings").get<bool>();

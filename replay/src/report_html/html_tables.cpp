@@ -19,7 +19,13 @@ std::string savingWords(const SweepCandidate& c) {
 std::string callsWords(const SweepCandidate& c) {
   if (c.settings) return "no empty_cache";
   std::string out = fmt::format("{} call{}", c.empty_cache_calls, c.empty_cache_calls == 1 ? "" : "s");
-  if (c.calls_per_step) out += fmt::format(" ({:.3g} per step)", *c.calls_per_step);
+  if (c.calls_per_step) out += " (" + perStepWords(*c.calls_per_step) + ")";
+  return out;
+}
+
+std::string priceWords(const SweepCandidate& c) {
+  std::string out = priceText(c.price_seconds);
+  if (c.price_per_step_seconds && !c.settings) out += " in all (" + priceText(*c.price_per_step_seconds) + " per step)";
   return out;
 }
 
@@ -32,7 +38,7 @@ std::string candidateRow(const SweepCandidate& c, std::size_t i) {
       "type=\"button\">copy</button></td></tr>",
       c.pareto ? " class=\"pareto\"" : "", i + 1, esc(savingWords(c)), esc(c.description),
       c.within_cap ? "" : " (over the call cap)", c.oom ? " (OUT OF MEMORY)" : "", esc(callsWords(c)),
-      esc(priceText(c.price_seconds)), c.pareto ? "yes" : "", id, esc(flags), id);
+      esc(priceWords(c)), c.pareto ? "yes" : "", id, esc(flags), id);
 }
 
 std::string settingsRow(const Report& report, std::size_t v) {

@@ -33,6 +33,9 @@ std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& r
 std::string sweepReportText(const SweepReport& rep, const std::string& path, std::size_t top);
 // "~14.2 ms", "~1.3 s", "0" (settings).
 std::string priceText(double seconds);
+// Calls per training step as a person reads them: "2 per step", "0.5 per step", "1 every 150
+// steps" (rather than 0.00667), "none".
+std::string perStepWords(double calls_per_step);
 // Command-line words as one line a POSIX shell reads back as the same words (a candidate's
 // edits: "--cleanup after:x.py:load --set 'expandable_segments:True,...'").
 std::string shellWords(const std::vector<std::string>& words);

@@ -114,6 +114,7 @@ struct SweepCandidate {
   std::size_t empty_cache_calls = 0;              // inserted by the candidate, in the whole trace
   std::optional<double> calls_per_step;           // when steps are known
   double price_seconds = 0;                       // 0 for a settings candidate
+  std::optional<double> price_per_step_seconds;   // when steps are known: price_seconds over the steps
   double mean_reserved = 0;                       // reserved averaged over the run (ties)
   std::uint32_t depth = 0;  // the program's own frames around the placement (ties: nearer its top level);
                             // kAnnotationDepth at an annotation
