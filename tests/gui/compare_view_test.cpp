@@ -8,6 +8,7 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
+#include "app/format.h"
 #include "app/screenshot.h"
 #include "gui_test_util.h"
 #include "app/trace_document.h"
@@ -143,7 +144,18 @@ TEST_F(CompareViewTest, PeakLabelsDoNotOverlapAndStayInThePlot) {
     EXPECT_FALSE(l[0].intersects(l[1])) << "A at " << l[0].x() << "," << l[0].y() << " B at " << l[1].x() << ","
                                         << l[1].y();
     for (const QRect& r : l) EXPECT_TRUE(plot_->plotArea().adjusted(-1, -1, 1, 1).contains(r));
+    // Zoomed onto the peak, the label still names the run's peak.
+    const auto& f = window_->documents()[0]->recorded()->trace->series;
+    EXPECT_EQ(plot_->peakTexts()[0], QStringLiteral("peak %1").arg(sizeText(f.peak_reserved)));
   }
+  // Zoomed away from it, the view's highest is not called the peak.
+  plot_->resetZoom();
+  plot_->zoomBy(0.05, 2);
+  plot_->repaint();
+  const auto& f = window_->documents()[0]->recorded()->trace->series;
+  const QString t = plot_->peakTexts()[0];
+  EXPECT_TRUE(t.startsWith(QStringLiteral("highest in view "))) << t.toStdString();
+  EXPECT_TRUE(t.endsWith(QStringLiteral("(peak %1)").arg(sizeText(f.peak_reserved)))) << t.toStdString();
 }
 
 }  // namespace

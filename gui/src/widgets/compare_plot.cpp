@@ -78,6 +78,7 @@ ComparePlot::Series ComparePlot::seriesOf(const TraceDocument& d, const std::vec
   Series s;
   const auto& r = *d.recorded();
   s.reserved = envelope(r.reserved, cols);
+  s.run_peak = r.trace->series.peak_reserved;
   if (const auto m = d.model()) s.allocated = opEnvelope(m->allocated_lod, m->model->op_event, cols);
   for (std::size_t c = 0; c < cols.size(); ++c) {
     if (!s.reserved[c].valid) {
@@ -239,7 +240,9 @@ void ComparePlot::paintPeaks(QPainter& p, const QRect& plot, const Axis& y) {
     const Series& s = series_[side];
     at[side] = QPointF(plot.left() + static_cast<double>(s.peak_column) + 0.5,
                        plot.top() + y.toPixel(static_cast<double>(s.peak)));
-    text[side] = tr("peak %1").arg(sizeText(s.peak));
+    text[side] = s.peak >= s.run_peak ? tr("peak %1").arg(sizeText(s.peak))
+                                      : tr("highest in view %1 (peak %2)").arg(sizeText(s.peak), sizeText(s.run_peak));
+    peak_texts_[static_cast<std::size_t>(side)] = text[side];
     want.push_back({at[side].x(), at[side].y(), static_cast<double>(fm.horizontalAdvance(text[side])),
                     static_cast<double>(fm.height()), side == 1});
   }

@@ -51,6 +51,9 @@ class ComparePlot : public QWidget {
   [[nodiscard]] const QRect& titleRect() const { return title_rect_; }
   // Where the last paint put the two peak labels.
   [[nodiscard]] const std::array<QRect, 2>& peakLabels() const { return peak_labels_; }
+  // And their words: "peak 25.33 GiB", or, zoomed away from the run's peak, "highest in view
+  // 24.51 GiB (peak 25.33 GiB)" (the view's maximum is not called the peak).
+  [[nodiscard]] const std::array<QString, 2>& peakTexts() const { return peak_texts_; }
   // Each run's event and values at plot column `column` (empty outside the plot).
   [[nodiscard]] QString hoverText(int column) const;
   // The plot column of the hover line (none when the mouse is away).
@@ -70,7 +73,8 @@ class ComparePlot : public QWidget {
   struct Series {
     std::vector<ColumnEnvelope> reserved, allocated;
     std::uint32_t peak_column = 0;
-    std::int64_t peak = 0;
+    std::int64_t peak = 0;      // the highest reserved in view
+    std::int64_t run_peak = 0;  // the run's peak reserved (in view or not)
   };
   [[nodiscard]] bool ready() const;
   [[nodiscard]] QRect plotRect(QSize size) const;
@@ -98,6 +102,7 @@ class ComparePlot : public QWidget {
   QString title_shown_;
   QRect title_rect_;
   std::array<QRect, 2> peak_labels_;
+  std::array<QString, 2> peak_texts_;
 };
 
 }  // namespace reservoir::gui
