@@ -466,6 +466,8 @@ TEST_F(WidgetsTest, TheEventsDetailsPaneShowsTheHighlightedEvent) {
   const auto rec = doc->recorded();
   const auto& snap = rec->trace->snapshot();
   const auto& events = rec->trace->deviceTrace().events;
+  // Opened, before anything is clicked: the cursor's event is described (not "none highlighted").
+  EXPECT_EQ(page->events()->details()->fieldText(Field::kEvent), QString::number(doc->cursor()));
   std::uint32_t e = 1;
   while (e < events.size() && (events[e].action != traces::Action::kAlloc || snap.stack(events[e].stack).size() < 3))
     ++e;

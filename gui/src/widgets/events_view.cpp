@@ -84,6 +84,7 @@ EventsView::EventsView(TraceDocument* doc, QWidget* parent)
   });
   connect(doc_, &TraceDocument::loaded, this, [this] {
     model_->setTrace(doc_->recorded());
+    followCursor();  // the cursor's event (0 when a trace opens) is highlighted and described
     showDetails();
   });
   connect(doc_, &TraceDocument::cursorChanged, this, &EventsView::followCursor);
