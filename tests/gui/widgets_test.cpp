@@ -5,6 +5,7 @@
 #include <QClipboard>
 
 #include <QApplication>
+#include <QDialogButtonBox>
 #include <QDialog>
 #include <QDir>
 #include <QFile>
@@ -54,6 +55,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QPointer>
 #include <QPushButton>
 #include <QHeaderView>
 #include <QLocale>
@@ -185,7 +187,15 @@ TEST_F(WidgetsTest, TheHelpMenuAndThePointFieldShowTheLibrarysSyntax) {
   auto* text = dialog->findChild<QPlainTextEdit*>();
   ASSERT_NE(text, nullptr);
   EXPECT_EQ(text->toPlainText(), syntax);
-  dialog->close();
+  auto* buttons = dialog->findChild<QDialogButtonBox*>();
+  ASSERT_NE(buttons, nullptr) << "no Close button";
+  QPushButton* close = buttons->button(QDialogButtonBox::Close);
+  ASSERT_NE(close, nullptr);
+  ASSERT_TRUE(dialog->isVisible());
+  const QPointer<QDialog> guard(dialog);
+  close->click();
+  QApplication::processEvents();
+  EXPECT_TRUE(guard.isNull() || !guard->isVisible());
   window_->resize(1280, 720);
   auto* page = window_->traceWidget(0);
   page->showTab(TraceWidget::Tab::kWhatIf);

@@ -10,6 +10,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QDialog>
+#include <QDialogButtonBox>
 #include <QFontDatabase>
 #include <QPainter>
 #include <QPlainTextEdit>
@@ -88,8 +89,12 @@ void MainWindow::showPointHelp() {
   text->setReadOnly(true);
   text->setLineWrapMode(QPlainTextEdit::NoWrap);
   text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  // A Close button: without a window manager's title bar (or on a tiling one) Escape is not obvious.
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
   auto* lay = new QVBoxLayout(dialog);
   lay->addWidget(text);
+  lay->addWidget(buttons);
   dialog->resize(760, 320);
   dialog->show();
 }

@@ -76,7 +76,11 @@ void SegmentMap::paintLegend(QPainter& p) const {
   p.setPen(QPen(QColor(200, 0, 0), 2));
   p.drawRect(QRect(x, 9, 12, 12));
   p.setPen(QColor(50, 50, 50));
-  p.drawText(QPoint(x + 18, 8 + fm.ascent()), tr("pins its segment (dashed: a pinned segment)"));
+  // The long label where it fits, a short one on a narrow pane (cut, it read "a pinned segme").
+  QString pins = tr("pins its segment (dashed: a pinned segment)");
+  if (x + 18 + fm.horizontalAdvance(pins) > width() - 4) pins = tr("pins (dashed: pinned segment)");
+  if (x + 18 + fm.horizontalAdvance(pins) > width() - 4) pins = tr("pins");
+  p.drawText(QPoint(x + 18, 8 + fm.ascent()), pins);
   if (state_) {
     p.setFont(headlineFont());
     const QString sum = headline();
