@@ -173,6 +173,25 @@ TEST(WindowOpening, AtMostTheScreensAvailableSize) {
   EXPECT_EQ(openingSize(QSize(800, 600), QSize()), QSize(800, 600));
 }
 
+// Opened on a laptop's 1280x720 (the size openingSize gives it, before the window is shown), the
+// facts panel takes at most a quarter of the width: the first resize came before the panel was
+// visible and once left it at its full 440 px.
+TEST(WindowOpening, OnALaptopTheFactsPanelOpensNarrow) {
+  auto window = std::make_unique<MainWindow>();  // as the app opens it (app.cpp)
+  window->resize(openingSize(QSize(1600, 1000), QSize(1280, 720)));
+  window->openFiles({sample("resume-tiny/resume-main.rank0.pickle")});
+  window->show();
+  ASSERT_TRUE(waitUntilIdle(*window, 120000));
+  QApplication::processEvents();
+  EXPECT_LE(window->factsDock()->width(), window->width() / 4 + 8) << "window " << window->width();
+  // The names do not push the values out of view: the values keep most of the narrow panel.
+  auto* facts = qobject_cast<QTableView*>(window->factsDock()->widget());
+  ASSERT_NE(facts, nullptr);
+  const int view = facts->viewport()->width();
+  EXPECT_LE(facts->columnWidth(0), view * 45 / 100 + 1);
+  EXPECT_GE(facts->columnWidth(1), view / 2) << "values squeezed to " << facts->columnWidth(1) << " of " << view;
+}
+
 // Shrunk to 800x600 and grown back, the facts panel regains its width and shows its values
 // whole; at 2560x1440 the extra space goes to the plot, whose data spans it.
 TEST_F(WindowTest, LayoutAfterShrinkingAndOnALargeScreen) {

@@ -42,7 +42,10 @@ MainWindow::MainWindow(QWidget* parent)
   facts_view_->setModel(facts_);
   facts_view_->verticalHeader()->hide();
   facts_view_->horizontalHeader()->setStretchLastSection(true);
-  facts_view_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  facts_view_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+  facts_view_->viewport()->installEventFilter(this);
+  connect(facts_, &QAbstractItemModel::modelReset, this, &MainWindow::fitFactNames);
+  connect(facts_, &QAbstractItemModel::rowsInserted, this, &MainWindow::fitFactNames);
   facts_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   facts_view_->setWordWrap(true);
   facts_view_->setAlternatingRowColors(true);
@@ -144,6 +147,28 @@ QString MainWindow::statusText() const { return status_->text(); }
 
 void MainWindow::resizeEvent(QResizeEvent* event) {
   QMainWindow::resizeEvent(event);
+  fitFactsDock();
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == facts_view_->viewport() && event->type() == QEvent::Resize) fitFactNames();
+  return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::fitFactNames() {
+  const int names = static_cast<QAbstractItemView*>(facts_view_)->sizeHintForColumn(0);  // public there
+  const int cap = facts_view_->viewport()->width() * 45 / 100;
+  facts_view_->setColumnWidth(0, std::max(40, std::min(names, cap)));
+}
+
+// A window sized before it is shown (as the app opens it) had its resize while the panel was
+// not visible yet: the rule applies once more when it appears.
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  fitFactsDock();
+}
+
+void MainWindow::fitFactsDock() {
   // A window shrunk to a laptop's size squeezes the facts panel; when it grows again, give
   // the panel back the width it opened with (at most 30% of the window). A wider window
   // gives its extra width to the plot, not to the panel.

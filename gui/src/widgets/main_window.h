@@ -84,6 +84,13 @@ class MainWindow : public QMainWindow {
  protected:
   void closeEvent(QCloseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void showEvent(QShowEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
+  // The facts' name column: as wide as its names, but at most 45% of the panel (the values wrap
+  // in the rest; on a laptop the names wrap too rather than push the values out of view).
+  void fitFactNames();
+  // The facts panel's width for the window's (resizeEvent's rule).
+  void fitFactsDock();
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
