@@ -69,6 +69,11 @@ TEST_F(SegmentTimelineTest, ExpandableSegmentsMappedPagesAndTheirBlocks) {
   EXPECT_TRUE(on_blk.contains(QStringLiteral("stack top: "))) << on_blk.toStdString();
   const auto& snap = window_->documents()[0]->recorded()->trace->snapshot();
   EXPECT_TRUE(on_blk.contains(topUserFrame(snap, blk->stack).toHtmlEscaped())) << on_blk.toStdString();
+  // The block is drawn there in its stack's colour (the rastered block layer).
+  const QRgb colour = window_->documents()[0]->recorded()->stack_colour.at(blk->stack.value());
+  ASSERT_EQ(qAlpha(colour), 255);
+  const QImage img = view_->grab().toImage();
+  EXPECT_EQ(img.pixel(middle(blk->begin, blk->end, blk->addr, blk->size)) & 0xffffffu, colour & 0xffffffu);
   // Outside the plot: nothing.
   EXPECT_TRUE(view_->hoverText(QPoint(2, 2)).isEmpty());
 }

@@ -10,6 +10,7 @@
 #include <QWidget>
 
 #include <optional>
+#include <vector>
 
 #include "geometry/address_lanes.h"
 #include "geometry/axis.h"
@@ -59,6 +60,9 @@ class SegmentTimelineView : public QWidget {
   // The event and address under `pos`; false outside the plot or between lanes.
   bool hit(QPoint pos, std::uint32_t& event, std::uint64_t& addr) const;
   void paintSpans(QPainter& p, const QRect& plot);
+  void paintBlocks(QPainter& p, const QRect& plot);
+  // The stacked position of block `i` (from its segment's, without a lane search); none outside.
+  [[nodiscard]] std::optional<std::uint64_t> blockPosition(std::size_t i) const;
   void paintCursor(QPainter& p, const QRect& plot);
   [[nodiscard]] QString segmentText(std::uint32_t s) const;
   [[nodiscard]] QString blockText(std::uint32_t b) const;
@@ -71,6 +75,11 @@ class SegmentTimelineView : public QWidget {
   Axis x_;
   std::optional<QPoint> press_, drag_last_;
   std::size_t drawn_segments_ = 0;
+  // For culling without visiting every block: the latest end of each run of kBlockChunk blocks
+  // (blocks are in the order they began), and each segment's stacked position.
+  static constexpr std::size_t kBlockChunk = 1024;
+  std::vector<std::uint32_t> chunk_end_;
+  std::vector<std::optional<std::uint64_t>> segment_pos_;
 };
 
 }  // namespace reservoir::gui
