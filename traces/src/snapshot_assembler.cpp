@@ -655,6 +655,16 @@ Status SnapshotAssembler::assembleAnnotations(const Value& value) {
   Container* list = pool_.get(value);
   if (!list || list->kind != CKind::kList)
     return Status::error("'external_annotations' is " + typeName(value) + ", expected a list");
+  // The usual case: this list holds every staged annotation, in order; they are taken over whole
+  // (61 k on a training trace: no second copy).
+  bool whole = snap_.annotations.empty() && list->staged.size() == staged_annotations_.size();
+  for (std::size_t i = 0; whole && i < list->staged.size(); ++i) whole = list->staged[i] == i;
+  if (whole) {
+    snap_.annotations = std::move(staged_annotations_);
+    staged_annotations_ = {};
+    return {};
+  }
+  snap_.annotations.reserve(snap_.annotations.size() + list->staged.size());
   for (std::uint32_t idx : list->staged) snap_.annotations.push_back(std::move(staged_annotations_[idx]));
   return {};
 }
