@@ -146,6 +146,16 @@ TEST_F(WhatIfPanelTest, VariantNamesElideInTheMiddleAndShowInFullOnHover) {
   EXPECT_EQ(name.data().toString(), v.name);
   // The column is narrower than the name: the view elides it.
   EXPECT_LT(view->columnWidth(VariantModel::kName), QFontMetrics(view->font()).horizontalAdvance(v.name));
+  // On a laptop's pane the figures' columns fill the width, yet the names keep a readable column
+  // (a stretched first column had shrunk to a sliver); on a wide one they take the room left.
+  panel_->resize(560, 400);
+  QApplication::processEvents();
+  EXPECT_GE(view->columnWidth(VariantModel::kName), 150);
+  panel_->resize(2400, 600);
+  QApplication::processEvents();
+  int others = 0;
+  for (int c = 1; c < view->model()->columnCount(); ++c) others += view->columnWidth(c);
+  EXPECT_GE(view->columnWidth(VariantModel::kName) + others, view->viewport()->width() - 2);
 }
 
 TEST_F(WhatIfPanelTest, TheDeviceGroupOffersMeasuredPresetsAndTheLibrarysErrors) {

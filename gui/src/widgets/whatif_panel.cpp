@@ -1,5 +1,7 @@
 #include "widgets/whatif_panel.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -45,7 +47,35 @@ QString presetLabel(const replay::DevicePreset& p) {
   return QStringLiteral("%1 (%2 B%3)").arg(name, groupedDigits(p.total), observed);
 }
 
-// A table over `model` whose first column takes the room left (set once the model gives columns).
+// Keeps a table's first column (a variant's name, a figure) at the room the other columns
+// leave, but never narrower than kFirstColumnMin: a Stretch section shrinks to a sliver when the
+// others fill a laptop's pane ("ariai" for "variant"), and the names are what is read first.
+class FirstColumnFit : public QObject {
+ public:
+  static constexpr int kFirstColumnMin = 150;
+  explicit FirstColumnFit(QTableView* table) : QObject(table), table_(table) {
+    table->viewport()->installEventFilter(this);
+    connect(table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int section, int, int) {
+      if (section != 0) fit();
+    });
+  }
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (watched == table_->viewport() && event->type() == QEvent::Resize) fit();
+    return QObject::eventFilter(watched, event);
+  }
+  void fit() {
+    const QHeaderView* h = table_->horizontalHeader();
+    int others = 0;
+    for (int c = 1; c < h->count(); ++c) others += h->isSectionHidden(c) ? 0 : h->sectionSize(c);
+    table_->setColumnWidth(0, std::max(kFirstColumnMin, table_->viewport()->width() - others));
+  }
+
+ private:
+  QTableView* table_;
+};
+
+// A table over `model` whose first column takes the room left (FirstColumnFit), the others
+// their contents.
 QTableView* compactTable(QAbstractItemModel* model, QWidget* parent) {
   auto* t = new QTableView(parent);
   t->setModel(model);
@@ -53,9 +83,14 @@ QTableView* compactTable(QAbstractItemModel* model, QWidget* parent) {
   t->setSelectionBehavior(QAbstractItemView::SelectRows);
   t->setSelectionMode(QAbstractItemView::SingleSelection);
   t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+  t->horizontalHeader()->setStretchLastSection(false);
   t->setTextElideMode(Qt::ElideMiddle);  // long names and points keep both ends; the tooltip has them whole
   t->setWordWrap(false);
+  auto* fit = new FirstColumnFit(t);
+  QObject::connect(model, &QAbstractItemModel::modelReset, fit, &FirstColumnFit::fit);
+  QObject::connect(model, &QAbstractItemModel::rowsInserted, fit, &FirstColumnFit::fit);
+  QObject::connect(model, &QAbstractItemModel::layoutChanged, fit, &FirstColumnFit::fit);
   return t;
 }
 
