@@ -205,6 +205,12 @@ TEST_F(WidgetsTest, TheHelpMenuAndThePointFieldShowTheLibrarysSyntax) {
   const QFontMetrics fm(point->font());
   EXPECT_LE(fm.horizontalAdvance(point->placeholderText()), point->width() - 8)
       << "the placeholder is cut off at " << point->width() << " px";
+  // So do the Device group's (their whole explanation is the tooltip).
+  for (QLineEdit* field : {page->whatIf()->overheadField(), page->whatIf()->settingsField()}) {
+    EXPECT_LE(fm.horizontalAdvance(field->placeholderText()), field->width() - 8)
+        << field->placeholderText().toStdString() << " cut off at " << field->width() << " px";
+    EXPECT_FALSE(field->toolTip().isEmpty());
+  }
 }
 
 TEST_F(WidgetsTest, StateFollowsTheCursorAndShowsBlocks) {

@@ -159,14 +159,17 @@ QLayout* WhatIfPanel::buildEditForm() {
   pointRow->addWidget(kind_);
   pointRow->addWidget(point_, 1);
   pointRow->addWidget(add);
+  // The buttons beside the edits box (one row less: on a laptop the Device group stays in view).
+  auto* buttons = new QVBoxLayout;
+  buttons->addWidget(run);
+  buttons->addWidget(sweep_);
+  buttons->addStretch(1);
+  auto* editsRow = new QHBoxLayout;
+  editsRow->addWidget(edits_, 1);
+  editsRow->addLayout(buttons);
   auto* form = new QFormLayout;
   form->addRow(tr("Edit at a point"), pointRow);
-  form->addRow(tr("Edits"), edits_);
-  auto* buttons = new QHBoxLayout;
-  buttons->addStretch(1);
-  buttons->addWidget(sweep_);
-  buttons->addWidget(run);
-  form->addRow(buttons);
+  form->addRow(tr("Edits"), editsRow);
   connect(add, &QPushButton::clicked, this, &WhatIfPanel::addEdit);
   connect(point_, &QLineEdit::returnPressed, this, &WhatIfPanel::addEdit);
   connect(run, &QPushButton::clicked, this, &WhatIfPanel::runPending);
@@ -185,15 +188,19 @@ QGroupBox* WhatIfPanel::buildDeviceGroup() {
     capacity_->addItem(presetLabel(p), QString::fromStdString(replay::capacityText(p)));
   capacity_->setToolTip(tr("The device's memory as torch.cuda.mem_get_info() reports its total; or type a size "
                            "(141GiB, 80GB, 150109880320)"));
-  overhead_->setPlaceholderText(tr("memory outside PyTorch's cache (CUDA context, NCCL), e.g. 2GiB; empty: none"));
+  overhead_->setPlaceholderText(tr("outside PyTorch's cache, e.g. 2GiB; empty: none"));
+  overhead_->setToolTip(tr("Device memory used outside PyTorch's cache (the CUDA context, NCCL's buffers, other "
+                           "libraries), as a size: 2GiB, 1500MB; empty: none"));
   fraction_->setRange(0.0, 1.0);
   fraction_->setDecimals(4);
   fraction_->setSingleStep(0.05);
   fraction_->setValue(1.0);
   fraction_->setEnabled(false);
   fraction_on_->setToolTip(tr("torch.cuda.set_per_process_memory_fraction for the edited run; off: the recorded one"));
-  settings_->setPlaceholderText(
-      tr("PYTORCH_CUDA_ALLOC_CONF for the edited run, e.g. expandable_segments:True (empty: recorded)"));
+  settings_->setPlaceholderText(tr("PYTORCH_CUDA_ALLOC_CONF; empty: the recorded one"));
+  settings_->setToolTip(tr("The whole PYTORCH_CUDA_ALLOC_CONF of the edited run, as torch parses it (it replaces "
+                           "the recorded one), e.g. expandable_segments:True,max_split_size_mb:128; empty: the "
+                           "recorded settings"));
   device_error_->setStyleSheet(QStringLiteral("color: #c80000"));
   device_error_->setWordWrap(true);
   device_error_->hide();
