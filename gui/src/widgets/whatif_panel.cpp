@@ -48,12 +48,11 @@ QString presetLabel(const replay::DevicePreset& p) {
 }
 
 // Keeps a table's first column (a variant's name, a figure) at the room the other columns
-// leave, but never narrower than kFirstColumnMin: a Stretch section shrinks to a sliver when the
+// leave, but never narrower than `min_width`: a Stretch section shrinks to a sliver when the
 // others fill a laptop's pane ("ariai" for "variant"), and the names are what is read first.
 class FirstColumnFit : public QObject {
  public:
-  static constexpr int kFirstColumnMin = 150;
-  explicit FirstColumnFit(QTableView* table) : QObject(table), table_(table) {
+  FirstColumnFit(QTableView* table, int min_width) : QObject(table), table_(table), min_(min_width) {
     table->viewport()->installEventFilter(this);
     connect(table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int section, int, int) {
       if (section != 0) fit();
@@ -67,16 +66,17 @@ class FirstColumnFit : public QObject {
     const QHeaderView* h = table_->horizontalHeader();
     int others = 0;
     for (int c = 1; c < h->count(); ++c) others += h->isSectionHidden(c) ? 0 : h->sectionSize(c);
-    table_->setColumnWidth(0, std::max(kFirstColumnMin, table_->viewport()->width() - others));
+    table_->setColumnWidth(0, std::max(min_, table_->viewport()->width() - others));
   }
 
  private:
   QTableView* table_;
+  int min_;
 };
 
 // A table over `model` whose first column takes the room left (FirstColumnFit), the others
 // their contents.
-QTableView* compactTable(QAbstractItemModel* model, QWidget* parent) {
+QTableView* compactTable(QAbstractItemModel* model, QWidget* parent, int first_min) {
   auto* t = new QTableView(parent);
   t->setModel(model);
   t->verticalHeader()->hide();
@@ -87,7 +87,7 @@ QTableView* compactTable(QAbstractItemModel* model, QWidget* parent) {
   t->horizontalHeader()->setStretchLastSection(false);
   t->setTextElideMode(Qt::ElideMiddle);  // long names and points keep both ends; the tooltip has them whole
   t->setWordWrap(false);
-  auto* fit = new FirstColumnFit(t);
+  auto* fit = new FirstColumnFit(t, first_min);
   QObject::connect(model, &QAbstractItemModel::modelReset, fit, &FirstColumnFit::fit);
   QObject::connect(model, &QAbstractItemModel::rowsInserted, fit, &FirstColumnFit::fit);
   QObject::connect(model, &QAbstractItemModel::layoutChanged, fit, &FirstColumnFit::fit);
@@ -101,8 +101,8 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
       edits_(new QPlainTextEdit(this)), settings_(new QLineEdit(this)), capacity_(new QComboBox(this)),
       overhead_(new QLineEdit(this)), fraction_on_(new QCheckBox(tr("Memory fraction"), this)),
       fraction_(new QDoubleSpinBox(this)), device_error_(new QLabel(this)),
-      sweep_(new QPushButton(tr("Sweep..."), this)), model_(new VariantModel(doc, this)), table_(compactTable(model_, this)),
-      verdict_(new QLabel(this)), figures_(new WhatIfFiguresModel(this)), figures_view_(compactTable(figures_, this)),
+      sweep_(new QPushButton(tr("Sweep..."), this)), model_(new VariantModel(doc, this)), table_(compactTable(model_, this, 150)),
+      verdict_(new QLabel(this)), figures_(new WhatIfFiguresModel(this)), figures_view_(compactTable(figures_, this, 100)),
       stack_label_(new QLabel(this)), stack_(new StackModel(this)), copy_(new QPushButton(tr("Copy as text"), this)) {
   // The inputs scroll when the tab is short (a laptop's 720 px leave it about 330), so that the
   // variants table keeps a few rows under them instead of shrinking to its header.
@@ -230,7 +230,7 @@ QWidget* WhatIfPanel::buildReportPane() {
   figures_view_->setSelectionMode(QAbstractItemView::NoSelection);
 
   stack_label_->setWordWrap(true);
-  auto* stackView = compactTable(stack_, pane);
+  auto* stackView = compactTable(stack_, pane, 120);
   copy_->setToolTip(tr("The report as the command line prints it, to the clipboard"));
   copy_->setEnabled(false);
   auto* copyRow = new QHBoxLayout;
