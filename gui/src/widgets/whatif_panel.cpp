@@ -1,7 +1,5 @@
 #include "widgets/whatif_panel.h"
 
-#include <algorithm>
-
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -27,6 +25,7 @@
 #include "reservoir/replay/device_presets.h"
 #include "reservoir/replay/point_help.h"
 #include "reservoir/replay/report_text.h"
+#include "widgets/compact_table.h"
 #include "widgets/sweep_dialog.h"
 
 namespace reservoir::gui {
@@ -45,53 +44,6 @@ QString presetLabel(const replay::DevicePreset& p) {
   const QString name = QString::fromUtf8(p.name.data(), static_cast<qsizetype>(p.name.size()));
   const QString observed = p.source == replay::DevicePreset::Source::kObserved ? QStringLiteral(", as observed") : QString();
   return QStringLiteral("%1 (%2 B%3)").arg(name, groupedDigits(p.total), observed);
-}
-
-// Keeps a table's first column (a variant's name, a figure) at the room the other columns
-// leave, but never narrower than `min_width`: a Stretch section shrinks to a sliver when the
-// others fill a laptop's pane ("ariai" for "variant"), and the names are what is read first.
-class FirstColumnFit : public QObject {
- public:
-  FirstColumnFit(QTableView* table, int min_width) : QObject(table), table_(table), min_(min_width) {
-    table->viewport()->installEventFilter(this);
-    connect(table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int section, int, int) {
-      if (section != 0) fit();
-    });
-  }
-  bool eventFilter(QObject* watched, QEvent* event) override {
-    if (watched == table_->viewport() && event->type() == QEvent::Resize) fit();
-    return QObject::eventFilter(watched, event);
-  }
-  void fit() {
-    const QHeaderView* h = table_->horizontalHeader();
-    int others = 0;
-    for (int c = 1; c < h->count(); ++c) others += h->isSectionHidden(c) ? 0 : h->sectionSize(c);
-    table_->setColumnWidth(0, std::max(min_, table_->viewport()->width() - others));
-  }
-
- private:
-  QTableView* table_;
-  int min_;
-};
-
-// A table over `model` whose first column takes the room left (FirstColumnFit), the others
-// their contents.
-QTableView* compactTable(QAbstractItemModel* model, QWidget* parent, int first_min) {
-  auto* t = new QTableView(parent);
-  t->setModel(model);
-  t->verticalHeader()->hide();
-  t->setSelectionBehavior(QAbstractItemView::SelectRows);
-  t->setSelectionMode(QAbstractItemView::SingleSelection);
-  t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
-  t->horizontalHeader()->setStretchLastSection(false);
-  t->setTextElideMode(Qt::ElideMiddle);  // long names and points keep both ends; the tooltip has them whole
-  t->setWordWrap(false);
-  auto* fit = new FirstColumnFit(t, first_min);
-  QObject::connect(model, &QAbstractItemModel::modelReset, fit, &FirstColumnFit::fit);
-  QObject::connect(model, &QAbstractItemModel::rowsInserted, fit, &FirstColumnFit::fit);
-  QObject::connect(model, &QAbstractItemModel::layoutChanged, fit, &FirstColumnFit::fit);
-  return t;
 }
 
 }  // namespace
