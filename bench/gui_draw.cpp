@@ -1,6 +1,7 @@
 // Drawing the memory timeline: building one frame (column envelopes of every curve, the
 // live-block bands with every byte accounted for, their raster) for full, zoomed and
-// panned views, in event and time mode; plus the painting of the frame into an image.
+// panned views, in event and time mode; plus the painting of the frame into an image, and the
+// bands' colouring done once per trace at load.
 //   bench_gui_draw [--trace FILE]
 #include <benchmark/benchmark.h>
 
@@ -120,9 +121,23 @@ void BM_TimelinePaintOnly(benchmark::State& state) {
   }
 }
 
+// Colouring the bands (at load, once per trace): which stacks' blocks touch in the stack of live
+// blocks at three scales, then a greedy colouring of the stacks.
+void BM_StackColours(benchmark::State& state) {
+  load();
+  if (!g_rec) {
+    state.SkipWithError("cannot load the trace");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(stackColours(*g_rec));
+  state.counters["allocations"] = static_cast<double>(g_rec->trace->lifetimes.count());
+  state.counters["stacks"] = static_cast<double>(g_rec->stack_colour.size());
+}
+
 }  // namespace
 
 BENCHMARK(BM_TimelinePaintOnly)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StackColours)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TimelineFrame)->ArgsProduct({{1000, 100, 10, 1}, {0, 1}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TimelineRepaint)->Arg(1000)->Arg(100)->Arg(1)->Unit(benchmark::kMillisecond);
 

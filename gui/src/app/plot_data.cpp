@@ -11,11 +11,6 @@ LifetimeView RecordedPlot::lifetimes() const {
   return LifetimeView{l.begin, l.end, l.size, l.event_allocation, trace->series.live, event_size_class};
 }
 
-namespace {
-
-// A colour per stack, in the order of the stacks' first allocations, such that stacks whose
-// blocks lie on one another (at full detail, and with the blocks under 1/1000 and 1/100 of
-// the peak merged out, as at coarse zooms) get clearly different colours.
 std::vector<std::uint32_t> stackColours(const RecordedPlot& p) {
   const auto& l = p.trace->lifetimes;
   std::vector<std::uint32_t> stack_of(l.count(), kNoAllocation);
@@ -34,8 +29,6 @@ std::vector<std::uint32_t> stackColours(const RecordedPlot& p) {
   for (std::size_t k = 0; k < index.size(); ++k) out[k] = paletteColour(index[k]);
   return out;
 }
-
-}  // namespace
 
 std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const replay::LoadStage> trace) {
   auto p = std::make_shared<RecordedPlot>();

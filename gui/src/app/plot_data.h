@@ -37,6 +37,10 @@ struct OpCurve {
 };
 
 std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const replay::LoadStage> trace);
+// A colour per stack (RecordedPlot::stack_colour), in the order of the stacks' first allocations,
+// such that stacks whose blocks lie on one another (at full detail, and with the blocks under
+// 1/1000 and 1/100 of the peak merged out, as at coarse zooms) get clearly different colours.
+std::vector<std::uint32_t> stackColours(const RecordedPlot& p);
 std::shared_ptr<const ModelPlot> makeModelPlot(std::shared_ptr<const replay::ModelStage> model);
 std::shared_ptr<const OpCurve> makeOpCurve(const std::vector<replay::TimelinePoint>& timeline);
 
