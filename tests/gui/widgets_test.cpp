@@ -809,6 +809,30 @@ TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
   EXPECT_EQ(w.tabs()->count(), 1);
 }
 
+// Opened on a laptop's short window (shown while the file loads, as the app does), a failed page
+// still shows the message: the short-window rule had given the timeline's place half the height
+// and the message none.
+TEST(WidgetsBadFile, OnALaptopTheMessageIsShownWhole) {
+  QTemporaryDir dir;
+  const QString bad = dir.filePath(QStringLiteral("bad.pickle"));
+  QFile f(bad);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write("this is not a pickle");
+  f.close();
+  MainWindow w;
+  w.setBatchMode(true);
+  w.resize(1264, 672);
+  w.show();
+  QApplication::processEvents();
+  w.openFiles({bad});
+  QApplication::processEvents();
+  ASSERT_TRUE(waitUntilIdle(w, 120000));
+  QApplication::processEvents();
+  QLabel* failure = w.traceWidget(0)->failureLabel();
+  ASSERT_TRUE(failure->isVisible());
+  EXPECT_GE(failure->height(), failure->heightForWidth(failure->width())) << "the message is cut off";
+}
+
 TEST(AppOptions, ParsesViewsAndEdits) {
   QString err;
   auto o = parseAppOptions(

@@ -1,5 +1,7 @@
 #include "widgets/trace_widget.h"
 
+#include <algorithm>
+
 #include <QFileInfo>
 #include <QLabel>
 #include <QSplitter>
@@ -63,6 +65,14 @@ void TraceWidget::showFailure(const QString& message) {
   failure_->setText(tr("Could not open %1:\n\n%2").arg(QFileInfo(doc_->path()).fileName(), message));
   failure_->show();
   timeline_->hide();
+  // The message takes the timeline's place and share (on a short window the timeline's rule had
+  // left this place no height at all).
+  const QList<int> sizes = split_->sizes();
+  const int h = split_->height();
+  if (sizes.size() == 3 && h > 0) {
+    const int top = std::max(sizes[0] + sizes[1], std::max(failure_->heightForWidth(split_->width()), h / 3));
+    split_->setSizes({top, 0, std::max(h - top, 0)});
+  }
 }
 
 void TraceWidget::showTab(Tab tab) {
