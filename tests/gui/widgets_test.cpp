@@ -359,6 +359,9 @@ TEST_F(WidgetsTest, SweepFromThePanelRanksCandidates) {
   dialog.show();
   QApplication::processEvents();
   EXPECT_GE(table->columnWidth(0), 150) << "the candidate column was squeezed";
+  // Its share is of the table as laid out, not of the viewport before the layout sized it.
+  EXPECT_GE(table->columnWidth(0), table->viewport()->width() * 35 / 100 - 1)
+      << table->columnWidth(0) << " of " << table->viewport()->width();
   QStringList edits;
   QString settings;
   candidateToEdits({"--cleanup", "after:x.py:f", "--set", "expandable_segments:True"}, &edits, &settings);

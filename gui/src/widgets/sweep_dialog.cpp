@@ -98,6 +98,7 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
   // The candidate keeps a third of the table (fitColumns), the figures fit their contents, and
   // the edit (often a long quoted point) takes what is left; both elide, whole in their tooltips.
   table_->horizontalHeader()->setSectionResizeMode(kCandidate, QHeaderView::Interactive);
+  table_->viewport()->installEventFilter(this);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setTextElideMode(Qt::ElideMiddle);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -152,6 +153,13 @@ void SweepDialog::fitColumns() {
 void SweepDialog::resizeEvent(QResizeEvent* event) {
   QDialog::resizeEvent(event);
   fitColumns();
+}
+
+// The table's own resizes too: the layout sizes it after the dialog's resize, so the share taken
+// then was of a viewport not yet laid out (200 px of a 1160 px table).
+bool SweepDialog::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_->viewport() && event->type() == QEvent::Resize) fitColumns();
+  return QDialog::eventFilter(watched, event);
 }
 
 void SweepDialog::showRunning(bool running) {
