@@ -268,10 +268,11 @@ void SweepDialog::showReport() {
                                                            : tr("%1 training steps (%2)").arg(rep.steps->count))
                                         .arg(QString::fromStdString(rep.steps->source))
                                   : tr("training steps unknown");
-  status_->setText(tr("%1 candidates in %2 s%3. Minimizing %4 (now %5); %6; %7. Double-click a row to run it as a "
+  // "0.0 s" for a small trace's 30 ms read as nothing done: the same units as the Events table's times.
+  status_->setText(tr("%1 candidates in %2%3. Minimizing %4 (now %5); %6; %7. Double-click a row to run it as a "
                       "variant.")
                        .arg(rep.evaluated)
-                       .arg(rep.seconds, 0, 'f', 1)
+                       .arg(timeText(static_cast<std::int64_t>(rep.seconds * 1e6)))
                        .arg(rep.cancelled ? tr(" (cancelled: the rest were not replayed)") : QString())
                        .arg(QString::fromStdString(rep.objective), sizeText(rep.baseline_objective), steps, cap));
   table_->setSortingEnabled(false);
