@@ -4,15 +4,11 @@
 //   bench_gui_segment_timeline [--trace FILE]
 #include <benchmark/benchmark.h>
 
-#include <QApplication>
 #include <QImage>
 
-#include <memory>
 #include <string>
 
-#include "app/screenshot.h"
-#include "bench_common.h"
-#include "widgets/main_window.h"
+#include "bench_gui_window.h"
 #include "widgets/segment_timeline.h"
 #include "widgets/trace_widget.h"
 
@@ -22,18 +18,10 @@ using namespace reservoir;
 using namespace reservoir::gui;
 
 std::string g_trace;
-std::unique_ptr<MainWindow> g_window;
 
 SegmentTimelineView* view() {
-  if (!g_window) {
-    g_window = std::make_unique<MainWindow>();
-    g_window->setBatchMode(true);
-    g_window->resize(1600, 1000);
-    g_window->openFiles({QString::fromStdString(g_trace)});
-    g_window->show();
-    if (!waitUntilIdle(*g_window, 600000)) return nullptr;
-  }
-  auto* page = g_window->traceWidget(0);
+  MainWindow* window = bench::openedWindow(g_trace);
+  auto* page = window ? window->traceWidget(0) : nullptr;
   if (!page) return nullptr;
   auto* v = page->segmentTimeline();
   v->resize(1500, 420);
@@ -63,10 +51,4 @@ BENCHMARK(BM_SegmentTimelinePaint)->Arg(1000)->Arg(1)->Unit(benchmark::kMillisec
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  QApplication app(argc, argv);
-  const int rc = reservoir::bench::runWithTrace(argc, argv, g_trace);
-  g_window.reset();
-  return rc;
-}
+int main(int argc, char** argv) { return reservoir::bench::runGuiWithTrace(argc, argv, g_trace); }

@@ -4,16 +4,10 @@
 //   bench_gui_sweep_dialog [--trace FILE]
 #include <benchmark/benchmark.h>
 
-#include <QApplication>
-#include <QElapsedTimer>
-
-#include <memory>
 #include <string>
 
-#include "app/screenshot.h"
 #include "app/trace_document.h"
-#include "bench_common.h"
-#include "widgets/main_window.h"
+#include "bench_gui_window.h"
 #include "widgets/sweep_dialog.h"
 
 namespace {
@@ -22,22 +16,10 @@ using namespace reservoir;
 using namespace reservoir::gui;
 
 std::string g_trace;
-std::unique_ptr<MainWindow> g_window;
-
-TraceDocument* document() {
-  if (!g_window) {
-    g_window = std::make_unique<MainWindow>();
-    g_window->setBatchMode(true);
-    g_window->resize(1600, 1000);
-    g_window->openFiles({QString::fromStdString(g_trace)});
-    g_window->show();
-    if (!waitUntilIdle(*g_window, 600000)) return nullptr;
-  }
-  return g_window->documents().empty() ? nullptr : g_window->documents()[0];
-}
 
 void BM_SweepDialogToRankedTable(benchmark::State& state) {
-  TraceDocument* doc = document();
+  MainWindow* window = bench::openedWindow(g_trace);
+  TraceDocument* doc = window && !window->documents().empty() ? window->documents()[0] : nullptr;
   if (!doc || !doc->isModelled()) {
     state.SkipWithError("cannot load the trace");
     return;
@@ -63,10 +45,4 @@ BENCHMARK(BM_SweepDialogToRankedTable)->Unit(benchmark::kMillisecond)->UseRealTi
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  QApplication app(argc, argv);
-  const int rc = reservoir::bench::runWithTrace(argc, argv, g_trace);
-  g_window.reset();
-  return rc;
-}
+int main(int argc, char** argv) { return reservoir::bench::runGuiWithTrace(argc, argv, g_trace); }

@@ -68,6 +68,15 @@ namespace {
 
 using test_util::sample;
 
+// A file of `text` in `dir` (a snapshot that is not one); empty when it cannot be written.
+QString writeTextFile(const QTemporaryDir& dir, const QString& name, const char* text) {
+  const QString path = dir.filePath(name);
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(text) < 0) return {};
+  f.close();
+  return path;
+}
+
 // Fraction of pixels that differ from the most common colour: a blank image scores ~0.
 double inkShare(const QImage& img) {
   const QRgb bg = img.pixel(img.width() / 2, 2);
@@ -739,11 +748,8 @@ TEST_F(WidgetsTest, QuitAsksWhenVariantsWouldBeLost) {
 
 TEST(WidgetsBadFile, ShowsTheReadersMessage) {
   QTemporaryDir dir;
-  const QString bad = dir.filePath(QStringLiteral("bad.pickle"));
-  QFile f(bad);
-  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-  f.write("this is not a pickle");
-  f.close();
+  const QString bad = writeTextFile(dir, QStringLiteral("bad.pickle"), "this is not a pickle");
+  ASSERT_FALSE(bad.isEmpty());
   MainWindow w;
   w.setBatchMode(true);
   w.openFiles({bad});
@@ -761,11 +767,8 @@ TEST(WidgetsBadFile, ShowsTheReadersMessage) {
 // status bar speaks of the trace in view.
 TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
   QTemporaryDir dir;
-  const QString bad = dir.filePath(QStringLiteral("bad.pickle"));
-  QFile f(bad);
-  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-  f.write("this is not a pickle");
-  f.close();
+  const QString bad = writeTextFile(dir, QStringLiteral("bad.pickle"), "this is not a pickle");
+  ASSERT_FALSE(bad.isEmpty());
   MainWindow w;
   w.setBatchMode(true);
   w.openFiles({sample("resume-tiny/resume-main.rank0.pickle"), bad});
@@ -818,11 +821,8 @@ TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
 // and the message none.
 TEST(WidgetsBadFile, OnALaptopTheMessageIsShownWhole) {
   QTemporaryDir dir;
-  const QString bad = dir.filePath(QStringLiteral("bad.pickle"));
-  QFile f(bad);
-  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-  f.write("this is not a pickle");
-  f.close();
+  const QString bad = writeTextFile(dir, QStringLiteral("bad.pickle"), "this is not a pickle");
+  ASSERT_FALSE(bad.isEmpty());
   MainWindow w;
   w.setBatchMode(true);
   w.resize(1264, 672);
