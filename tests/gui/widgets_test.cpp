@@ -746,10 +746,18 @@ TEST_F(WidgetsTest, QuitAsksWhenVariantsWouldBeLost) {
   EXPECT_TRUE(window_->close());
 }
 
-TEST(WidgetsBadFile, ShowsTheReadersMessage) {
+// A file that is not a snapshot, for the pages of a failed open.
+class WidgetsBadFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bad = writeTextFile(dir, QStringLiteral("bad.pickle"), "this is not a pickle");
+    ASSERT_FALSE(bad.isEmpty());
+  }
   QTemporaryDir dir;
-  const QString bad = writeTextFile(dir, QStringLiteral("bad.pickle"), "this is not a pickle");
-  ASSERT_FALSE(bad.isEmpty());
+  QString bad;
+};
+
+TEST_F(WidgetsBadFile, ShowsTheReadersMessage) {
   MainWindow w;
   w.setBatchMode(true);
   w.openFiles({bad});
@@ -765,10 +773,7 @@ TEST(WidgetsBadFile, ShowsTheReadersMessage) {
 
 // A failed open says so in its own tab at once, can be closed, and makes no Compare tab; the
 // status bar speaks of the trace in view.
-TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
-  QTemporaryDir dir;
-  const QString bad = writeTextFile(dir, QStringLiteral("bad.pickle"), "this is not a pickle");
-  ASSERT_FALSE(bad.isEmpty());
+TEST_F(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
   MainWindow w;
   w.setBatchMode(true);
   w.openFiles({sample("resume-tiny/resume-main.rank0.pickle"), bad});
@@ -819,10 +824,7 @@ TEST(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
 // Opened on a laptop's short window (shown while the file loads, as the app does), a failed page
 // still shows the message: the short-window rule had given the timeline's place half the height
 // and the message none.
-TEST(WidgetsBadFile, OnALaptopTheMessageIsShownWhole) {
-  QTemporaryDir dir;
-  const QString bad = writeTextFile(dir, QStringLiteral("bad.pickle"), "this is not a pickle");
-  ASSERT_FALSE(bad.isEmpty());
+TEST_F(WidgetsBadFile, OnALaptopTheMessageIsShownWhole) {
   MainWindow w;
   w.setBatchMode(true);
   w.resize(1264, 672);
