@@ -786,6 +786,14 @@ TEST_F(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
   EXPECT_FALSE(w.statusText().contains(QStringLiteral("could not open"))) << w.statusText().toStdString();
   w.showTrace(1);
   EXPECT_TRUE(w.statusText().contains(QStringLiteral("could not open"))) << w.statusText().toStdString();
+  // The facts panel says which file and why, rather than nothing.
+  auto* facts = qobject_cast<QTableView*>(w.factsDock()->widget());
+  ASSERT_NE(facts, nullptr);
+  QString why;
+  for (int r = 0; r < facts->model()->rowCount(); ++r)
+    if (facts->model()->index(r, 0).data().toString() == QStringLiteral("could not open"))
+      why = facts->model()->index(r, 1).data().toString();
+  EXPECT_TRUE(why.startsWith(QStringLiteral("not a PyTorch memory snapshot"))) << why.toStdString();
   EXPECT_TRUE(w.statusText().contains(QStringLiteral("not a PyTorch memory snapshot: the file starts with text")))
       << w.statusText().toStdString();
   EXPECT_TRUE(w.tabs()->tabToolTip(1).startsWith(QStringLiteral("not a PyTorch memory snapshot")))

@@ -1,5 +1,6 @@
 #include "models/facts_model.h"
 
+#include <QFileInfo>
 #include <QFont>
 
 #include "app/format.h"
@@ -60,6 +61,7 @@ void FactsModel::setDocument(TraceDocument* doc) {
   if (doc_) {
     connect(doc_, &TraceDocument::loaded, this, &FactsModel::rebuild);
     connect(doc_, &TraceDocument::modelled, this, &FactsModel::rebuild);
+    connect(doc_, &TraceDocument::failedToLoad, this, &FactsModel::rebuild);
     connect(doc_, &QObject::destroyed, this, [this] {
       doc_ = nullptr;
       rebuild();
@@ -190,6 +192,16 @@ void FactsModel::rebuild() {
     if (!f.anomalies.empty())
       for (const auto& line : QString::fromStdString(f.anomalies).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
         add(QStringLiteral("anomalies"), line.section(QLatin1Char(' '), 2, 2), line);
+  }
+  if (!rec && doc_ && doc_->failed()) {
+    // A file that did not open: which file, and why (the panel was empty).
+    const QString t = QStringLiteral("trace");
+    rows_.push_back(Row{t, QStringLiteral("file"), doc_->path()});
+    const QFileInfo info(doc_->path());
+    if (info.exists()) rows_.push_back(Row{t, QStringLiteral("file size"), sizeText(info.size())});
+    rows_.push_back(Row{t, QStringLiteral("could not open"),
+                        doc_->errorHeadline().isEmpty() ? doc_->error() : doc_->errorHeadline()});
+    rows_.back().tooltip = doc_->error();
   }
   endResetModel();
 }
