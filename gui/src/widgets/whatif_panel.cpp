@@ -140,7 +140,7 @@ QGroupBox* WhatIfPanel::buildDeviceGroup() {
     capacity_->addItem(presetLabel(p), QString::fromStdString(replay::capacityText(p)));
   capacity_->setToolTip(tr("The device's memory as torch.cuda.mem_get_info() reports its total; or type a size "
                            "(141GiB, 80GB, 150109880320)"));
-  overhead_->setPlaceholderText(tr("outside PyTorch's cache, e.g. 2GiB; empty: none"));
+  overhead_->setPlaceholderText(tr("e.g. 2GiB; empty: none"));
   overhead_->setToolTip(tr("Device memory used outside PyTorch's cache (the CUDA context, NCCL's buffers, other "
                            "libraries), as a size: 2GiB, 1500MB; empty: none"));
   fraction_->setRange(0.0, 1.0);
@@ -156,13 +156,14 @@ QGroupBox* WhatIfPanel::buildDeviceGroup() {
   device_error_->setStyleSheet(QStringLiteral("color: #c80000"));
   device_error_->setWordWrap(true);
   device_error_->hide();
-  auto* fractionRow = new QHBoxLayout;
-  fractionRow->addWidget(fraction_on_);
-  fractionRow->addWidget(fraction_, 1);
+  // Overhead and fraction share a row (one row less: on a laptop more of the group is in view).
+  auto* overheadRow = new QHBoxLayout;
+  overheadRow->addWidget(overhead_, 1);
+  overheadRow->addWidget(fraction_on_);
+  overheadRow->addWidget(fraction_);
   auto* form = new QFormLayout(group);
   form->addRow(tr("Capacity"), capacity_);
-  form->addRow(tr("Overhead"), overhead_);
-  form->addRow(fractionRow);
+  form->addRow(tr("Overhead"), overheadRow);
   form->addRow(tr("Settings"), settings_);
   form->addRow(device_error_);
   connect(capacity_, &QComboBox::currentTextChanged, this, &WhatIfPanel::checkDevice);
