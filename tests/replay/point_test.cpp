@@ -65,6 +65,31 @@ TEST(Point, AfterAndBeforeOfTheLoadAndTheBroadcastShareAGap) {
   EXPECT_LT((*after)[0].phase, (*before)[0].phase);
 }
 
+// A sweep resolves its hundred points with one EventStacks: each gives the gaps it gives alone,
+// and the index holds every event's call stack.
+TEST(Point, OneEventStacksServesEveryPoint) {
+  const auto& snap = tiny();
+  const EventStacks stacks = eventStacks(snap, 0);
+  ASSERT_EQ(stacks.call.size(), snap.devices[0].events.size());
+  for (std::size_t i = 0; i < stacks.call.size(); ++i)
+    ASSERT_EQ(stacks.call[i], snap.callStack(snap.devices[0].events[i])) << i;
+  std::size_t points = 0;
+  for (const auto& f : snap.frames) {
+    const std::string name(snap.strings.view(f.name));
+    if (name.empty() || name.find_first_of(":#@ ") != std::string::npos) continue;
+    for (const char* kind : {"after:", "before:"}) {
+      const auto point = parsePoint(kind + name);
+      if (!point) continue;
+      const auto alone = resolvePoint(*point, snap, 0);
+      const auto shared = resolvePoint(*point, snap, 0, stacks);
+      ASSERT_EQ(alone.ok(), shared.ok()) << point->text;
+      if (alone.ok()) EXPECT_EQ(*alone, *shared) << point->text;
+      ++points;
+    }
+  }
+  EXPECT_GT(points, 20u);
+}
+
 TEST(Point, NoMatchListsTheClosestFrames) {
   auto r = resolvePoint(*parsePoint("after:broadcast_weight"), tiny(), 0);
   ASSERT_FALSE(r.ok());

@@ -50,11 +50,11 @@ std::optional<Candidate> cleanupCandidateAt(const PreparedTrace& p, const std::s
   return c;
 }
 
-std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const std::string& point_text,
-                                          std::string description) {
+std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const EventStacks& stacks,
+                                          const std::string& point_text, std::string description) {
   auto point = parsePoint(point_text);
   if (!point) return std::nullopt;
-  auto gaps = resolvePoint(*point, *p.snapshot, p.device_index);
+  auto gaps = resolvePoint(*point, *p.snapshot, p.device_index, stacks);
   if (!gaps) return std::nullopt;
   return cleanupCandidateAt(p, point_text, std::move(description), std::move(*gaps));
 }
@@ -106,10 +106,12 @@ void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vec
   if (o.cancel && o.cancel->load()) return;
   const auto depths = userDepths(*p.snapshot, p.device_index);
   const auto ranked = graph.byAllocatedBytes(1);
+  // Each candidate point is a pass over the trace's events: what it reads of them, made once.
+  const EventStacks stacks = eventStacks(*p.snapshot, p.device_index);
   std::uint32_t depth = 0;
   auto add = [&](const std::string& text, const std::string& why) {
     if (o.cancel && o.cancel->load(std::memory_order_relaxed)) return;  // each point is a pass over the trace
-    auto c = cleanupCandidate(p, text, why);
+    auto c = cleanupCandidate(p, stacks, text, why);
     if (!c) return;
     c->depth = depth;
     std::vector<std::uint32_t> key;

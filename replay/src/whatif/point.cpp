@@ -165,17 +165,17 @@ namespace {
 // belong to the calling thread do not end a run: an event with no Python frame (the autograd
 // engine's backward thread, C++ threads) and one whose outermost frame differs from the run's
 // (another Python thread: its stack starts at its own entry point).
-std::vector<Gap> frameRuns(const Point& p, const traces::Snapshot& snap, const traces::DeviceTrace& trace) {
+std::vector<Gap> frameRuns(const Point& p, const traces::Snapshot& snap, const EventStacks& stacks) {
   StackMatcher matcher(snap, p.frame);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // [first, last]
   bool in_run = false;
   FrameId thread_root;  // outermost frame of the run's first event
   auto outermost = [&](StackId s) {
-    const auto frames = snap.stack(s);
-    return frames.empty() ? FrameId{} : frames.back();
+    const std::uint32_t i = s.valid() ? s.value() : 0;
+    return i < stacks.outermost.size() ? stacks.outermost[i] : FrameId{};
   };
-  for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
-    const StackId stack = snap.callStack(trace.events[i]);  // forward frames for backward-pass entries
+  for (std::uint32_t i = 0; i < stacks.call.size(); ++i) {
+    const StackId stack = stacks.call[i];  // forward frames for backward-pass entries
     const bool m = matcher.matches(stack);
     if (m && !in_run) {
       runs.emplace_back(i, i);
@@ -233,13 +233,33 @@ std::map<std::string, std::array<std::vector<Gap>, 2>> resolveAnnotationPoints(c
   return out;
 }
 
+EventStacks eventStacks(const traces::Snapshot& snap, std::size_t device_index) {
+  const traces::DeviceTrace& trace = snap.devices.at(device_index);
+  EventStacks out;
+  out.call.reserve(trace.events.size());
+  for (const auto& e : trace.events) out.call.push_back(snap.callStack(e));
+  out.outermost.resize(snap.stack_offsets.empty() ? 0 : snap.stackCount());
+  for (std::size_t s = 0; s < out.outermost.size(); ++s) {
+    const auto frames = snap.stack(StackId(static_cast<std::uint32_t>(s)));
+    out.outermost[s] = frames.empty() ? FrameId{} : frames.back();
+  }
+  return out;
+}
+
 Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& snap, std::size_t device_index) {
+  if (p.kind == Point::Kind::kAfter || p.kind == Point::Kind::kBefore)
+    return resolvePoint(p, snap, device_index, eventStacks(snap, device_index));
+  return resolvePoint(p, snap, device_index, EventStacks{});
+}
+
+Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& snap, std::size_t device_index,
+                                        const EventStacks& stacks) {
   const traces::DeviceTrace& trace = snap.devices.at(device_index);
   std::vector<Gap> gaps;
   switch (p.kind) {
     case Point::Kind::kAfter:
     case Point::Kind::kBefore:
-      gaps = frameRuns(p, snap, trace);
+      gaps = frameRuns(p, snap, stacks);
       if (gaps.empty()) {
         std::string near;
         for (const auto& n : closestFrameNames(snap, p.frame.text, 6)) near += (near.empty() ? "" : ", ") + n;

@@ -70,9 +70,21 @@ struct Gap {
   auto operator<=>(const Gap&) const = default;
 };
 
+// What resolving a frame point (after:/before:) reads of every event of one device: each
+// event's call stack (Snapshot::callStack) and each stack's outermost frame. Made once for many
+// points (a sweep resolves a hundred or more, each a pass over the trace).
+struct EventStacks {
+  std::vector<StackId> call;       // per event
+  std::vector<FrameId> outermost;  // per stack id (an invalid id reads as stack 0, as Snapshot::stack does)
+};
+EventStacks eventStacks(const traces::Snapshot& snap, std::size_t device_index);
+
 // Every gap `point` names in device `device_index`; an error (with the closest frame names)
 // when it names none.
 Expected<std::vector<Gap>> resolvePoint(const Point& point, const traces::Snapshot& snap, std::size_t device_index);
+// The same with `stacks` (eventStacks of the same snapshot and device) for a frame point.
+Expected<std::vector<Gap>> resolvePoint(const Point& point, const traces::Snapshot& snap, std::size_t device_index,
+                                        const EventStacks& stacks);
 
 // The gaps of every annotation point at once, by name: [0] for annotation:NAME:start, [1] for
 // annotation:NAME:end, as resolvePoint gives each (one pass; resolving tens of thousands of names
