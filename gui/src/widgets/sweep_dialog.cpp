@@ -302,7 +302,7 @@ void SweepDialog::fillRow(int r, const replay::SweepCandidate& c, int rank) {
   table_->setItem(r, kCalls,
                   new NumberItem(QString::number(c.empty_cache_calls), static_cast<double>(c.empty_cache_calls), r));
   table_->setItem(r, kPerStep, new NumberItem(perStepText(c.calls_per_step), c.calls_per_step.value_or(0.0), r));
-  const auto step_price = c.settings ? std::optional<double>(0.0) : c.price_per_step_seconds;
+  const auto& step_price = c.price_per_step_seconds;  // the library's (0 for settings, none without steps)
   table_->setItem(r, kPriceStep,
                   new NumberItem(step_price ? QString::fromStdString(replay::priceText(*step_price)) : tr("-"),
                                  step_price.value_or(0.0), r));

@@ -268,6 +268,12 @@ std::string perStepWords(double calls_per_step) {
   return fmt::format("{:.3g} per step", calls_per_step);
 }
 
+std::string candidatePriceWords(const SweepCandidate& c) {
+  std::string out = priceText(c.price_seconds);
+  if (c.price_per_step_seconds && !c.settings) out += " in all, " + priceText(*c.price_per_step_seconds) + " per step";
+  return out;
+}
+
 std::string whatIfReportText(const traces::Snapshot& snap, const WhatIfReport& rep, const std::string& path,
                              bool recorded) {
   const auto& b = rep.baseline;

@@ -326,11 +326,12 @@ SweepCandidate scoreCandidate(const Candidate& cand, const Evaluation& ev, const
   sc.objective_value = objectiveValue(o.objective, ev.run);
   sc.saving = rep.baseline_objective - sc.objective_value;
   sc.empty_cache_calls = cand.cleanups;
-  if (rep.steps && rep.steps->count > 0)
-    sc.calls_per_step = static_cast<double>(sc.empty_cache_calls) / static_cast<double>(rep.steps->count);
   sc.price_seconds = sc.settings ? 0.0 : cleanupPriceSeconds(b, ev.run, cand.cleanups, o.price);
-  if (rep.steps && rep.steps->count > 0)
-    sc.price_per_step_seconds = sc.price_seconds / static_cast<double>(rep.steps->count);
+  if (rep.steps && rep.steps->count > 0) {
+    const auto steps = static_cast<double>(rep.steps->count);
+    sc.calls_per_step = static_cast<double>(sc.empty_cache_calls) / steps;
+    sc.price_per_step_seconds = sc.price_seconds / steps;
+  }
   sc.mean_reserved = ev.run.mean_reserved;
   sc.depth = cand.depth;
   sc.within_cap = !rep.max_calls || sc.empty_cache_calls <= *rep.max_calls;

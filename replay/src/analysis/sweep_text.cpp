@@ -32,15 +32,9 @@ std::string savingText(const SweepCandidate& c) {
   return "costs " + size(-c.saving) + " more";
 }
 
-std::string priceWords(const SweepCandidate& c) {
-  std::string out = priceText(c.price_seconds);
-  if (c.price_per_step_seconds && !c.settings) out += " in all, " + priceText(*c.price_per_step_seconds) + " per step";
-  return out;
-}
-
 std::string candidateLine(std::size_t rank, const SweepCandidate& c) {
   return fmt::format("{:>3}. {}; {}: {}, price {}{}{}\n     {}\n", rank, savingText(c), c.description, callsText(c),
-                     priceWords(c), c.within_cap ? "" : " (over the call cap)",
+                     candidatePriceWords(c), c.within_cap ? "" : " (over the call cap)",
                      c.oom ? " (OUT OF MEMORY)" : "", flagsText(c.edits));
 }
 

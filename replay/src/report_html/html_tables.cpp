@@ -23,12 +23,6 @@ std::string callsWords(const SweepCandidate& c) {
   return out;
 }
 
-std::string priceWords(const SweepCandidate& c) {
-  std::string out = priceText(c.price_seconds);
-  if (c.price_per_step_seconds && !c.settings) out += " in all (" + priceText(*c.price_per_step_seconds) + " per step)";
-  return out;
-}
-
 std::string candidateRow(const SweepCandidate& c, std::size_t i) {
   const std::string id = fmt::format("edits{}", i + 1);
   std::string flags = detail::shellLine(c.edits);
@@ -38,7 +32,7 @@ std::string candidateRow(const SweepCandidate& c, std::size_t i) {
       "type=\"button\">copy</button></td></tr>",
       c.pareto ? " class=\"pareto\"" : "", i + 1, esc(savingWords(c)), esc(c.description),
       c.within_cap ? "" : " (over the call cap)", c.oom ? " (OUT OF MEMORY)" : "", esc(callsWords(c)),
-      esc(priceWords(c)), c.pareto ? "yes" : "", id, esc(flags), id);
+      esc(candidatePriceWords(c)), c.pareto ? "yes" : "", id, esc(flags), id);
 }
 
 std::string settingsRow(const Report& report, std::size_t v) {

@@ -36,6 +36,9 @@ std::string priceText(double seconds);
 // Calls per training step as a person reads them: "2 per step", "0.5 per step", "1 every 150
 // steps" (rather than 0.00667), "none".
 std::string perStepWords(double calls_per_step);
+// A candidate's price: "~14.2 ms", with its price per step when steps are known ("14.2 ms in all,
+// 0.1 ms per step"); a settings candidate's is "0". The CLI's and the HTML report's sweep tables.
+std::string candidatePriceWords(const SweepCandidate& c);
 // Command-line words as one line a POSIX shell reads back as the same words (a candidate's
 // edits: "--cleanup after:x.py:load --set 'expandable_segments:True,...'").
 std::string shellWords(const std::vector<std::string>& words);
