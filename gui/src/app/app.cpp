@@ -7,8 +7,11 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "app/options.h"
+#include "app/platform.h"
 #include "app/screenshot.h"
 #include "app/trace_document.h"
 #include "reservoir/replay/option_text.h"
@@ -19,14 +22,20 @@
 namespace reservoir::gui {
 
 int runApp(int argc, char** argv) {
+  switch (choosePlatform(std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + argc), platformEnvironment())) {
+    case StartPlatform::kOffscreen: qputenv("QT_QPA_PLATFORM", "offscreen"); break;
+    case StartPlatform::kNoDisplay: std::fprintf(stderr, "%s\n", noDisplayMessage().c_str()); return 2;
+    case StartPlatform::kAsConfigured: break;
+  }
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("reservoir-gui"));
   QApplication::setOrganizationName(QStringLiteral("Reservoir"));
   QString error;
-  const auto options = parseAppOptions(QApplication::arguments(), &error);
+  bool informational = false;  // --help, --version
+  const auto options = parseAppOptions(QApplication::arguments(), &error, &informational);
   if (!options) {
-    std::fprintf(stderr, "%s\n", qPrintable(error));
-    return error.startsWith(QLatin1String("Usage")) ? 0 : 2;
+    std::fprintf(informational ? stdout : stderr, "%s\n", qPrintable(error));
+    return informational ? 0 : 2;
   }
   // RESERVOIR_MAX_MEMORY raises the reader's memory cap, as for the CLI and Python.
   if (Status st = replay::applyMemoryCapFromEnvironment(); !st.ok()) {

@@ -2,6 +2,7 @@
 
 #include <QCommandLineParser>
 
+#include "reservoir/core/version.h"
 #include "reservoir/traces/dump_folder.h"
 
 namespace reservoir::gui {
@@ -46,11 +47,14 @@ bool expandFolders(QStringList* traces_in, const QString& iteration, QString* er
 
 }  // namespace
 
-std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString* error) {
+std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString* error, bool* informational) {
   QCommandLineParser p;
   p.setApplicationDescription(
       QStringLiteral("Reservoir: PyTorch CUDA caching-allocator snapshots, simulated exactly."));
   p.addHelpOption();
+  const QCommandLineOption version(QStringList{QStringLiteral("v"), QStringLiteral("version")},
+                                   QStringLiteral("Displays version information."));
+  p.addOption(version);
   p.addPositionalArgument(QStringLiteral("traces"),
                           QStringLiteral("snapshot pickles or dump folders (several ranks open side by side)"));
   const QCommandLineOption iteration(QStringLiteral("iteration"),
@@ -100,8 +104,9 @@ std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString*
     *error = p.errorText();
     return std::nullopt;
   }
-  if (p.isSet(QStringLiteral("help"))) {
-    *error = p.helpText();
+  if (p.isSet(QStringLiteral("help")) || p.isSet(QStringLiteral("help-all")) || p.isSet(version)) {
+    *error = p.isSet(version) ? QStringLiteral("reservoir-gui " RESERVOIR_VERSION) : p.helpText();
+    if (informational) *informational = true;
     return std::nullopt;
   }
   AppOptions o;

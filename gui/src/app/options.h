@@ -26,7 +26,8 @@ struct AppOptions {
   int trace_index = 0;  // which trace's page (--trace-tab)
 };
 
-// Parses `arguments` (argv as Qt gives it); an error text when they are wrong.
-std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString* error);
+// Parses `arguments` (argv as Qt gives it); an error text when they are wrong. For --help and
+// --version: no options, the text to print in `error`, and `*informational` set.
+std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString* error, bool* informational = nullptr);
 
 }  // namespace reservoir::gui
