@@ -15,6 +15,9 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSplitter>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -222,6 +225,42 @@ TEST_F(WidgetsTest, TheHelpMenuAndThePointFieldShowTheLibrarysSyntax) {
   }
 }
 
+// At 1280x720 (a window of about 1280x670 inside a desktop's panels) the What-if tab shows the
+// edit form and the whole Device group without scrolling, and the variants table keeps rows.
+TEST_F(WidgetsTest, OnALaptopTheDeviceGroupIsInViewWithoutScrolling) {
+  window_->resize(1280, 670);
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kWhatIf);
+  for (int i = 0; i < 3; ++i) QApplication::processEvents();
+  auto* inputs = page->whatIf()->findChild<QScrollArea*>(QStringLiteral("whatIfInputs"));
+  ASSERT_NE(inputs, nullptr);
+  EXPECT_EQ(inputs->verticalScrollBar()->maximum(), 0)
+      << "the inputs scroll: " << inputs->viewport()->height() << " px for " << inputs->widget()->sizeHint().height();
+  QLineEdit* settings = page->whatIf()->settingsField();
+  const QPoint bottom = settings->mapTo(inputs->viewport(), QPoint(0, settings->height()));
+  EXPECT_LE(bottom.y(), inputs->viewport()->height()) << "the Settings field is below the fold";
+  auto* variants = page->whatIf()->findChild<QTableView*>();
+  ASSERT_NE(variants, nullptr);
+  EXPECT_GE(variants->viewport()->height(), 3 * variants->fontMetrics().height()) << "the variants table shrank";
+}
+
+// The command line's --view and --cursor shape a window the user works in too, not only a
+// screenshot (they were applied in batch mode alone).
+TEST_F(WidgetsTest, TheCommandLinesViewAppliesToAnInteractiveWindow) {
+  AppOptions o;
+  o.view = QStringLiteral("whatif");
+  o.cursor = QStringLiteral("peak");
+  o.arranges = true;
+  auto* page = window_->traceWidget(0);
+  const auto splitter_before = page->findChild<QSplitter*>()->sizes();
+  arrangeWhenReady(*window_, o);
+  QTest::qWait(200);
+  EXPECT_EQ(page->tabs()->currentWidget(), page->whatIf());
+  EXPECT_EQ(page->document()->cursor(), page->document()->peakEvent());
+  EXPECT_NE(page->document()->peakEvent(), 0u);
+  EXPECT_EQ(page->findChild<QSplitter*>()->sizes(), splitter_before) << "a window keeps the user's layout";
+}
+
 TEST_F(WidgetsTest, StateFollowsTheCursorAndShowsBlocks) {
   auto* page = window_->traceWidget(0);
   page->showTab(TraceWidget::Tab::kState);
@@ -348,11 +387,13 @@ TEST_F(WidgetsTest, SweepFromThePanelRanksCandidates) {
     EXPECT_EQ(table->item(r, column_edit)->text().toStdString(), replay::shellWords(c.edits));
     EXPECT_EQ(table->item(r, column_pareto)->text() == QStringLiteral("yes"), c.pareto) << r;
     on_front += c.pareto ? 1 : 0;
-    if (c.calls_per_step && *c.calls_per_step > 0 && *c.calls_per_step < 1)
+    if (c.calls_per_step && *c.calls_per_step > 0 && *c.calls_per_step < 1) {
       EXPECT_TRUE(table->item(r, column_per_step)->text().contains(QStringLiteral(" every "))) << r;
-    if (c.calls_per_step && c.empty_cache_calls > 0)
+    }
+    if (c.calls_per_step && c.empty_cache_calls > 0) {
       EXPECT_EQ(table->item(r, column_step_price)->text().toStdString(),
                 replay::priceText(c.price_seconds / (static_cast<double>(c.empty_cache_calls) / *c.calls_per_step)));
+    }
   }
   EXPECT_EQ(on_front, static_cast<int>(rep.pareto.size()));
   EXPECT_GT(on_front, 0);

@@ -54,6 +54,7 @@ int runApp(int argc, char** argv) {
     for (std::size_t i = 0; i < window.documents().size(); ++i)
       window.traceWidget(static_cast<int>(i))->whatIf()->runVariant(options->edits, options->settings);
   }
+  if (options->arranges) arrangeWhenReady(window, *options);
   return QApplication::exec();
 }
 

@@ -142,6 +142,8 @@ std::optional<AppOptions> parseAppOptions(const QStringList& arguments, QString*
   }
   o.size = QSize(wh[0].toInt(), wh[1].toInt());
   o.trace_index = p.value(tab).toInt();
+  for (const QCommandLineOption* given : {&view, &cursor, &search, &zoom, &time, &align, &bottom, &tab})
+    o.arranges = o.arranges || p.isSet(*given);
   if ((!o.screenshot.isEmpty() || !o.export_plot.isEmpty()) && o.traces.isEmpty()) {
     *error = QStringLiteral("--screenshot and --export-plot need a trace");
     return std::nullopt;

@@ -24,6 +24,7 @@ struct AppOptions {
   bool bottom_up = false;
   QSize size{1600, 1000};
   int trace_index = 0;  // which trace's page (--trace-tab)
+  bool arranges = false;  // any of the view options above was given
 };
 
 // Parses `arguments` (argv as Qt gives it); an error text when they are wrong. For --help and

@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 #include <QPixmap>
 #include <QThread>
+#include <QTimer>
 
 #include <cstdio>
 
@@ -46,7 +47,7 @@ void moveCursor(TraceDocument& doc, const QString& cursor) {
 
 }  // namespace
 
-void arrangeView(MainWindow& window, const AppOptions& o) {
+void arrangeView(MainWindow& window, const AppOptions& o, bool batch) {
   for (std::size_t i = 0; i < window.documents().size(); ++i) {
     auto* page = window.traceWidget(static_cast<int>(i));
     TraceDocument& doc = *window.documents()[i];
@@ -77,7 +78,24 @@ void arrangeView(MainWindow& window, const AppOptions& o) {
   if (o.view == QLatin1String("callsites")) page->showTab(Tab::kCallSites);
   if (o.view == QLatin1String("whatif")) page->showTab(Tab::kWhatIf);
   if (o.view == QLatin1String("segments")) page->showTab(Tab::kSegments);
-  page->emphasizeTimeline(o.view == QLatin1String("timeline"));
+  // A picture of the timeline gives it most of the height; a window keeps the user's layout.
+  if (batch) page->emphasizeTimeline(o.view == QLatin1String("timeline"));
+}
+
+void arrangeWhenReady(MainWindow& window, const AppOptions& o) {
+  arrangeView(window, o, false);
+  auto* poll = new QTimer(&window);
+  QElapsedTimer started;
+  started.start();
+  QObject::connect(poll, &QTimer::timeout, &window, [&window, o, poll, started] {
+    bool idle = true;
+    for (auto* d : window.documents()) idle = idle && !d->busy();
+    if (!idle && started.elapsed() < 600000) return;
+    poll->stop();
+    poll->deleteLater();
+    if (idle) arrangeView(window, o, false);
+  });
+  poll->start(50);
 }
 
 int runBatch(MainWindow& window, const AppOptions& o) {
@@ -91,7 +109,7 @@ int runBatch(MainWindow& window, const AppOptions& o) {
     for (std::size_t i = 0; i < window.documents().size(); ++i)
       window.traceWidget(static_cast<int>(i))->whatIf()->runVariant(o.edits, o.settings);
   waitUntilIdle(window, 600000);
-  arrangeView(window, o);
+  arrangeView(window, o, true);
   for (int i = 0; i < 5; ++i) QApplication::processEvents();
   int rc = 0;
   if (!o.export_plot.isEmpty() && !window.exportPlot(o.export_plot)) {

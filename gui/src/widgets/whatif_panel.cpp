@@ -7,6 +7,7 @@
 #include <QCompleter>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -51,7 +52,7 @@ QString presetLabel(const replay::DevicePreset& p) {
 WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
     : QWidget(parent), doc_(doc), kind_(new QComboBox(this)), point_(new QLineEdit(this)),
       edits_(new QPlainTextEdit(this)), settings_(new QLineEdit(this)), capacity_(new QComboBox(this)),
-      overhead_(new QLineEdit(this)), fraction_on_(new QCheckBox(tr("Memory fraction"), this)),
+      overhead_(new QLineEdit(this)), fraction_on_(new QCheckBox(tr("Fraction"), this)),
       fraction_(new QDoubleSpinBox(this)), device_error_(new QLabel(this)),
       sweep_(new QPushButton(tr("Sweep..."), this)), model_(new VariantModel(doc, this)), table_(compactTable(model_, this, 150)),
       verdict_(new QLabel(this)), figures_(new WhatIfFiguresModel(this)), figures_view_(compactTable(figures_, this, 100)),
@@ -65,6 +66,7 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
   inputsLay->addWidget(buildDeviceGroup());
   inputsLay->addStretch(1);
   auto* scroll = new QScrollArea(this);
+  scroll->setObjectName(QStringLiteral("whatIfInputs"));
   scroll->setWidget(inputs);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
@@ -74,8 +76,9 @@ WhatIfPanel::WhatIfPanel(TraceDocument* doc, QWidget* parent)
   left->setChildrenCollapsible(false);
   left->addWidget(scroll);
   left->addWidget(table_);
-  left->setStretchFactor(0, 3);
-  left->setStretchFactor(1, 2);
+  // The inputs take what they need and the variants table the rest (more rows on a tall screen).
+  left->setStretchFactor(0, 0);
+  left->setStretchFactor(1, 1);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(left);
   split->addWidget(buildReportPane());
@@ -98,8 +101,9 @@ QLayout* WhatIfPanel::buildEditForm() {
   kind_->setToolTip(syntax);
   edits_->setToolTip(syntax);
   edits_->setPlaceholderText(tr("One edit per line (KIND POINT); Add edit puts one here."));
-  // Three lines: a variant rarely has more edits, and on a laptop the Device group stays in view.
-  edits_->setMaximumHeight(edits_->fontMetrics().lineSpacing() * 3 + 14);
+  // Two lines (it scrolls for more): a variant rarely has more edits, and on a laptop's short tab
+  // the Device group stays in view.
+  edits_->setMaximumHeight(edits_->fontMetrics().lineSpacing() * 2 + 12);
   auto* add = new QPushButton(tr("Add edit"), this);
   auto* run = new QPushButton(tr("Run variant"), this);
   run->setDefault(true);
@@ -140,7 +144,7 @@ QGroupBox* WhatIfPanel::buildDeviceGroup() {
     capacity_->addItem(presetLabel(p), QString::fromStdString(replay::capacityText(p)));
   capacity_->setToolTip(tr("The device's memory as torch.cuda.mem_get_info() reports its total; or type a size "
                            "(141GiB, 80GB, 150109880320)"));
-  overhead_->setPlaceholderText(tr("e.g. 2GiB; empty: none"));
+  overhead_->setPlaceholderText(tr("none, or 2GiB"));
   overhead_->setToolTip(tr("Device memory used outside PyTorch's cache (the CUDA context, NCCL's buffers, other "
                            "libraries), as a size: 2GiB, 1500MB; empty: none"));
   fraction_->setRange(0.0, 1.0);
@@ -148,24 +152,33 @@ QGroupBox* WhatIfPanel::buildDeviceGroup() {
   fraction_->setSingleStep(0.05);
   fraction_->setValue(1.0);
   fraction_->setEnabled(false);
-  fraction_on_->setToolTip(tr("torch.cuda.set_per_process_memory_fraction for the edited run; off: the recorded one"));
-  settings_->setPlaceholderText(tr("PYTORCH_CUDA_ALLOC_CONF; empty: the recorded one"));
+  fraction_on_->setToolTip(tr("The memory fraction (torch.cuda.set_per_process_memory_fraction) of the edited run; off: the recorded one"));
+  fraction_->setToolTip(fraction_on_->toolTip());
+  settings_->setPlaceholderText(tr("PYTORCH_CUDA_ALLOC_CONF: recorded"));
   settings_->setToolTip(tr("The whole PYTORCH_CUDA_ALLOC_CONF of the edited run, as torch parses it (it replaces "
                            "the recorded one), e.g. expandable_segments:True,max_split_size_mb:128; empty: the "
                            "recorded settings"));
   device_error_->setStyleSheet(QStringLiteral("color: #c80000"));
   device_error_->setWordWrap(true);
   device_error_->hide();
-  // Overhead and fraction share a row (one row less: on a laptop more of the group is in view).
-  auto* overheadRow = new QHBoxLayout;
-  overheadRow->addWidget(overhead_, 1);
-  overheadRow->addWidget(fraction_on_);
-  overheadRow->addWidget(fraction_);
-  auto* form = new QFormLayout(group);
-  form->addRow(tr("Capacity"), capacity_);
-  form->addRow(tr("Overhead"), overheadRow);
-  form->addRow(tr("Settings"), settings_);
-  form->addRow(device_error_);
+  // Two rows of two fields (capacity and overhead, settings and fraction): on a laptop's short
+  // tab the whole group stays in view beside the edit form.
+  auto* grid = new QGridLayout(group);
+  grid->setContentsMargins(6, 2, 6, 2);
+  grid->setVerticalSpacing(2);
+  grid->addWidget(new QLabel(tr("Capacity"), group), 0, 0);
+  grid->addWidget(capacity_, 0, 1);
+  grid->addWidget(new QLabel(tr("Overhead"), group), 0, 2);
+  grid->addWidget(overhead_, 0, 3);
+  grid->addWidget(new QLabel(tr("Settings"), group), 1, 0);
+  grid->addWidget(settings_, 1, 1);
+  auto* fractionRow = new QHBoxLayout;
+  fractionRow->addWidget(fraction_on_);
+  fractionRow->addWidget(fraction_, 1);
+  grid->addLayout(fractionRow, 1, 2, 1, 2);
+  grid->addWidget(device_error_, 2, 0, 1, 4);
+  grid->setColumnStretch(1, 3);
+  grid->setColumnStretch(3, 1);
   connect(capacity_, &QComboBox::currentTextChanged, this, &WhatIfPanel::checkDevice);
   connect(overhead_, &QLineEdit::textChanged, this, &WhatIfPanel::checkDevice);
   connect(settings_, &QLineEdit::textChanged, this, &WhatIfPanel::checkDevice);
