@@ -244,6 +244,26 @@ TEST_F(WidgetsTest, OnALaptopTheDeviceGroupIsInViewWithoutScrolling) {
   EXPECT_GE(variants->viewport()->height(), 3 * variants->fontMetrics().height()) << "the variants table shrank";
 }
 
+// The figures of a variant with settings fit the report pane at 1280x720: the settings text is
+// elided (the tooltip has it) instead of pushing the "change" column behind a scroll bar.
+TEST_F(WidgetsTest, OnALaptopTheFiguresTableFitsItsPane) {
+  window_->resize(1280, 670);
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kWhatIf);
+  page->whatIf()->runVariant({QStringLiteral("cleanup after:state_dict_loader.py:load")},
+                             QStringLiteral("expandable_segments:True,max_split_size_mb:128,garbage_collection_threshold:0.8"));
+  ASSERT_TRUE(waitUntilIdle(*window_, 60000));
+  for (int i = 0; i < 3; ++i) QApplication::processEvents();
+  QTableView* figures = page->whatIf()->figuresView();
+  ASSERT_GT(figures->model()->rowCount(), 3);
+  EXPECT_EQ(figures->horizontalScrollBar()->maximum(), 0) << "the columns are wider than the pane";
+  const int last = figures->model()->columnCount() - 1;
+  EXPECT_LE(figures->columnViewportPosition(last) + figures->columnWidth(last), figures->viewport()->width());
+  EXPECT_GE(figures->columnWidth(last), figures->horizontalHeader()->sectionSizeHint(last))
+      << "the change column is cut";
+  EXPECT_GE(figures->columnWidth(0), 100);
+}
+
 // The command line's --view and --cursor shape a window the user works in too, not only a
 // screenshot (they were applied in batch mode alone).
 TEST_F(WidgetsTest, TheCommandLinesViewAppliesToAnInteractiveWindow) {

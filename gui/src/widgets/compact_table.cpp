@@ -6,12 +6,17 @@
 #include <QHeaderView>
 #include <QTableView>
 
+#include <vector>
+
+#include "geometry/column_fit.h"
+
 namespace reservoir::gui {
 
 FirstColumnFit::FirstColumnFit(QTableView* table, int min_width) : QObject(table), table_(table), min_(min_width) {
   table->viewport()->installEventFilter(this);
+  // A column the user widens or narrows: the first column takes up the difference.
   connect(table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int section, int, int) {
-    if (section != 0) fit();
+    if (section != 0 && !fitting_) fitFirst();
   });
 }
 
@@ -20,21 +25,44 @@ bool FirstColumnFit::eventFilter(QObject* watched, QEvent* event) {
   return QObject::eventFilter(watched, event);
 }
 
+// The other columns at their contents' width while the first keeps its minimum; past that the
+// widest are capped (elided in the middle; their tooltips have the text) rather than pushed out
+// of view behind a scroll bar.
 void FirstColumnFit::fit() {
+  const QHeaderView* h = table_->horizontalHeader();
+  std::vector<int> columns;
+  std::vector<int> wanted;
+  for (int c = 1; c < h->count(); ++c) {
+    if (h->isSectionHidden(c)) continue;
+    columns.push_back(c);
+    wanted.push_back(std::max(h->sectionSizeHint(c), static_cast<const QAbstractItemView*>(table_)->sizeHintForColumn(c)));
+  }
+  const int floor = table_->fontMetrics().horizontalAdvance(QStringLiteral("0000…"));
+  const std::vector<int> widths = fitColumns(wanted, table_->viewport()->width() - min_, floor);
+  fitting_ = true;
+  for (std::size_t i = 0; i < columns.size(); ++i) table_->setColumnWidth(columns[i], widths[i]);
+  fitting_ = false;
+  fitFirst();
+}
+
+void FirstColumnFit::fitFirst() {
   const QHeaderView* h = table_->horizontalHeader();
   int others = 0;
   for (int c = 1; c < h->count(); ++c) others += h->isSectionHidden(c) ? 0 : h->sectionSize(c);
+  fitting_ = true;
   table_->setColumnWidth(0, std::max(min_, table_->viewport()->width() - others));
+  fitting_ = false;
 }
 
 QTableView* compactTable(QAbstractItemModel* model, QWidget* parent, int first_min) {
   auto* t = new QTableView(parent);
   t->setModel(model);
   t->verticalHeader()->hide();
+  // Rows of one text line (the style's default is taller): more of a list in a laptop's pane.
+  t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().lineSpacing() + 8);
   t->setSelectionBehavior(QAbstractItemView::SelectRows);
   t->setSelectionMode(QAbstractItemView::SingleSelection);
-  t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+  t->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);  // FirstColumnFit sizes them
   t->horizontalHeader()->setStretchLastSection(false);
   t->setTextElideMode(Qt::ElideMiddle);  // long names and points keep both ends; the tooltip has them whole
   t->setWordWrap(false);
@@ -42,6 +70,7 @@ QTableView* compactTable(QAbstractItemModel* model, QWidget* parent, int first_m
   QObject::connect(model, &QAbstractItemModel::modelReset, fit, &FirstColumnFit::fit);
   QObject::connect(model, &QAbstractItemModel::rowsInserted, fit, &FirstColumnFit::fit);
   QObject::connect(model, &QAbstractItemModel::layoutChanged, fit, &FirstColumnFit::fit);
+  QObject::connect(model, &QAbstractItemModel::dataChanged, fit, &FirstColumnFit::fit);
   return t;
 }
 

@@ -12,9 +12,10 @@ class QWidget;
 
 namespace reservoir::gui {
 
-// Keeps `table`'s first column at the room the other columns leave, at least `min_width`: a
-// Stretch section shrinks to a sliver when the others fill a laptop's pane ("ariai" for
-// "variant").
+// Keeps `table`'s first column at the room the other columns leave, at least `min_width` (a
+// Stretch section shrinks to a sliver when the others fill a laptop's pane: "ariai" for
+// "variant"), and the other columns at their contents' width, the widest capped when they would
+// not fit beside it (a settings text pushed the "change" column out of view).
 class FirstColumnFit : public QObject {
  public:
   FirstColumnFit(QTableView* table, int min_width);
@@ -22,11 +23,13 @@ class FirstColumnFit : public QObject {
   void fit();
 
  private:
+  void fitFirst();
   QTableView* table_;
   int min_;
+  bool fitting_ = false;
 };
 
-// A table over `model`, the other columns sized to their contents.
+// A table over `model`, its columns fitted so.
 QTableView* compactTable(QAbstractItemModel* model, QWidget* parent, int first_min);
 
 }  // namespace reservoir::gui
