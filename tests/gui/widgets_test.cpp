@@ -393,8 +393,8 @@ TEST_F(WidgetsTest, SweepFromThePanelRanksCandidates) {
     const QString h = table->horizontalHeaderItem(c)->text();
     if (h == QStringLiteral("edit")) column_edit = c;
     if (h == QStringLiteral("Pareto")) column_pareto = c;
-    if (h == QStringLiteral("price per step")) column_step_price = c;
-    if (h == QStringLiteral("calls per step")) column_per_step = c;
+    if (h == QStringLiteral("price/step")) column_step_price = c;
+    if (h == QStringLiteral("calls/step")) column_per_step = c;
   }
   ASSERT_GE(column_edit, 0);
   ASSERT_GE(column_pareto, 0);
@@ -647,7 +647,7 @@ TEST_F(WidgetsTest, WhatIfPanelKeepsTheEditsAndLeadsWithTheVerdict) {
 }
 
 // The objective is chosen in the dialog; the table sorts, shows sizes, prices, the full
-// "empty_cache calls" header; a double-click runs the row's candidate.
+// "calls/run" header whole, with what it counts in its tooltip; a double-click runs the row's candidate.
 TEST_F(WidgetsTest, SweepDialogObjectiveSortingAndDoubleClick) {
   SweepDialog dialog(window_->documents()[0]);
   dialog.resize(1000, 520);
@@ -669,10 +669,11 @@ TEST_F(WidgetsTest, SweepDialogObjectiveSortingAndDoubleClick) {
   ASSERT_GT(table->rowCount(), 1);
   EXPECT_TRUE(table->item(0, 2)->text().contains(QStringLiteral("iB"))) << table->item(0, 2)->text().toStdString();
   const QString header = table->horizontalHeaderItem(3)->text();
-  EXPECT_EQ(header, QStringLiteral("empty_cache calls"));
+  EXPECT_EQ(header, QStringLiteral("calls/run"));
+  EXPECT_TRUE(table->horizontalHeaderItem(3)->toolTip().startsWith(QStringLiteral("empty_cache calls")));
   QApplication::processEvents();
   EXPECT_GE(table->columnWidth(3), table->horizontalHeader()->fontMetrics().horizontalAdvance(header));
-  EXPECT_EQ(table->horizontalHeaderItem(6)->text(), QStringLiteral("price (whole run)"));
+  EXPECT_EQ(table->horizontalHeaderItem(6)->text(), QStringLiteral("price/run"));
   table->sortItems(6, Qt::AscendingOrder);  // by price
   EXPECT_EQ(table->item(0, 6)->text(), QStringLiteral("0")) << "a settings candidate costs nothing";
   QStringList got;

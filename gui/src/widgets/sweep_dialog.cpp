@@ -79,20 +79,22 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
   progress_->setRange(0, 1000);
   status_->setWordWrap(true);
   table_->setColumnCount(kColumns);
-  table_->setHorizontalHeaderLabels({tr("candidate"), tr("saving"), tr("peak reserved"), tr("empty_cache calls"),
-                                     tr("calls per step"), tr("price per step"), tr("price (whole run)"), tr("Pareto"),
-                                     tr("OOM"), tr("edit")});
-  table_->horizontalHeaderItem(kCalls)->setToolTip(tr("The empty_cache calls the candidate inserts in the whole trace"));
+  // Short headers (what they count is in their tooltips): at 1280 px the Pareto, OOM and edit
+  // columns stay in view beside the candidate.
+  table_->setHorizontalHeaderLabels({tr("candidate"), tr("saving"), tr("peak reserved"), tr("calls/run"),
+                                     tr("calls/step"), tr("price/step"), tr("price/run"), tr("Pareto"), tr("OOM"),
+                                     tr("edit")});
+  table_->horizontalHeaderItem(kCalls)->setToolTip(tr("empty_cache calls: those the candidate inserts in the whole trace"));
   table_->horizontalHeaderItem(kPriceStep)->setToolTip(
-      tr("The time one training step's empty_cache calls cost (the whole run's price over its steps)"));
+      tr("Price per step: the time one training step's empty_cache calls cost (the whole run's price over its steps)"));
   table_->horizontalHeaderItem(kPareto)->setToolTip(
       tr("On the Pareto front: no other candidate saves as much for less"));
   table_->horizontalHeaderItem(kEdit)->setToolTip(
       tr("The candidate as reservoir whatif / gate flags (whole on hover); select a row and press Copy edit"));
   table_->horizontalHeaderItem(kPrice)->setToolTip(
-      tr("The time the candidate's empty_cache calls cost over the whole trace (all its calls together)"));
+      tr("Price of the run: the time the candidate's empty_cache calls cost over the whole trace (all its calls together)"));
   table_->horizontalHeaderItem(kPerStep)->setToolTip(
-      tr("Inserted empty_cache calls divided by the training steps the trace shows"));
+      tr("empty_cache calls per training step: those inserted over the training steps the trace shows"));
   table_->horizontalHeaderItem(kCandidate)->setToolTip(tr("What the candidate changes; hover a row for all of it"));
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   // The candidate keeps a third of the table (fitColumns), the figures fit their contents, and
