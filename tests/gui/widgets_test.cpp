@@ -580,6 +580,8 @@ TEST_F(WidgetsTest, TheEventsDetailsPaneShowsTheHighlightedEvent) {
   EXPECT_TRUE(d->fieldLabel(Field::kAddress)->textInteractionFlags() & Qt::TextSelectableByMouse);
   const auto frames = snap.stack(ev.stack);
   ASSERT_EQ(d->stackView()->model()->rowCount(), static_cast<int>(frames.size()));
+  // A cut file:line keeps its line number (elided in the middle, not at the end).
+  EXPECT_EQ(d->stackView()->textElideMode(), Qt::ElideMiddle);
   for (int r = 0; r < static_cast<int>(frames.size()); ++r) {
     const traces::Frame& f = snap.frames[frames[static_cast<std::size_t>(r)].value()];
     const QModelIndex file = d->stackView()->model()->index(r, StackModel::kFile);

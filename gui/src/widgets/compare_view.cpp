@@ -35,6 +35,8 @@ CompareView::CompareView(QWidget* parent)
   table_->setColumnCount(4);
   table_->setHorizontalHeaderLabels({tr("fact"), tr("A"), tr("B"), tr("B - A")});
   table_->verticalHeader()->hide();
+  // Rows one text line high, as the What-if panel's tables: on a laptop more facts are in view.
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().lineSpacing() + 8);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   auto* split = new QSplitter(Qt::Vertical, this);

@@ -36,6 +36,9 @@ EventDetails::EventDetails(QWidget* parent)
   stack_view_->setColumnWidth(StackModel::kFunction, 160);
   stack_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   stack_view_->setWordWrap(false);
+  // Both ends stay: a frame's file:line keeps its line number, a long name its start and end
+  // (the tooltip has them whole).
+  stack_view_->setTextElideMode(Qt::ElideMiddle);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(0, 0, 0, 0);
   lay->addLayout(form);
