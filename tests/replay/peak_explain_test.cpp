@@ -212,6 +212,12 @@ TEST(CachePins, TheWhatIfTextAndJsonSayWhatTheRuleSays) {
       text.find("an empty_cache there would return " + sim::formatSize(static_cast<std::uint64_t>(pins.releasable))),
       std::string::npos)
       << text;
+  // Why: the stack that pins the most, as the GUI's state headline names it.
+  ASSERT_FALSE(pins.stacks.empty());
+  EXPECT_NE(text.find("mostly pinned by " + describeStack(t->snap(), pins.stacks.front().stack, 3) + " (" +
+                      sim::formatSize(pins.stacks.front().pinned_bytes) + " of the free bytes"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace
@@ -319,7 +325,7 @@ TEST(WindowStart, TheBlocksFromBeforeTheWindowAndThoseItFrees) {
   EXPECT_LE(w.freed_blocks, w.blocks);
   EXPECT_EQ(w.neverFreedBlocks(), w.blocks - w.freed_blocks);
   std::size_t before = 0;
-  for (std::size_t a = 0; a < (*loaded)->lifetimes.count(); ++a) before += (*loaded)->lifetimes.before_window[a] ? 1 : 0;
+  for (std::size_t a = 0; a < (*loaded)->lifetimes.count(); ++a) before += (*loaded)->lifetimes.before_window[a] ? 1u : 0u;
   EXPECT_EQ(w.freed_blocks, before);
   auto complete = loadTraceFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string(), std::nullopt,
                                 nullptr, {});

@@ -75,6 +75,13 @@ void peakAnalysis(std::string& out, const traces::Snapshot& snap, const RunResul
     if (!ps.live_blocks.empty()) out += ", e.g. " + describeStack(snap, ps.live_blocks.front().second, 3);
     out += "\n";
   }
+  // The stack that pins the most (the state view's headline and the HTML report name the same).
+  if (!pins.stacks.empty() && pins.stacks.front().pinned_bytes > 0) {
+    const PinningStack& top = pins.stacks.front();
+    out += fmt::format("    mostly pinned by {} ({} of the free bytes, {} live block(s) in {} segment(s))\n",
+                       describeStack(snap, top.stack, 3), mib(static_cast<std::int64_t>(top.pinned_bytes)), top.blocks,
+                       top.segments);
+  }
 }
 
 void failures(std::string& out, const traces::Snapshot& snap, const WhatIfReport& rep) {
