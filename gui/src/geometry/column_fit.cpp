@@ -1,31 +1,41 @@
 #include "geometry/column_fit.h"
 
 #include <algorithm>
-#include <numeric>
 
 namespace reservoir::gui {
 
-std::vector<int> fitColumns(const std::vector<int>& wanted, int room, int floor) {
-  const long total = std::accumulate(wanted.begin(), wanted.end(), 0L);
-  if (total <= room) return wanted;
-  // Water level: the largest cap with sum(min(w, cap)) <= room. Columns sorted narrowest first;
-  // the k narrowest keep their width and the rest share what is left equally.
-  std::vector<int> sorted(wanted);
-  std::sort(sorted.begin(), sorted.end());
-  long kept = 0;
-  int cap = floor;
-  for (std::size_t k = 0; k < sorted.size(); ++k) {
-    const long rest = static_cast<long>(sorted.size() - k);
-    const long level = (room - kept) / rest;
-    if (level < sorted[k]) {
-      cap = static_cast<int>(std::max<long>(level, floor));
-      break;
-    }
-    kept += sorted[k];
-  }
+namespace {
+
+std::vector<int> capped(const std::vector<int>& wanted, const std::vector<int>& floors, int cap) {
   std::vector<int> out(wanted.size());
-  for (std::size_t i = 0; i < wanted.size(); ++i) out[i] = std::min(wanted[i], cap);  // cap >= floor
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    const int floor = i < floors.size() ? std::min(floors[i], wanted[i]) : 0;
+    out[i] = std::min(wanted[i], std::max(floor, cap));
+  }
   return out;
+}
+
+long total(const std::vector<int>& w) {
+  long s = 0;
+  for (int x : w) s += x;
+  return s;
+}
+
+}  // namespace
+
+std::vector<int> fitColumns(const std::vector<int>& wanted, const std::vector<int>& floors, int room) {
+  if (total(wanted) <= room) return wanted;
+  // The largest cap that fits (the sum grows with the cap): a binary search over [0, widest].
+  int lo = 0;
+  int hi = wanted.empty() ? 0 : *std::max_element(wanted.begin(), wanted.end());
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (total(capped(wanted, floors, mid)) <= room)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return capped(wanted, floors, lo);
 }
 
 }  // namespace reservoir::gui

@@ -32,13 +32,15 @@ void FirstColumnFit::fit() {
   const QHeaderView* h = table_->horizontalHeader();
   std::vector<int> columns;
   std::vector<int> wanted;
+  std::vector<int> floors;  // a header stays readable (a header is painted bold: it does not elide well)
+  const int least = table_->fontMetrics().horizontalAdvance(QStringLiteral("0000…"));
   for (int c = 1; c < h->count(); ++c) {
     if (h->isSectionHidden(c)) continue;
     columns.push_back(c);
     wanted.push_back(std::max(h->sectionSizeHint(c), static_cast<const QAbstractItemView*>(table_)->sizeHintForColumn(c)));
+    floors.push_back(std::max(least, h->sectionSizeHint(c)));
   }
-  const int floor = table_->fontMetrics().horizontalAdvance(QStringLiteral("0000…"));
-  const std::vector<int> widths = fitColumns(wanted, table_->viewport()->width() - min_, floor);
+  const std::vector<int> widths = fitColumns(wanted, floors, table_->viewport()->width() - min_);
   fitting_ = true;
   for (std::size_t i = 0; i < columns.size(); ++i) table_->setColumnWidth(columns[i], widths[i]);
   fitting_ = false;
@@ -64,7 +66,9 @@ QTableView* compactTable(QAbstractItemModel* model, QWidget* parent, int first_m
   t->setSelectionMode(QAbstractItemView::SingleSelection);
   t->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);  // FirstColumnFit sizes them
   t->horizontalHeader()->setStretchLastSection(false);
-  t->setTextElideMode(Qt::ElideMiddle);  // long names and points keep both ends; the tooltip has them whole
+  t->setTextElideMode(Qt::ElideMiddle);
+  // A capped column's header elides too (centred, it was clipped at both ends: "eserved at 1st poin").
+  t->horizontalHeader()->setTextElideMode(Qt::ElideRight);  // long names and points keep both ends; the tooltip has them whole
   t->setWordWrap(false);
   auto* fit = new FirstColumnFit(t, first_min);
   QObject::connect(model, &QAbstractItemModel::modelReset, fit, &FirstColumnFit::fit);
