@@ -61,6 +61,7 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
     if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid())
       p.completes_at_by_tag[op.alloc.value() + 1u] = op.completes_at;
   for (const auto& [id, at] : p.program.seed_completes_at) p.completes_at_by_tag[id.value() + 1u] = at;
+  assignHandleSlots(p.program, p.requests.allocations.size());
   return p;
 }
 

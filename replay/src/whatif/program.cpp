@@ -16,6 +16,52 @@ std::uint32_t internRoute(Program& p, const OpRoute& route) {
   return static_cast<std::uint32_t>(p.routes.size() - 1);
 }
 
+HandleSlots computeHandleSlots(const Program& program, std::size_t allocations) {
+  HandleSlots out;
+  std::vector<std::uint32_t> current(allocations, HandleSlots::kNone);  // the slot each live allocation holds
+  std::vector<std::uint32_t> given_back;
+  auto take = [&] {
+    if (given_back.empty()) return out.count++;
+    const std::uint32_t s = given_back.back();
+    given_back.pop_back();
+    return s;
+  };
+  // A malloc of an allocation already live keeps its slot (a map set twice keeps one entry).
+  auto hold = [&](AllocationId id) {
+    if (!id.valid() || id.value() >= allocations) return HandleSlots::kNone;
+    std::uint32_t& s = current[id.value()];
+    if (s == HandleSlots::kNone) s = take();
+    return s;
+  };
+  out.seed.reserve(program.seed_allocations.size());
+  for (const AllocationId id : program.seed_allocations) out.seed.push_back(hold(id));
+  out.op.assign(program.ops.size(), HandleSlots::kNone);
+  for (std::size_t j = 0; j < program.ops.size(); ++j) {
+    const Op& op = program.ops[j];
+    if (op.kind == OpKind::kMalloc) {
+      out.op[j] = hold(op.alloc);
+    } else if (op.kind == OpKind::kFree && op.alloc.valid() && op.alloc.value() < allocations) {
+      std::uint32_t& s = current[op.alloc.value()];
+      out.op[j] = s;
+      if (s != HandleSlots::kNone) given_back.push_back(s);
+      s = HandleSlots::kNone;
+    }
+  }
+  return out;
+}
+
+void assignHandleSlots(Program& program, std::size_t allocations) {
+  HandleSlots s = computeHandleSlots(program, allocations);
+  for (std::size_t j = 0; j < program.ops.size(); ++j) program.ops[j].slot = s.op[j];
+  s.assigned_ops = program.ops.size();
+  s.op = {};
+  program.handle_slots = std::move(s);
+}
+
+bool hasHandleSlots(const Program& program) {
+  return program.handle_slots.assigned_ops == program.ops.size() && program.handle_slots.seed.size() == program.seed_allocations.size();
+}
+
 void indexBoundaries(Program& p) {
   p.at_boundary.assign(p.events + 1, static_cast<std::uint32_t>(p.ops.size()));
   std::size_t j = p.ops.size();

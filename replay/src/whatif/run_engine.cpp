@@ -9,7 +9,8 @@ namespace reservoir::replay::detail {
 
 Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, const RunSettings& s)
     : p_(p), s_(s), device_(p, s.address_model, s.usable), drift_(p.snapshot->devices[p.device_index]),
-      model_(s.config, &device_, nullptr), handles_(), released_() {
+      model_(s.config, &device_, nullptr), released_() {
+  bindSlots();
   model_.rebind(&device_, wireSink());
   if (s.fraction < 1.0) model_.setMemoryFraction(s.fraction);
   for (const auto& pool : p.program.private_pools) model_.createPool(pool);
@@ -20,10 +21,22 @@ Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, c
 }
 
 Runner::Runner(const Runner& o)
-    : p_(o.p_), s_(o.s_), device_(o.device_), drift_(o.drift_), sink_(), model_(o.model_), handles_(o.handles_),
-      released_(o.released_), items_(o.items_), next_item_(o.next_item_), next_op_(o.next_op_),
+    : p_(o.p_), s_(o.s_), device_(o.device_), drift_(o.drift_), sink_(), model_(o.model_), own_slots_(o.own_slots_),
+      slots_(o.slots_), op_slots_(o.op_slots_), slot_block_(o.slot_block_), slot_alloc_(o.slot_alloc_), released_(o.released_), items_(o.items_), next_item_(o.next_item_), next_op_(o.next_op_),
       reserved_sum_(o.reserved_sum_), r_(o.r_) {
   model_.rebind(&device_, wireSink());
+}
+
+void Runner::bindSlots() {
+  if (hasHandleSlots(p_.program)) {
+    slots_ = &p_.program.handle_slots;
+  } else {
+    own_slots_ = std::make_shared<const HandleSlots>(computeHandleSlots(p_.program, p_.requests.allocations.size()));
+    slots_ = own_slots_.get();
+    op_slots_ = own_slots_->op.data();
+  }
+  slot_block_.assign(slots_->count, sim::BlockHandle{});
+  slot_alloc_.assign(slots_->count, HandleSlots::kNone);
 }
 
 sim::EventSink* Runner::wireSink() {
@@ -60,8 +73,11 @@ void Runner::seed() {
     return;
   }
   for (std::size_t i = 0; i < handles->size() && i < p_.program.seed_allocations.size(); ++i) {
-    const AllocationId id = p_.program.seed_allocations[i];
-    if (id.valid() && model_.isAllocated((*handles)[i])) handles_.set(id.value(), (*handles)[i]);
+    const std::uint32_t slot = slots_->seed[i];
+    if (slot != HandleSlots::kNone && model_.isAllocated((*handles)[i])) {
+      slot_block_[slot] = (*handles)[i];
+      slot_alloc_[slot] = p_.program.seed_allocations[i].value();
+    }
   }
 }
 
@@ -90,14 +106,14 @@ void Runner::applyEdit(const Item& item) {
       break;
     case Edit::Kind::kRelease: {
       StackMatcher matcher(*p_.snapshot, *e.selector);
-      std::vector<std::uint32_t> ids;
-      handles_.forEach([&](std::uint32_t id, const sim::BlockHandle&) {
-        if (matcher.matches(stackOf(id))) ids.push_back(id);
-      });
-      std::sort(ids.begin(), ids.end());  // free in allocation order
-      for (std::uint32_t id : ids) {
-        model_.free(*handles_.find(id));
-        handles_.erase(id);
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> live;  // (allocation id, slot)
+      for (std::uint32_t slot = 0; slot < slot_block_.size(); ++slot)
+        if (slot_block_[slot].valid() && matcher.matches(stackOf(slot_alloc_[slot])))
+          live.emplace_back(slot_alloc_[slot], slot);
+      std::sort(live.begin(), live.end());  // free in allocation order
+      for (const auto& [id, slot] : live) {
+        model_.free(slot_block_[slot]);
+        slot_block_[slot] = sim::BlockHandle{};
         released_.insert(id);
       }
       break;
@@ -136,19 +152,20 @@ void Runner::runOp(std::uint32_t j) {
         if (!r_.oom)
           r_.oom = OomInfo{j, op.first_event, op.size, op.stream, op.stack, 0, request, reserved(), allocated()};
         ++r_.oom->count;
-      } else if (op.alloc.valid()) {
-        handles_.set(op.alloc.value(), res.block);
+      } else if (const std::uint32_t slot = slotOf(j); slot != HandleSlots::kNone) {
+        slot_block_[slot] = res.block;
+        slot_alloc_[slot] = op.alloc.value();
       }
       break;
     }
     case OpKind::kFree: {
-      if (!op.alloc.valid()) break;
-      const sim::BlockHandle* found = handles_.find(op.alloc.value());
-      if (!found) break;  // released earlier by an edit, or its malloc failed
-      const sim::BlockHandle h = *found;
+      const std::uint32_t slot = slotOf(j);
+      if (slot == HandleSlots::kNone) break;
+      const sim::BlockHandle h = slot_block_[slot];
+      if (!h.valid()) break;  // released earlier by an edit, or its malloc failed
       if (op.deferred) model_.recordStream(h, kOtherStream);
       model_.free(h);
-      handles_.erase(op.alloc.value());
+      slot_block_[slot] = sim::BlockHandle{};
       break;
     }
     case OpKind::kEmptyCache:

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "reservoir/replay/whatif.h"
-#include "util/flat_map.h"
+#include <memory>
+
+#include "reservoir/replay/program.h"
 #include "whatif/device_models.h"
 
 namespace reservoir::replay::detail {
@@ -116,6 +118,10 @@ class Runner {
   void applyEdit(const Item& item);
   void recordEditFigure(const Item& item);
   void runOp(std::uint32_t j);
+  void bindSlots();
+  [[nodiscard]] std::uint32_t slotOf(std::uint32_t op) const {
+    return op_slots_ ? op_slots_[op] : p_.program.ops[op].slot;
+  }
   void track(std::uint32_t j);
   [[nodiscard]] bool inWindow(std::uint32_t op) const;
   [[nodiscard]] std::int64_t reserved() const { return model_.stats().reserved_bytes[sim::kAggregate].current; }
@@ -127,8 +133,14 @@ class Runner {
   DriftSink drift_;
   RunnerSink sink_;
   sim::CachingAllocator model_;
-  // Live allocations only (checkpoints copy this): allocation id -> block.
-  FlatMap<sim::BlockHandle> handles_;
+  // The program's handle slots (in its ops; computed here, per op, for a program without them).
+  std::shared_ptr<const HandleSlots> own_slots_;
+  const HandleSlots* slots_ = nullptr;
+  const std::uint32_t* op_slots_ = nullptr;  // own_slots_'s per op, or null: Op::slot
+  // Per slot the live allocation's block (invalid when none) and its id; checkpoints copy these,
+  // as many as the program's most live allocations.
+  std::vector<sim::BlockHandle> slot_block_;
+  std::vector<std::uint32_t> slot_alloc_;
   std::unordered_set<std::uint32_t> released_;  // freed early by a release edit
   std::vector<Item> items_;
   std::size_t next_item_ = 0;

@@ -44,6 +44,7 @@ struct Op {
   StackId stack;                       // the allocation's stack
   std::uint32_t completes_at = kNoOp;  // deferred free: the op at whose start the recording retired it
   std::uint32_t route = 0;             // malloc: its entry in Program::routes (0: default pool, no restore)
+  std::uint32_t slot = ~0u;            // malloc / free: its handle slot (assignHandleSlots; in the padding)
 };
 static_assert(sizeof(Op) <= 48, "Op grew: it is one per request of the trace");
 
@@ -54,6 +55,19 @@ inline Op makeOp(OpKind kind, std::uint32_t first = 0, std::uint32_t end = 0) {
   op.end_event = end;
   return op;
 }
+
+// Where a replay keeps each live allocation's block handle: one slot per allocation live at
+// once, given back at its free and reused (last given back, first reused), so a run's table is as
+// small as the program's most live allocations and a lookup indexes an array (a hash map by
+// allocation id was a quarter of a replay's time). The slots follow the program's own lifetimes;
+// an edited run only ends lifetimes earlier (releases) or never starts them (a failed malloc).
+struct HandleSlots {
+  static constexpr std::uint32_t kNone = ~0u;
+  std::vector<std::uint32_t> op;    // per op: a malloc's slot, a free's (kNone: nothing to free)
+  std::vector<std::uint32_t> seed;  // per seeded allocation (Program::seed_allocations)
+  std::uint32_t count = 0;          // slots in all
+  std::size_t assigned_ops = 0;     // assignHandleSlots: the ops whose Op::slot holds theirs (`op` is empty)
+};
 
 struct Program {
   std::size_t device_index = 0;
@@ -70,7 +84,15 @@ struct Program {
   // Position of each event boundary among the ops: boundary b (between events b-1 and b)
   // lies before op at_boundary[b]. Size events + 1.
   std::vector<std::uint32_t> at_boundary;
+  HandleSlots handle_slots;  // assignHandleSlots: the seeds' slots and the count (the ops' are in Op::slot)
 };
+
+// `allocations`: the request stream's allocation count (ids at or past it get no slot).
+HandleSlots computeHandleSlots(const Program& program, std::size_t allocations);
+// The same, written into each op's `slot` (no memory per op) and `program.handle_slots`.
+void assignHandleSlots(Program& program, std::size_t allocations);
+// Whether `program`'s ops carry their slots (assignHandleSlots ran on all of them).
+bool hasHandleSlots(const Program& program);
 
 // An op's route (its pool and checkpoint restore; entry 0 when it has none).
 inline const OpRoute& routeOf(const Program& program, const Op& op) { return program.routes[op.route]; }
