@@ -16,8 +16,11 @@ std::uint32_t internRoute(Program& p, const OpRoute& route) {
   return static_cast<std::uint32_t>(p.routes.size() - 1);
 }
 
-HandleSlots computeHandleSlots(const Program& program, std::size_t allocations) {
-  HandleSlots out;
+namespace {
+
+// The slots of `program`'s seeds and count in `out`; each op's slot to `set(j, slot)`.
+template <typename SetOp>
+void walkHandleSlots(const Program& program, std::size_t allocations, HandleSlots& out, SetOp set) {
   std::vector<std::uint32_t> current(allocations, HandleSlots::kNone);  // the slot each live allocation holds
   std::vector<std::uint32_t> given_back;
   auto take = [&] {
@@ -35,26 +38,35 @@ HandleSlots computeHandleSlots(const Program& program, std::size_t allocations) 
   };
   out.seed.reserve(program.seed_allocations.size());
   for (const AllocationId id : program.seed_allocations) out.seed.push_back(hold(id));
-  out.op.assign(program.ops.size(), HandleSlots::kNone);
   for (std::size_t j = 0; j < program.ops.size(); ++j) {
     const Op& op = program.ops[j];
+    std::uint32_t slot = HandleSlots::kNone;
     if (op.kind == OpKind::kMalloc) {
-      out.op[j] = hold(op.alloc);
+      slot = hold(op.alloc);
     } else if (op.kind == OpKind::kFree && op.alloc.valid() && op.alloc.value() < allocations) {
       std::uint32_t& s = current[op.alloc.value()];
-      out.op[j] = s;
+      slot = s;
       if (s != HandleSlots::kNone) given_back.push_back(s);
       s = HandleSlots::kNone;
     }
+    set(j, slot);
   }
+}
+
+}  // namespace
+
+HandleSlots computeHandleSlots(const Program& program, std::size_t allocations) {
+  HandleSlots out;
+  out.op.assign(program.ops.size(), HandleSlots::kNone);
+  walkHandleSlots(program, allocations, out, [&](std::size_t j, std::uint32_t slot) { out.op[j] = slot; });
   return out;
 }
 
+// Straight into the ops: no vector per op beside them (4 bytes per op at 20 M events).
 void assignHandleSlots(Program& program, std::size_t allocations) {
-  HandleSlots s = computeHandleSlots(program, allocations);
-  for (std::size_t j = 0; j < program.ops.size(); ++j) program.ops[j].slot = s.op[j];
+  HandleSlots s;
+  walkHandleSlots(program, allocations, s, [&](std::size_t j, std::uint32_t slot) { program.ops[j].slot = slot; });
   s.assigned_ops = program.ops.size();
-  s.op = {};
   program.handle_slots = std::move(s);
 }
 

@@ -35,8 +35,14 @@ void Runner::bindSlots() {
     slots_ = own_slots_.get();
     op_slots_ = own_slots_->op.data();
   }
-  slot_block_.assign(slots_->count, sim::BlockHandle{});
-  slot_alloc_.assign(slots_->count, HandleSlots::kNone);
+}
+
+// The slot arrays grow with the slots in use so far (a checkpoint early in the run copies few).
+void Runner::holdSlot(std::uint32_t slot) {
+  if (slot < slot_block_.size()) return;
+  const std::size_t n = std::min<std::size_t>(slots_->count, std::max<std::size_t>(slot + 1, slot_block_.size() * 2));
+  slot_block_.resize(n, sim::BlockHandle{});
+  slot_alloc_.resize(n, HandleSlots::kNone);
 }
 
 sim::EventSink* Runner::wireSink() {
@@ -75,6 +81,7 @@ void Runner::seed() {
   for (std::size_t i = 0; i < handles->size() && i < p_.program.seed_allocations.size(); ++i) {
     const std::uint32_t slot = slots_->seed[i];
     if (slot != HandleSlots::kNone && model_.isAllocated((*handles)[i])) {
+      holdSlot(slot);
       slot_block_[slot] = (*handles)[i];
       slot_alloc_[slot] = p_.program.seed_allocations[i].value();
     }
@@ -153,6 +160,7 @@ void Runner::runOp(std::uint32_t j) {
           r_.oom = OomInfo{j, op.first_event, op.size, op.stream, op.stack, 0, request, reserved(), allocated()};
         ++r_.oom->count;
       } else if (const std::uint32_t slot = slotOf(j); slot != HandleSlots::kNone) {
+        holdSlot(slot);
         slot_block_[slot] = res.block;
         slot_alloc_[slot] = op.alloc.value();
       }
@@ -160,7 +168,7 @@ void Runner::runOp(std::uint32_t j) {
     }
     case OpKind::kFree: {
       const std::uint32_t slot = slotOf(j);
-      if (slot == HandleSlots::kNone) break;
+      if (slot >= slot_block_.size()) break;  // none, or never held (its malloc failed)
       const sim::BlockHandle h = slot_block_[slot];
       if (!h.valid()) break;  // released earlier by an edit, or its malloc failed
       if (op.deferred) model_.recordStream(h, kOtherStream);

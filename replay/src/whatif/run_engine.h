@@ -119,6 +119,7 @@ class Runner {
   void recordEditFigure(const Item& item);
   void runOp(std::uint32_t j);
   void bindSlots();
+  void holdSlot(std::uint32_t slot);
   [[nodiscard]] std::uint32_t slotOf(std::uint32_t op) const {
     return op_slots_ ? op_slots_[op] : p_.program.ops[op].slot;
   }
@@ -138,7 +139,7 @@ class Runner {
   const HandleSlots* slots_ = nullptr;
   const std::uint32_t* op_slots_ = nullptr;  // own_slots_'s per op, or null: Op::slot
   // Per slot the live allocation's block (invalid when none) and its id; checkpoints copy these,
-  // as many as the program's most live allocations.
+  // as many as the most allocations live at once so far (holdSlot).
   std::vector<sim::BlockHandle> slot_block_;
   std::vector<std::uint32_t> slot_alloc_;
   std::unordered_set<std::uint32_t> released_;  // freed early by a release edit
