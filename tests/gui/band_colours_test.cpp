@@ -71,7 +71,12 @@ TEST_F(BandColoursTest, AdjacentBandsOfDifferentStacksDiffer) {
         if (a == kMergedBand || b == kMergedBand || stack[a] == stack[b]) continue;
         if (!seen.emplace(a, b).second) continue;  // each neighbouring pair once
         ++pairs;
-        alike += colourDistance(bandColour(a, &rec), bandColour(b, &rec)) < 40;
+        const bool near = colourDistance(bandColour(a, &rec), bandColour(b, &rec)) < 40;
+        alike += near;
+        if (near)
+          ADD_FAILURE() << "alike: " << a << " (blocks " << col[i - 1].blocks << ", stack " << stack[a].value() << ") on "
+                        << b << " (blocks " << col[i].blocks << ", stack " << stack[b].value() << "), column " << c
+                        << " event " << f.bands.event[c] << " threshold " << f.bands.threshold;
       }
     }
     ASSERT_GT(pairs, 10u);

@@ -16,7 +16,15 @@ struct FakeTrace {
   std::vector<std::uint32_t> begin, end, event_allocation;
   std::vector<std::uint64_t> size;
   std::vector<std::int64_t> live;
+  std::vector<StackId> stack;              // per allocation: one of 8 stacks, or none
+  std::vector<std::uint32_t> stack_first;  // per stack
   LifetimeView view() const { return {begin, end, size, event_allocation, live}; }
+  LifetimeView viewWithStacks() const {
+    LifetimeView v = view();
+    v.stack = stack;
+    v.stack_first = stack_first;
+    return v;
+  }
 };
 
 FakeTrace makeTrace(std::size_t events, unsigned seed) {
@@ -37,12 +45,15 @@ FakeTrace makeTrace(std::size_t events, unsigned seed) {
       t.begin.push_back(e);
       t.end.push_back(static_cast<std::uint32_t>(events));
       t.size.push_back(1u << (rng() % 20));
+      const auto k = rng() % 9;
+      t.stack.push_back(k == 8 ? StackId{} : StackId{static_cast<std::uint32_t>(k)});
       alive.push_back(a);
       live += static_cast<std::int64_t>(t.size.back());
       t.event_allocation.push_back(a);
     }
     t.live.push_back(live);
   }
+  t.stack_first = firstAllocationOfStacks(t.stack, 8);
   return t;
 }
 
@@ -101,6 +112,114 @@ TEST(Bands, SizeClassesSkipSmallEventsWithoutChangingTheResult) {
     ASSERT_EQ(a.spans.size(), b.spans.size());
     for (std::size_t k = 0; k < a.spans.size(); ++k) EXPECT_EQ(a.spans[k].allocation, b.spans[k].allocation);
   }
+}
+
+// Columns of a view with stacks: every byte counted once; a stack band holds exactly that
+// stack's live blocks in [floor, threshold), at least `threshold` of them, in two or more
+// blocks; the grey band the rest.
+TEST(Bands, SmallBlocksAreSummedPerStack) {
+  const auto t = makeTrace(6000, 7);
+  std::vector<std::uint32_t> rep;
+  for (std::uint32_t e = 0; e < 6000; e += 29) rep.push_back(e);
+  std::size_t stack_bands = 0;
+  for (std::int64_t threshold : {1 << 12, 1 << 16, 1 << 19}) {
+    const auto bands = computeBands(t.viewWithStacks(), rep, threshold);
+    EXPECT_EQ(bands.stack_floor, stackFloor(threshold));
+    for (std::size_t c = 0; c < rep.size(); ++c) {
+      const std::uint32_t e = rep[c];
+      // The sums by brute force.
+      std::vector<std::int64_t> bytes(8, 0);
+      std::vector<std::uint32_t> blocks(8, 0);
+      for (std::uint32_t a = 0; a < t.size.size(); ++a) {
+        const auto size = static_cast<std::int64_t>(t.size[a]);
+        if (t.begin[a] <= e && e < t.end[a] && t.stack[a].valid() && size < threshold && size >= bands.stack_floor) {
+          bytes[t.stack[a].value()] += size;
+          ++blocks[t.stack[a].value()];
+        }
+      }
+      std::int64_t top = 0;
+      std::vector<bool> seen(8, false);
+      std::uint32_t last_first = 0;
+      for (const auto& s : bands.column(c)) {
+        EXPECT_EQ(s.lo, top);
+        top = s.hi;
+        if (s.blocks <= 1) continue;
+        ++stack_bands;
+        const auto k = t.stack[s.allocation].value();
+        EXPECT_EQ(t.stack_first[k], s.allocation);
+        EXPECT_FALSE(seen[k]);
+        seen[k] = true;
+        EXPECT_GE(s.allocation, last_first) << "stack bands in the order of their first allocation";
+        last_first = s.allocation;
+        EXPECT_EQ(s.hi - s.lo, bytes[k]);
+        EXPECT_EQ(s.blocks, blocks[k]);
+        EXPECT_GE(s.hi - s.lo, threshold);
+      }
+      for (std::uint32_t k = 0; k < 8; ++k) EXPECT_EQ(seen[k], bytes[k] >= threshold) << "stack " << k;
+      EXPECT_EQ(top, t.live[e]) << "column " << c;
+    }
+  }
+  EXPECT_GT(stack_bands, 50u);  // the case is exercised (90 columns)
+}
+
+TEST(Bands, SweepEqualsAFreshScanWithStacks) {
+  const auto t = makeTrace(5000, 13);
+  const auto classes = eventSizeClasses(t.event_allocation, t.size);
+  LifetimeView fast = t.viewWithStacks();
+  fast.event_size_class = classes;
+  std::vector<std::uint32_t> rep;
+  for (std::uint32_t e = 0; e < 5000; e += 7) rep.push_back(e);
+  for (std::int64_t threshold : {1 << 10, 1 << 17}) {
+    const auto swept = computeBands(fast, rep, threshold);
+    for (std::size_t c = 0; c < rep.size(); c += 37) {
+      std::vector<std::uint32_t> one{rep[c]};
+      const auto fresh = computeBands(t.viewWithStacks(), one, threshold);
+      ASSERT_EQ(fresh.column(0).size(), swept.column(c).size());
+      for (std::size_t k = 0; k < fresh.column(0).size(); ++k) {
+        EXPECT_EQ(fresh.column(0)[k].allocation, swept.column(c)[k].allocation);
+        EXPECT_EQ(fresh.column(0)[k].blocks, swept.column(c)[k].blocks);
+        EXPECT_EQ(fresh.column(0)[k].hi, swept.column(c)[k].hi);
+      }
+    }
+  }
+}
+
+// What train150 showed: a stack's many small blocks filled the grey band. They get a band
+// in that stack's colour; blocks under the floor, and blocks with no stack, stay grey.
+TEST(Bands, AStacksManySmallBlocksGetABand) {
+  FakeTrace t;
+  std::int64_t live = 0;
+  auto allocate = [&](std::uint64_t size, StackId stack) {
+    const auto a = static_cast<std::uint32_t>(t.size.size());
+    t.begin.push_back(static_cast<std::uint32_t>(t.event_allocation.size()));
+    t.end.push_back(1000);
+    t.size.push_back(size);
+    t.stack.push_back(stack);
+    t.event_allocation.push_back(a);
+    live += static_cast<std::int64_t>(size);
+    t.live.push_back(live);
+  };
+  allocate(1 << 20, StackId{1});                                  // a big block
+  for (int i = 0; i < 100; ++i) allocate(1 << 10, StackId{0});    // 100 KiB in small blocks
+  for (int i = 0; i < 50; ++i) allocate(1 << 10, StackId{});      // no stack
+  for (int i = 0; i < 20; ++i) allocate(1, StackId{2});           // under the floor
+  t.stack_first = firstAllocationOfStacks(t.stack, 3);
+  const std::vector<std::uint32_t> rep{static_cast<std::uint32_t>(t.live.size() - 1)};
+  const std::int64_t threshold = 10 << 10;  // floor: 2 bytes
+  const auto bands = computeBands(t.viewWithStacks(), rep, threshold);
+  const auto col = bands.column(0);
+  ASSERT_EQ(col.size(), 3u);
+  EXPECT_EQ(col[0].allocation, kMergedBand);
+  EXPECT_EQ(col[0].hi - col[0].lo, 50 * 1024 + 20);
+  EXPECT_EQ(col[1].allocation, 1u);  // stack 0's first allocation
+  EXPECT_EQ(col[1].blocks, 100u);
+  EXPECT_EQ(col[1].hi - col[1].lo, 100 * 1024);
+  EXPECT_EQ(col[2].allocation, 0u);
+  EXPECT_EQ(col[2].blocks, 1u);
+  // Without stacks, all the small blocks are grey.
+  const auto plain = computeBands(t.view(), rep, threshold);
+  ASSERT_EQ(plain.column(0).size(), 2u);
+  EXPECT_EQ(plain.column(0)[0].hi, live - (1 << 20));
 }
 
 TEST(Bands, RepresentativeIsTheColumnPeak) {
@@ -214,6 +333,18 @@ TEST(BandColouring, NeighboursFromAllocationsAndFrees) {
   // Items of one key make no pair; an item without a key none either.
   const std::vector<std::uint32_t> same{7, 7, 7, kNoAllocation, 7};
   EXPECT_TRUE(neighbourKeys(t.view(), same, 0).empty());
+}
+
+// Neighbours as the bands are drawn: a stack band (allocation 4, key 2) lies on the big block
+// of key 0 in one column; the grey band and same-key neighbours make no pair.
+TEST(BandColouring, NeighboursOfTheDrawnBands) {
+  BandColumns b;
+  b.offsets = {0, 3, 5};
+  b.spans = {{0, 10, kMergedBand}, {10, 20, 4, 3}, {20, 30, 0}, {0, 5, 1}, {5, 9, 3}};
+  const std::vector<std::uint32_t> key{0, 1, 9, 1, 2};
+  const auto pairs = bandNeighbourKeys(b, key);
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> want{{0, 2}};
+  EXPECT_EQ(pairs, want);
 }
 
 TEST(BandColouring, NeighboursGetDistantColours) {

@@ -8,7 +8,8 @@ namespace reservoir::gui {
 
 LifetimeView RecordedPlot::lifetimes() const {
   const auto& l = trace->lifetimes;
-  return LifetimeView{l.begin, l.end, l.size, l.event_allocation, trace->series.live, event_size_class};
+  return LifetimeView{l.begin, l.end, l.size, l.event_allocation, trace->series.live, event_size_class,
+                      l.stack, stack_first};
 }
 
 std::vector<std::uint32_t> stackColours(const RecordedPlot& p) {
@@ -23,6 +24,19 @@ std::vector<std::uint32_t> stackColours(const RecordedPlot& p) {
   for (const std::uint64_t min_size : {std::uint64_t{0}, peak / 1000, peak / 100}) {
     const auto more = neighbourKeys(lt, stack_of, min_size);
     pairs.insert(pairs.end(), more.begin(), more.end());
+  }
+  // The stacks' summed small blocks meet other bands than the blocks do: take the pairs of the
+  // bands as drawn, over 4096 events across the trace, at thresholds 1.5x apart from 1/1000 of
+  // the peak to 1/50 (2 px bands on plots 100 to 2000 px tall).
+  if (!lt.stack_first.empty() && p.events() > 0) {
+    std::vector<std::uint32_t> rep(std::min<std::size_t>(4096, p.events()));
+    for (std::size_t i = 0; i < rep.size(); ++i) rep[i] = static_cast<std::uint32_t>(i * p.events() / rep.size());
+    for (double t = static_cast<double>(peak) / 1000; t <= static_cast<double>(peak) / 50; t *= 1.5) {
+      const auto threshold = static_cast<std::uint64_t>(t);
+      if (threshold == 0) continue;
+      const auto more = bandNeighbourKeys(computeBands(lt, rep, static_cast<std::int64_t>(threshold)), stack_of);
+      pairs.insert(pairs.end(), more.begin(), more.end());
+    }
   }
   const auto index = colourKeys(rank, pairs, kDistinctBandColours);
   std::vector<std::uint32_t> out(index.size());
@@ -39,6 +53,7 @@ std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const repla
   p->mapped = MinMaxPyramid(s.mapped);
   for (const auto& a : p->trace->annotations) p->annotation_events.push_back(a.event);
   p->event_size_class = eventSizeClasses(p->trace->lifetimes.event_allocation, p->trace->lifetimes.size);
+  p->stack_first = firstAllocationOfStacks(p->trace->lifetimes.stack, p->trace->snapshot().stackCount());
   p->stack_colour = stackColours(*p);
   return p;
 }

@@ -19,6 +19,7 @@ struct RecordedPlot {
   std::vector<std::uint32_t> annotation_events;  // sorted, parallel to trace->annotations
   std::vector<std::uint32_t> stack_colour;       // per stack id: its bands' colour (0xAARRGGBB)
   std::vector<std::uint8_t> event_size_class;    // see LifetimeView
+  std::vector<std::uint32_t> stack_first;        // per stack id: its first allocation (LifetimeView)
   [[nodiscard]] LifetimeView lifetimes() const;
   [[nodiscard]] std::size_t events() const { return trace->series.size(); }
 };

@@ -73,6 +73,19 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> neighbourKeys(const Lifetim
   return pairs.take();
 }
 
+std::vector<std::pair<std::uint32_t, std::uint32_t>> bandNeighbourKeys(const BandColumns& bands,
+                                                                       std::span<const std::uint32_t> key_of_item) {
+  Pairs pairs(key_of_item);
+  for (std::size_t c = 0; c + 1 < bands.offsets.size(); ++c) {
+    const auto col = bands.column(c);
+    for (std::size_t i = 1; i < col.size(); ++i) {
+      const auto a = col[i - 1].allocation, b = col[i].allocation;
+      if (a != kMergedBand && b != kMergedBand && a < key_of_item.size() && b < key_of_item.size()) pairs.add(a, b);
+    }
+  }
+  return pairs.take();
+}
+
 std::vector<std::uint32_t> colourKeys(std::span<const std::uint32_t> rank,
                                       std::span<const std::pair<std::uint32_t, std::uint32_t>> neighbours,
                                       double min_distance) {

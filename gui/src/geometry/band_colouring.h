@@ -22,6 +22,12 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> neighbourKeys(const Lifetim
                                                                    std::span<const std::uint32_t> key_of_item,
                                                                    std::uint64_t min_size);
 
+// The pairs of keys whose bands lie directly on one another in `bands` (the merged grey band
+// left out): with the small blocks summed per stack, a stack's band meets bands the blocks
+// themselves never touch. Each pair once, (smaller key, larger key).
+std::vector<std::pair<std::uint32_t, std::uint32_t>> bandNeighbourKeys(const BandColumns& bands,
+                                                                       std::span<const std::uint32_t> key_of_item);
+
 // A palette index per key: keys in the order of `rank` (colourRanks), each given the first
 // index from its rank on whose colour is at least `min_distance` (RGB distance, 0..441) from
 // the colours of its neighbours already coloured.

@@ -8,45 +8,125 @@
 namespace reservoir::gui {
 namespace {
 
-// The bands alive at `event`, in allocation order.
-std::vector<std::uint32_t> liveAt(const LifetimeView& lt, std::uint32_t event, std::int64_t threshold) {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t a = 0; a < lt.size.size(); ++a)
-    if (lt.begin[a] <= event && event < lt.end[a] && static_cast<std::int64_t>(lt.size[a]) >= threshold)
-      out.push_back(a);
-  return out;
-}
-
 int floorLog2(std::uint64_t v) { return v == 0 ? -1 : 63 - __builtin_clzll(v); }
 
-void applyEvent(const LifetimeView& lt, std::uint32_t e, std::int64_t threshold, std::vector<std::uint32_t>& live) {
-  const std::uint32_t a = lt.event_allocation[e];
-  if (a == kNoAllocation || static_cast<std::int64_t>(lt.size[a]) < threshold) return;
-  if (lt.begin[a] == e && e < lt.end[a]) {
-    live.insert(std::upper_bound(live.begin(), live.end(), a), a);
-  } else if (lt.end[a] == e) {
-    const auto it = std::lower_bound(live.begin(), live.end(), a);
-    if (it != live.end() && *it == a) live.erase(it);
-  }
-}
+// The blocks alive after one event, as the columns show them: those of at least `threshold`
+// bytes one by one (in allocation order), the smaller ones of at least `floor` summed per
+// stack, with the stacks whose sum reaches `threshold` listed by their first allocation.
+class LiveBlocks {
+ public:
+  LiveBlocks(const LifetimeView& lt, std::int64_t threshold)
+      : lt_(lt),
+        threshold_(threshold),
+        per_stack_(!lt.stack.empty() && !lt.stack_first.empty()),
+        floor_(per_stack_ ? stackFloor(threshold) : threshold) {}
 
-void emitColumn(const LifetimeView& lt, std::uint32_t event, const std::vector<std::uint32_t>& live, BandColumns& out) {
-  std::int64_t big = 0;
-  for (auto a : live) big += static_cast<std::int64_t>(lt.size[a]);
-  const std::int64_t small = lt.live[event] - big;
-  std::int64_t y = 0;
-  if (small > 0) {
-    out.spans.push_back(BandSpan{0, small, kMergedBand});
-    y = small;
+  [[nodiscard]] std::int64_t floor() const { return floor_; }
+
+  void scan(std::uint32_t event) {
+    big_.clear();
+    shown_.clear();
+    if (per_stack_) {
+      bytes_.assign(lt_.stack_first.size(), 0);
+      blocks_.assign(lt_.stack_first.size(), 0);
+    }
+    for (std::uint32_t a = 0; a < lt_.size.size(); ++a)
+      if (lt_.begin[a] <= event && event < lt_.end[a]) add(a);
   }
-  for (auto a : live) {
-    const auto h = static_cast<std::int64_t>(lt.size[a]);
-    out.spans.push_back(BandSpan{y, y + h, a});
-    y += h;
+
+  void apply(std::uint32_t e) {
+    const std::uint32_t a = lt_.event_allocation[e];
+    if (a == kNoAllocation || size(a) < floor_) return;
+    if (lt_.begin[a] == e && e < lt_.end[a]) {
+      add(a);
+    } else if (lt_.end[a] == e && lt_.begin[a] < e) {
+      remove(a);
+    }
   }
-}
+
+  void emit(std::uint32_t event, BandColumns& out) const {
+    std::int64_t counted = 0;
+    for (auto a : big_) counted += size(a);
+    for (auto f : shown_) counted += bytes_[lt_.stack[f].value()];
+    const std::int64_t grey = lt_.live[event] - counted;
+    std::int64_t y = 0;
+    if (grey > 0) {
+      out.spans.push_back(BandSpan{0, grey, kMergedBand});
+      y = grey;
+    }
+    for (auto f : shown_) {
+      const auto s = lt_.stack[f].value();
+      out.spans.push_back(BandSpan{y, y + bytes_[s], f, blocks_[s]});
+      y += bytes_[s];
+    }
+    for (auto a : big_) {
+      out.spans.push_back(BandSpan{y, y + size(a), a});
+      y += size(a);
+    }
+  }
+
+ private:
+  [[nodiscard]] std::int64_t size(std::uint32_t a) const { return static_cast<std::int64_t>(lt_.size[a]); }
+
+  // The stack whose sum `a` counts in (kNoAllocation: none, it stays grey).
+  [[nodiscard]] std::uint32_t stackOf(std::uint32_t a) const {
+    if (!per_stack_ || a >= lt_.stack.size() || !lt_.stack[a].valid()) return kNoAllocation;
+    const auto s = lt_.stack[a].value();
+    return s < lt_.stack_first.size() && lt_.stack_first[s] != kNoAllocation ? s : kNoAllocation;
+  }
+
+  void add(std::uint32_t a) {
+    if (size(a) >= threshold_) {
+      big_.insert(std::upper_bound(big_.begin(), big_.end(), a), a);
+    } else if (size(a) >= floor_) {
+      if (const auto s = stackOf(a); s != kNoAllocation) change(s, size(a), 1);
+    }
+  }
+
+  void remove(std::uint32_t a) {
+    if (size(a) >= threshold_) {
+      const auto it = std::lower_bound(big_.begin(), big_.end(), a);
+      if (it != big_.end() && *it == a) big_.erase(it);
+    } else if (size(a) >= floor_) {
+      if (const auto s = stackOf(a); s != kNoAllocation && blocks_[s] > 0) change(s, -size(a), -1);
+    }
+  }
+
+  void change(std::uint32_t s, std::int64_t bytes, int blocks) {
+    const bool was = bytes_[s] >= threshold_;
+    bytes_[s] += bytes;
+    blocks_[s] = static_cast<std::uint32_t>(static_cast<int>(blocks_[s]) + blocks);
+    const bool is = bytes_[s] >= threshold_;
+    if (was == is) return;
+    const std::uint32_t f = lt_.stack_first[s];
+    const auto it = std::lower_bound(shown_.begin(), shown_.end(), f);
+    if (is)
+      shown_.insert(it, f);
+    else if (it != shown_.end() && *it == f)
+      shown_.erase(it);
+  }
+
+  const LifetimeView& lt_;
+  std::int64_t threshold_;
+  bool per_stack_;
+  std::int64_t floor_;
+  std::vector<std::uint32_t> big_;     // allocations of at least threshold_, sorted
+  std::vector<std::int64_t> bytes_;    // per stack: its live blocks in [floor_, threshold_)
+  std::vector<std::uint32_t> blocks_;  // per stack: how many
+  std::vector<std::uint32_t> shown_;   // first allocations of the stacks with bytes_ >= threshold_, sorted
+};
 
 }  // namespace
+
+std::int64_t stackFloor(std::int64_t threshold) { return std::max<std::int64_t>(threshold >> 12, 1); }
+
+std::vector<std::uint32_t> firstAllocationOfStacks(std::span<const StackId> stack, std::size_t stacks) {
+  std::vector<std::uint32_t> out(stacks, kNoAllocation);
+  for (std::uint32_t a = 0; a < stack.size(); ++a)
+    if (stack[a].valid() && stack[a].value() < stacks && out[stack[a].value()] == kNoAllocation)
+      out[stack[a].value()] = a;
+  return out;
+}
 
 BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> rep, std::int64_t threshold) {
   BandColumns out;
@@ -54,24 +134,25 @@ BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> 
   out.offsets.reserve(rep.size() + 1);
   out.offsets.push_back(0);
   out.event.assign(rep.begin(), rep.end());
-  std::vector<std::uint32_t> live;
+  LiveBlocks live(lt, out.threshold);
+  out.stack_floor = live.floor();
+  // An allocation the sweep must see has a size class of at least this.
+  const auto min_class = static_cast<std::uint8_t>(floorLog2(static_cast<std::uint64_t>(live.floor())) + 1);
   std::uint32_t at = ColumnRange::kNone;  // the event `live` is for
   for (std::uint32_t e : rep) {
     if (e != ColumnRange::kNone && e < lt.live.size()) {
       // Sweep forward; start afresh when the jump is longer than a scan of all allocations.
       if (at == ColumnRange::kNone || e < at || e - at > lt.size.size()) {
-        live = liveAt(lt, e, out.threshold);
+        live.scan(e);
       } else if (!lt.event_size_class.empty()) {
-        // An allocation of at least `threshold` bytes has a size class of at least this.
-        const auto min_class = static_cast<std::uint8_t>(floorLog2(static_cast<std::uint64_t>(out.threshold)) + 1);
         const std::uint8_t* cls = lt.event_size_class.data();
         for (std::uint32_t k = at + 1; k <= e; ++k)
-          if (cls[k] >= min_class) applyEvent(lt, k, out.threshold, live);
+          if (cls[k] >= min_class) live.apply(k);
       } else {
-        for (std::uint32_t k = at + 1; k <= e; ++k) applyEvent(lt, k, out.threshold, live);
+        for (std::uint32_t k = at + 1; k <= e; ++k) live.apply(k);
       }
       at = e;
-      emitColumn(lt, e, live, out);
+      live.emit(e, out);
     }
     out.offsets.push_back(static_cast<std::uint32_t>(out.spans.size()));
   }

@@ -1,8 +1,10 @@
 // The live blocks as stacked bands (memory_viz's Active Memory Timeline): each pixel column
 // shows the blocks alive at one event of its range (the one with the most live bytes, so
 // peaks survive any zoom), stacked in allocation order. Blocks too thin to see at the
-// current scale are merged into one band at the bottom, so every byte is accounted for
-// and the work per frame is bounded by the events in view, not by the trace.
+// current scale are summed per stack: a stack whose small blocks together are tall enough
+// gets one band in its colour; the rest are merged into one grey band at the bottom. Every
+// byte is accounted for, and the work per frame is bounded by the events in view, not by
+// the trace.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "geometry/axis.h"
+#include "reservoir/core/strong_id.h"
 
 namespace reservoir::gui {
 
@@ -22,7 +25,13 @@ struct LifetimeView {
   // Optional, per event: 1 + floor(log2(size)) of its allocation (0 for none), so the sweep
   // skips events of small blocks without touching the allocation arrays.
   std::span<const std::uint8_t> event_size_class = {};
+  // Optional: each allocation's stack, and per stack id its first allocation (kNoAllocation
+  // for a stack no allocation has). With them, small blocks are summed per stack.
+  std::span<const StackId> stack = {};
+  std::span<const std::uint32_t> stack_first = {};
 };
+// Per stack id, the first allocation with that stack (kNoAllocation for none).
+std::vector<std::uint32_t> firstAllocationOfStacks(std::span<const StackId> stack, std::size_t stacks);
 std::vector<std::uint8_t> eventSizeClasses(std::span<const std::uint32_t> event_allocation,
                                            std::span<const std::uint64_t> size);
 inline constexpr std::uint32_t kNoAllocation = 0xffffffffu;
@@ -32,6 +41,9 @@ inline constexpr std::uint32_t kMergedBandColour = 0xffd5d8dcu;  // the merged b
 struct BandSpan {
   std::int64_t lo = 0, hi = 0;   // bytes from the bottom
   std::uint32_t allocation = 0;  // kMergedBand for the merged small blocks
+  // More than 1: the small blocks of one stack summed into one band; `allocation` is that
+  // stack's first allocation (it gives the colour and the stack).
+  std::uint32_t blocks = 1;
 };
 
 struct BandColumns {
@@ -39,14 +51,18 @@ struct BandColumns {
   std::vector<BandSpan> spans;
   std::vector<std::uint32_t> event;  // the event each column shows (ColumnRange::kNone: none)
   std::int64_t threshold = 0;        // blocks smaller than this are merged
+  std::int64_t stack_floor = 0;      // blocks smaller than this stay grey, not summed per stack
   [[nodiscard]] std::span<const BandSpan> column(std::size_t c) const {
     return {spans.data() + offsets[c], spans.data() + offsets[c + 1]};
   }
 };
 
 // `representative[c]`: the event column c shows (nondecreasing, ColumnRange::kNone for none).
-// Blocks of at least `threshold` bytes get bands of their own.
+// Blocks of at least `threshold` bytes get bands of their own; smaller ones of at least
+// threshold / 4096 (stackFloor) are summed per stack when the view has stacks.
 BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> representative, std::int64_t threshold);
+
+std::int64_t stackFloor(std::int64_t threshold);
 
 // Per column the event with the most live bytes (its last event when the range is empty).
 struct ColumnEnvelope;

@@ -208,7 +208,7 @@ std::pair<QString, QPen> bandLegendEntry(const TimelineFrame& f, bool window) {
   band.setBrush(QBrush(stripes));
   // A window of a ring buffer: the blocks allocated before it have no alloc event, so no band;
   // the allocated curve includes them (the facts give their bytes).
-  return {QStringLiteral("live blocks (bands, a colour per stack; < %1 merged, grey%2)")
+  return {QStringLiteral("live blocks (bands, a colour per stack; < %1 summed per stack, the rest grey%2)")
               .arg(sizeText(f.bands.threshold),
                    window ? QStringLiteral("; blocks older than the window, never freed: no band") : QString()),
           band};

@@ -415,8 +415,15 @@ QString TimelineView::hoverText(int column, double y_px) const {
   const auto bytes = static_cast<std::int64_t>(f.y.toDomain(y_px));
   const BandSpan* s = f.bands.offsets.empty() ? nullptr : hitBand(f.bands, static_cast<std::size_t>(column), bytes);
   if (s && s->allocation == kMergedBand) {
-    text += QStringLiteral("<hr>%1 in blocks smaller than %2 (merged at this zoom)")
-                .arg(sizeText(s->hi - s->lo), sizeText(f.bands.threshold));
+    text += QStringLiteral("<hr>%1 in blocks smaller than %2 (merged at this zoom; a stack's small blocks get a "
+                           "band of their own where together they reach %2, blocks under %3 stay here)")
+                .arg(sizeText(s->hi - s->lo), sizeText(f.bands.threshold), sizeText(f.bands.stack_floor));
+  } else if (s && s->blocks > 1) {
+    text += QStringLiteral("<hr><b>%1 in %2 blocks of one stack</b>, each smaller than %3 (merged at this zoom)<br>%4")
+                .arg(sizeText(s->hi - s->lo))
+                .arg(s->blocks)
+                .arg(sizeText(f.bands.threshold))
+                .arg(stackHtml(rec.trace->snapshot(), rec.trace->lifetimes.stack[s->allocation], 10));
   } else if (s) {
     const auto& l = rec.trace->lifetimes;
     const auto a = s->allocation;
