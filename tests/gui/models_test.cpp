@@ -245,6 +245,31 @@ TEST(FactsWindow, ATruncatedTraceNamesTheBlocksFromBeforeTheWindow) {
   FactsModel whole;
   whole.setDocument(&complete);
   EXPECT_TRUE(row(whole, QStringLiteral("allocated before the window")).isEmpty());
+
+  // Compare's facts: the two traces side by side, a column each, a fact one of them lacks
+  // empty in the other's column.
+  FactsModel both;
+  Tester tester(&both, Tester::FailureReportingMode::Fatal);
+  both.setDocuments({&ring, &complete});
+  ASSERT_EQ(both.columnCount(), 3);
+  EXPECT_EQ(both.headerData(1, Qt::Horizontal, Qt::DisplayRole).toString(), ring.title());
+  EXPECT_EQ(both.headerData(2, Qt::Horizontal, Qt::DisplayRole).toString(), complete.title());
+  auto cells = [&](const QString& name) {
+    for (int r = 0; r < both.rowCount(); ++r)
+      if (both.index(r, 0).data().toString() == name)
+        return std::pair{both.index(r, 1).data().toString(), both.index(r, 2).data().toString()};
+    return std::pair{QString(), QString()};
+  };
+  EXPECT_EQ(cells(QStringLiteral("events")).first, QString::number(ring.recorded()->trace->facts.events));
+  EXPECT_EQ(cells(QStringLiteral("events")).second, QString::number(complete.recorded()->trace->facts.events));
+  EXPECT_EQ(cells(QStringLiteral("allocated before the window")).first, before);
+  EXPECT_TRUE(cells(QStringLiteral("allocated before the window")).second.isEmpty());
+  int names = 0;  // each fact once
+  for (int r = 0; r < both.rowCount(); ++r) names += both.index(r, 0).data().toString() == QStringLiteral("events");
+  EXPECT_EQ(names, 1);
+  both.setDocument(&complete);
+  EXPECT_EQ(both.columnCount(), 2);
+  EXPECT_EQ(both.headerData(1, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("value"));
 }
 
 // A statistic that differs is named in words, with its memory_stats() key kept for the tooltip.

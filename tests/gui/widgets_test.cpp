@@ -106,6 +106,13 @@ TEST_F(WidgetsTest, OpensSeveralRanksAndCompares) {
   const QImage shot = window_->grab().toImage();
   EXPECT_GT(inkShare(shot), 0.05);
   EXPECT_GT(window_->facts()->rowCount(), 0);
+  // In Compare the facts panel shows both traces side by side, not the first one's alone.
+  ASSERT_EQ(window_->facts()->columnCount(), 3);
+  EXPECT_EQ(window_->facts()->headerData(2, Qt::Horizontal, Qt::DisplayRole).toString(),
+            window_->documents()[1]->title());
+  EXPECT_TRUE(window_->factsDock()->windowTitle().contains(QStringLiteral("side by side")));
+  window_->showTrace(1);
+  EXPECT_EQ(window_->facts()->columnCount(), 2);
 }
 
 TEST_F(WidgetsTest, TimelineZoomPanAndCursor) {
@@ -429,9 +436,16 @@ TEST_F(WidgetsTest, SweepFromThePanelRanksCandidates) {
   dialog.show();
   QApplication::processEvents();
   EXPECT_GE(table->columnWidth(0), 150) << "the candidate column was squeezed";
-  // Its share is of the table as laid out, not of the viewport before the layout sized it.
-  EXPECT_GE(table->columnWidth(0), table->viewport()->width() * 35 / 100 - 1)
+  // Its share is of the table as laid out, not of the viewport before the layout sized it, and
+  // it leaves the figures and 120 px of the edit in view: the table does not scroll sideways.
+  QApplication::processEvents();
+  int figures = 0;
+  for (int c = 1; c + 1 < table->columnCount(); ++c) figures += table->columnWidth(c);
+  EXPECT_GE(table->columnWidth(0),
+            std::min(table->viewport()->width() * 35 / 100 - 1, table->viewport()->width() - figures - 120))
       << table->columnWidth(0) << " of " << table->viewport()->width();
+  EXPECT_EQ(table->horizontalScrollBar()->maximum(), 0)
+      << "the table scrolls sideways: figures " << figures << " of " << table->viewport()->width();
   QStringList edits;
   QString settings;
   candidateToEdits({"--cleanup", "after:x.py:f", "--set", "expandable_segments:True"}, &edits, &settings);
@@ -887,7 +901,8 @@ TEST_F(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
   EXPECT_TRUE(failure->text().contains(failed->error())) << failure->text().toStdString();
   EXPECT_LE(failure->width(), w.width());
   EXPECT_GE(failure->height(), failure->heightForWidth(failure->width())) << "the message is cut off";
-  EXPECT_TRUE(w.traceWidget(0)->failureLabel()->isHidden());
+  EXPECT_FALSE(w.traceWidget(0)->failureLabel()->isVisibleTo(w.traceWidget(0)));
+  EXPECT_TRUE(w.traceWidget(1)->openAgainButton()->isVisible());
   w.closeTab(1);
   EXPECT_EQ(w.documents().size(), 1u);
   EXPECT_EQ(w.tabs()->count(), 1);
@@ -909,6 +924,33 @@ TEST_F(WidgetsBadFile, OnALaptopTheMessageIsShownWhole) {
   QLabel* failure = w.traceWidget(0)->failureLabel();
   ASSERT_TRUE(failure->isVisible());
   EXPECT_GE(failure->height(), failure->heightForWidth(failure->width())) << "the message is cut off";
+}
+
+// The failed page offers to read the file again: once the file is fixed, "Open again" opens it.
+TEST_F(WidgetsBadFile, OpenAgainReadsTheFixedFile) {
+  MainWindow w;
+  w.setBatchMode(true);
+  w.resize(1000, 700);
+  w.show();
+  w.openFiles({bad});
+  ASSERT_TRUE(waitUntilIdle(w, 30000));
+  QApplication::processEvents();
+  ASSERT_TRUE(w.documents().front()->failed());
+  QPushButton* again = w.traceWidget(0)->openAgainButton();
+  ASSERT_NE(again, nullptr);
+  EXPECT_TRUE(again->isVisible());
+  // Fixed: the real snapshot now sits where the bad file was.
+  ASSERT_TRUE(QFile::remove(bad));
+  ASSERT_TRUE(QFile::copy(sample("resume-tiny/resume-main.rank0.pickle"), bad));
+  again->click();
+  ASSERT_TRUE(waitUntilIdle(w, 120000));
+  QApplication::processEvents();
+  ASSERT_EQ(w.documents().size(), 1u);
+  EXPECT_FALSE(w.documents().front()->failed()) << w.documents().front()->error().toStdString();
+  EXPECT_EQ(w.documents().front()->path(), bad);
+  EXPECT_EQ(w.tabs()->count(), 1);
+  EXPECT_FALSE(w.tabs()->tabText(0).contains(QStringLiteral("could not open")));
+  EXPECT_FALSE(w.traceWidget(0)->timeline()->isHidden());
 }
 
 TEST(AppOptions, ParsesViewsAndEdits) {

@@ -1,6 +1,8 @@
 #include "models/facts_model.h"
 
 #include <QFileInfo>
+
+#include <algorithm>
 #include <QFont>
 
 #include "app/format.h"
@@ -15,6 +17,11 @@ namespace reservoir::gui {
 FactsModel::FactsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 namespace {
+
+struct FactRow {
+  QString group, name, value;
+  QString tooltip;  // more than the value (e.g. the raw memory_stats() keys), or empty
+};
 
 // A statistic's value as shown: a size for the byte counts.
 QString statValue(const std::string& key, const std::string& value) {
@@ -56,14 +63,18 @@ QString conformanceText(const replay::ConformanceReport& c, QString* raw) {
 }
 
 void FactsModel::setDocument(TraceDocument* doc) {
-  if (doc_) disconnect(doc_, nullptr, this, nullptr);
-  doc_ = doc;
-  if (doc_) {
-    connect(doc_, &TraceDocument::loaded, this, &FactsModel::rebuild);
-    connect(doc_, &TraceDocument::modelled, this, &FactsModel::rebuild);
-    connect(doc_, &TraceDocument::failedToLoad, this, &FactsModel::rebuild);
-    connect(doc_, &QObject::destroyed, this, [this] {
-      doc_ = nullptr;
+  setDocuments(doc ? std::vector<TraceDocument*>{doc} : std::vector<TraceDocument*>{});
+}
+
+void FactsModel::setDocuments(const std::vector<TraceDocument*>& docs) {
+  for (auto* d : docs_) disconnect(d, nullptr, this, nullptr);
+  docs_ = docs;
+  for (auto* d : docs_) {
+    connect(d, &TraceDocument::loaded, this, &FactsModel::rebuild);
+    connect(d, &TraceDocument::modelled, this, &FactsModel::rebuild);
+    connect(d, &TraceDocument::failedToLoad, this, &FactsModel::rebuild);
+    connect(d, &QObject::destroyed, this, [this, d] {
+      docs_.erase(std::remove(docs_.begin(), docs_.end(), d), docs_.end());
       rebuild();
     });
   }
@@ -128,14 +139,15 @@ QString peakOriginHtml(const traces::Snapshot& snap, const replay::PeakOrigin& o
   return h;
 }
 
-void FactsModel::rebuild() {
-  beginResetModel();
-  rows_.clear();
-  const auto rec = doc_ ? doc_->recorded() : nullptr;
+namespace {
+
+std::vector<FactRow> factRows(const TraceDocument* doc) {
+  std::vector<FactRow> rows;
+  const auto rec = doc ? doc->recorded() : nullptr;
   if (rec) {
     const auto& f = rec->trace->facts;
     const auto& s = rec->trace->series;
-    auto add = [&](const QString& g, const QString& n, const QString& v) { rows_.push_back(Row{g, n, v}); };
+    auto add = [&](const QString& g, const QString& n, const QString& v) { rows.push_back(FactRow{g, n, v}); };
     const QString t = QStringLiteral("trace");
     add(t, QStringLiteral("file"), QString::fromStdString(f.path));
     add(t, QStringLiteral("file size"), sizeText(static_cast<std::int64_t>(f.file_bytes)));
@@ -159,13 +171,13 @@ void FactsModel::rebuild() {
     std::vector<std::pair<QString, QString>> settings;
     settingsRows(rec->trace->snapshot().settings, settings);
     for (auto& [n, v] : settings) add(QStringLiteral("allocator settings"), n, v);
-    if (const auto m = doc_->model()) {
+    if (const auto m = doc->model()) {
       const auto& c = m->model->prepared.conformance;
       const QString g = QStringLiteral("model");
       QString raw;
       const QString replays = conformanceText(c, &raw);
       add(g, QStringLiteral("replays the recording"), replays);
-      if (!raw.isEmpty()) rows_.back().tooltip = raw;
+      if (!raw.isEmpty()) rows.back().tooltip = raw;
       if (c.first_divergence)
         add(g, QStringLiteral("first divergence"), QStringLiteral("event %1").arg(c.first_divergence->event_index));
       add(g, QStringLiteral("peak reserved came from"),
@@ -193,15 +205,45 @@ void FactsModel::rebuild() {
       for (const auto& line : QString::fromStdString(f.anomalies).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
         add(QStringLiteral("anomalies"), line.section(QLatin1Char(' '), 2, 2), line);
   }
-  if (!rec && doc_ && doc_->failed()) {
+  if (!rec && doc && doc->failed()) {
     // A file that did not open: which file, and why (the panel was empty).
     const QString t = QStringLiteral("trace");
-    rows_.push_back(Row{t, QStringLiteral("file"), doc_->path()});
-    const QFileInfo info(doc_->path());
-    if (info.exists()) rows_.push_back(Row{t, QStringLiteral("file size"), sizeText(info.size())});
-    rows_.push_back(Row{t, QStringLiteral("could not open"),
-                        doc_->errorHeadline().isEmpty() ? doc_->error() : doc_->errorHeadline()});
-    rows_.back().tooltip = doc_->error();
+    rows.push_back(FactRow{t, QStringLiteral("file"), doc->path()});
+    const QFileInfo info(doc->path());
+    if (info.exists()) rows.push_back(FactRow{t, QStringLiteral("file size"), sizeText(info.size())});
+    rows.push_back(FactRow{t, QStringLiteral("could not open"),
+                        doc->errorHeadline().isEmpty() ? doc->error() : doc->errorHeadline()});
+    rows.back().tooltip = doc->error();
+  }
+  return rows;
+}
+
+}  // namespace
+
+void FactsModel::rebuild() {
+  beginResetModel();
+  rows_.clear();
+  const std::size_t n = docs_.size();
+  for (std::size_t d = 0; d < n; ++d) {
+    std::vector<std::pair<QString, int>> seen;  // group + name, and how often so far in this document
+    for (auto& r : factRows(docs_[d])) {
+      const QString key = r.group + QLatin1Char('\n') + r.name;
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& k) { return k.first == key; });
+      const int occurrence = it == seen.end() ? 0 : ++it->second;
+      if (it == seen.end()) seen.emplace_back(key, 0);
+      auto row = std::find_if(rows_.begin(), rows_.end(), [&](const Merged& m) {
+        return m.occurrence == occurrence && m.name == r.name && m.group == r.group;
+      });
+      if (row == rows_.end()) {
+        // A fact the documents before lack: after the last row of its group (or at the end).
+        auto at = rows_.end();
+        for (auto k = rows_.begin(); k != rows_.end(); ++k)
+          if (k->group == r.group) at = k + 1;
+        row = rows_.insert(at, Merged{r.group, r.name, occurrence, std::vector<QString>(n), std::vector<QString>(n)});
+      }
+      row->values[d] = std::move(r.value);
+      row->tooltips[d] = std::move(r.tooltip);
+    }
   }
   endResetModel();
 }
@@ -209,26 +251,37 @@ void FactsModel::rebuild() {
 int FactsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
-int FactsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 2; }
+int FactsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : 1 + static_cast<int>(std::max<std::size_t>(docs_.size(), 1));
+}
 
 QVariant FactsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= static_cast<int>(rows_.size())) return {};
-  const Row& r = rows_[static_cast<std::size_t>(index.row())];
+  const Merged& r = rows_[static_cast<std::size_t>(index.row())];
   if (role == GroupRole) return r.group;
-  if (role == Qt::ToolTipRole)
-    return r.group + QStringLiteral(": ") + r.value + (r.tooltip.isEmpty() ? QString() : QStringLiteral("\n\n") + r.tooltip);
+  const auto d = static_cast<std::size_t>(std::max(index.column() - 1, 0));
+  const QString value = d < r.values.size() ? r.values[d] : QString();
+  const QString tip = d < r.tooltips.size() ? r.tooltips[d] : QString();
+  if (role == Qt::ToolTipRole) {
+    QString head = r.group + QStringLiteral(": ") + (index.column() == 0 ? r.name : value);
+    if (index.column() > 0 && docs_.size() > 1 && docs_[d]) head = docs_[d]->title() + QStringLiteral(", ") + head;
+    return head + (tip.isEmpty() ? QString() : QStringLiteral("\n\n") + tip);
+  }
   if (role != Qt::DisplayRole) return {};
   if (index.column() == 0) return r.name;
   // A path may break after each '/' when the panel wraps it (a zero-width space), instead of
   // being cut off as one long word.
-  QString shown = r.value;
+  QString shown = value;
   if (!shown.contains(QLatin1Char(' '))) shown.replace(QLatin1Char('/'), QStringLiteral("/\u200b"));
   return shown;
 }
 
 QVariant FactsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  return section == 0 ? QStringLiteral("fact") : QStringLiteral("value");
+  if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole)) return {};
+  if (section == 0) return QStringLiteral("fact");
+  const auto d = static_cast<std::size_t>(section - 1);
+  if (docs_.size() <= 1 || d >= docs_.size() || !docs_[d]) return QStringLiteral("value");
+  return role == Qt::ToolTipRole ? docs_[d]->path() : docs_[d]->title();
 }
 
 }  // namespace reservoir::gui

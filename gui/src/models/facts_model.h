@@ -1,4 +1,5 @@
-// Trace facts and allocator settings as a two-column table (name, value), grouped.
+// Trace facts and allocator settings as a table, grouped: a fact's name, then its value for
+// each document (one column for a trace's page; one per trace, side by side, in Compare).
 #pragma once
 
 #include <QAbstractTableModel>
@@ -35,6 +36,7 @@ class FactsModel : public QAbstractTableModel {
   enum Roles { GroupRole = Qt::UserRole + 1 };
   explicit FactsModel(QObject* parent = nullptr);
   void setDocument(TraceDocument* doc);  // refreshes on the document's stages
+  void setDocuments(const std::vector<TraceDocument*>& docs);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -46,9 +48,15 @@ class FactsModel : public QAbstractTableModel {
     QString group, name, value;
     QString tooltip;  // more than the value (e.g. the raw memory_stats() keys), or empty
   };
+  // A fact and its value in each document (empty where a document has no such fact).
+  struct Merged {
+    QString group, name;
+    int occurrence = 0;  // the n-th row of this group and name in a document (anomalies repeat)
+    std::vector<QString> values, tooltips;
+  };
   void rebuild();
-  TraceDocument* doc_ = nullptr;
-  std::vector<Row> rows_;
+  std::vector<TraceDocument*> docs_;
+  std::vector<Merged> rows_;
 };
 
 }  // namespace reservoir::gui

@@ -84,6 +84,8 @@ void MainWindow::openFiles(const QStringList& paths) {
     tabs_->insertTab(static_cast<int>(pages_.size()) - 1, page, QFileInfo(path).fileName());
     connect(doc, &TraceDocument::progress, this, [this, doc](int stage, double f) { onProgress(doc, stage, f); });
     connect(doc, &TraceDocument::failedToLoad, this, [this, doc](const QString& m) { onFailed(doc, m); });
+    connect(page, &TraceWidget::openAgainRequested, this, [this, page] { openAgain(page); });
+    connect(page, &TraceWidget::openOtherRequested, this, &MainWindow::openDialog);
     connect(doc, &TraceDocument::loaded, this, [this, doc] {
       refreshProgress();
       if (doc == currentDocument()) showStatusOf(doc);
@@ -125,7 +127,17 @@ void MainWindow::showTrace(int index) {
 void MainWindow::setFactsVisible(bool on) { facts_dock_->setVisible(on); }
 
 void MainWindow::onCurrentTabChanged() {
-  facts_->setDocument(currentDocument());
+  // Compare shows the facts of the traces it compares, side by side; a trace's page its own.
+  if (tabs_->currentWidget() == compare_ && tabs_->indexOf(compare_) >= 0) {
+    std::vector<TraceDocument*> shown;
+    for (auto* d : docs_)
+      if (!d->failed()) shown.push_back(d);
+    facts_->setDocuments(shown);
+    facts_dock_->setWindowTitle(tr("Trace facts, side by side"));
+  } else {
+    facts_->setDocument(currentDocument());
+    facts_dock_->setWindowTitle(tr("Trace facts and allocator settings"));
+  }
   if (currentTraceWidget()) showStatusOf(currentDocument());
   refreshProgress();
 }
@@ -159,6 +171,9 @@ void MainWindow::fitFactNames() {
   const int names = static_cast<QAbstractItemView*>(facts_view_)->sizeHintForColumn(0);  // public there
   const int cap = facts_view_->viewport()->width() * 45 / 100;
   facts_view_->setColumnWidth(0, std::max(40, std::min(names, cap)));
+  // Compare's columns, a trace each, share the rest.
+  for (int c = 1; c < facts_->columnCount(); ++c)
+    facts_view_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Stretch);
 }
 
 // A window sized before it is shown (as the app opens it) had its resize while the panel was
@@ -191,6 +206,12 @@ void MainWindow::updateCompareTab() {
   if (ok.size() >= 2 && !shown) tabs_->addTab(compare_, tr("Compare"));
   if (ok.size() < 2 && shown) tabs_->removeTab(tabs_->indexOf(compare_));
   compare_->setDocuments(ok);
+}
+
+void MainWindow::openAgain(TraceWidget* page) {
+  const QString path = page->document()->path();
+  closeTab(tabs_->indexOf(page));
+  openFiles({path});
 }
 
 void MainWindow::closeTab(int index) {

@@ -63,6 +63,8 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] QProgressBar* progressBar() const { return progress_; }
   // Closes a tab: a trace (its document goes) or the comparison.
   void closeTab(int index);
+  // A page whose file did not open: closes it and reads the same file again, in a new page.
+  void openAgain(TraceWidget* page);
   // Writes the plot on screen (timeline or comparison) as PNG or SVG (by extension).
   bool exportPlot(const QString& path, QSize size = {});
   [[nodiscard]] FactsModel* facts() const { return facts_; }

@@ -12,6 +12,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -148,8 +149,18 @@ SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
 
 SweepDialog::~SweepDialog() { cancel_->store(true); }
 
+int SweepDialog::candidateRoom() const {
+  // What the figures leave: the edit column keeps kMinEditWidth (it elides, whole on hover).
+  int others = 0;
+  for (int c = 0; c < kColumns; ++c)
+    if (c != kCandidate && c != kEdit) others += table_->horizontalHeader()->sectionSize(c);
+  return table_->viewport()->width() - others - kMinEditWidth;
+}
+
 void SweepDialog::fitColumns() {
-  table_->setColumnWidth(kCandidate, std::max(200, table_->viewport()->width() * 35 / 100));
+  // A third of the table, but never so much that the table scrolls sideways.
+  const int third = table_->viewport()->width() * 35 / 100;
+  table_->setColumnWidth(kCandidate, std::max(kMinCandidateWidth, std::min(third, candidateRoom())));
 }
 
 void SweepDialog::resizeEvent(QResizeEvent* event) {
@@ -175,6 +186,8 @@ void SweepDialog::showRunning(bool running) {
   close_->setText(running ? tr("Cancel") : tr("Close"));
   start_->setText(running || !report_ ? tr("Start") : tr("Run again"));
   start_->setEnabled(!running);
+  // The figures' columns were sized to the ranked table: the candidate's share follows them.
+  if (!running) QTimer::singleShot(0, this, [this] { fitColumns(); });
 }
 
 void SweepDialog::cancel() {

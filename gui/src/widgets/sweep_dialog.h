@@ -65,6 +65,8 @@ class SweepDialog : public QDialog {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  static constexpr int kMinCandidateWidth = 160, kMinEditWidth = 120;
+  [[nodiscard]] int candidateRoom() const;
   void fitColumns();
   void showReport();
   void addArrived(const replay::SweepCandidate& c);

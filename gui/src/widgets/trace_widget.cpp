@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -19,7 +21,8 @@
 namespace reservoir::gui {
 
 TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
-    : QWidget(parent), doc_(doc), split_(new QSplitter(Qt::Vertical, this)), failure_(new QLabel(this)),
+    : QWidget(parent), doc_(doc), split_(new QSplitter(Qt::Vertical, this)), failure_page_(new QWidget(this)),
+      failure_(new QLabel(failure_page_)), open_again_(new QPushButton(tr("Open again"), failure_page_)),
       timeline_(new TimelineView(this)), tabs_(new QTabWidget(this)), state_(new StateView(doc, this)),
       events_(new EventsView(doc, this)), callsites_(new CallSitesView(doc, this)),
       whatif_(new WhatIfPanel(doc, this)) {
@@ -33,8 +36,22 @@ TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
   failure_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   failure_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   failure_->setMargin(16);
-  failure_->hide();
-  split_->addWidget(failure_);
+  auto* buttons = new QHBoxLayout;
+  buttons->setContentsMargins(16, 0, 16, 16);
+  auto* other = new QPushButton(tr("Open another file..."), failure_page_);
+  open_again_->setToolTip(tr("Read %1 again, e.g. once it is fixed or has finished copying").arg(doc->path()));
+  buttons->addWidget(open_again_);
+  buttons->addWidget(other);
+  buttons->addStretch();
+  auto* page = new QVBoxLayout(failure_page_);
+  page->setContentsMargins(0, 0, 0, 0);
+  page->addWidget(failure_);
+  page->addLayout(buttons);
+  page->addStretch();
+  connect(open_again_, &QPushButton::clicked, this, &TraceWidget::openAgainRequested);
+  connect(other, &QPushButton::clicked, this, &TraceWidget::openOtherRequested);
+  failure_page_->hide();
+  split_->addWidget(failure_page_);
   split_->addWidget(timeline_);
   split_->addWidget(tabs_);
   // A taller window gives most of its extra height to the plot.
@@ -63,14 +80,15 @@ TraceWidget::TraceWidget(TraceDocument* doc, QWidget* parent)
 
 void TraceWidget::showFailure(const QString& message) {
   failure_->setText(tr("Could not open %1:\n\n%2").arg(QFileInfo(doc_->path()).fileName(), message));
-  failure_->show();
+  failure_page_->show();
   timeline_->hide();
   // The message takes the timeline's place and share (on a short window the timeline's rule had
   // left this place no height at all).
   const QList<int> sizes = split_->sizes();
   const int h = split_->height();
   if (sizes.size() == 3 && h > 0) {
-    const int top = std::max(sizes[0] + sizes[1], std::max(failure_->heightForWidth(split_->width()), h / 3));
+    const int top = std::max(sizes[0] + sizes[1],
+                             std::max(failure_->heightForWidth(split_->width()) + open_again_->sizeHint().height() + 16, h / 3));
     split_->setSizes({top, 0, std::max(h - top, 0)});
   }
 }
@@ -97,7 +115,7 @@ void TraceWidget::resizeEvent(QResizeEvent* event) {
 void TraceWidget::emphasizeTimeline(bool on) {
   const int h = std::max(split_->height(), 600);
   const int top = on ? h * 3 / 4 : h * 2 / 5;
-  split_->setSizes({failure_->isHidden() ? 0 : top, timeline_->isHidden() ? 0 : top, h - top});
+  split_->setSizes({failure_page_->isHidden() ? 0 : top, timeline_->isHidden() ? 0 : top, h - top});
 }
 
 }  // namespace reservoir::gui

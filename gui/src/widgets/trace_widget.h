@@ -5,6 +5,7 @@
 #include <QWidget>
 
 class QLabel;
+class QPushButton;
 class QSplitter;
 class QTabWidget;
 
@@ -35,10 +36,16 @@ class TraceWidget : public QWidget {
   // A trace that could not be opened: the reader's message, wrapped and selectable, in the
   // timeline's place (hidden while the trace opens or after it opened).
   [[nodiscard]] QLabel* failureLabel() const { return failure_; }
+  // Under the message: read the same file again (fixed, or finished downloading) or pick another.
+  [[nodiscard]] QPushButton* openAgainButton() const { return open_again_; }
   [[nodiscard]] SegmentTimelineView* segmentTimeline() const { return segments_; }
   void showTab(Tab tab);
   // Gives the timeline most of the height (true) or shares it with the tabs.
   void emphasizeTimeline(bool on);
+
+ signals:
+  void openAgainRequested();
+  void openOtherRequested();
 
  protected:
   // On a short window (a laptop's 720 px) the tabs get half the height, not two fifths, until
@@ -52,7 +59,9 @@ class TraceWidget : public QWidget {
   QList<int> tall_sizes_;  // the splitter's sizes when the window was last tall
   TraceDocument* doc_;
   QSplitter* split_;
+  QWidget* failure_page_;  // the message and its buttons
   QLabel* failure_;
+  QPushButton* open_again_;
   TimelineView* timeline_;
   QTabWidget* tabs_;
   StateView* state_;
