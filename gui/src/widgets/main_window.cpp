@@ -43,6 +43,9 @@ MainWindow::MainWindow(QWidget* parent)
   facts_view_->verticalHeader()->hide();
   facts_view_->horizontalHeader()->setStretchLastSection(true);
   facts_view_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+  // A trace's name elides at its end (its start tells traces apart; centred, it was clipped at both ends).
+  facts_view_->horizontalHeader()->setTextElideMode(Qt::ElideRight);
+  facts_view_->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   facts_view_->viewport()->installEventFilter(this);
   connect(facts_, &QAbstractItemModel::modelReset, this, &MainWindow::fitFactNames);
   connect(facts_, &QAbstractItemModel::rowsInserted, this, &MainWindow::fitFactNames);
@@ -169,11 +172,12 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
 
 void MainWindow::fitFactNames() {
   const int names = static_cast<QAbstractItemView*>(facts_view_)->sizeHintForColumn(0);  // public there
-  const int cap = facts_view_->viewport()->width() * 45 / 100;
-  facts_view_->setColumnWidth(0, std::max(40, std::min(names, cap)));
-  // Compare's columns, a trace each, share the rest.
-  for (int c = 1; c < facts_->columnCount(); ++c)
-    facts_view_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Stretch);
+  const int values = std::max(facts_->columnCount() - 1, 1);
+  const int view = facts_view_->viewport()->width();
+  const int first = std::max(40, std::min(names, view * (values > 1 ? 30 : 45) / 100));
+  facts_view_->setColumnWidth(0, first);
+  // Compare's columns, a trace each, share the rest (the last one stretches over the remainder).
+  for (int c = 1; c + 1 < facts_->columnCount(); ++c) facts_view_->setColumnWidth(c, (view - first) / values);
 }
 
 // A window sized before it is shown (as the app opens it) had its resize while the panel was
