@@ -19,10 +19,17 @@ struct FakeTrace {
   std::vector<StackId> stack;              // per allocation: one of 8 stacks, or none
   std::vector<std::uint32_t> stack_first;  // per stack
   LifetimeView view() const { return {begin, end, size, event_allocation, live}; }
+  std::vector<std::uint8_t> classes;       // eventSizeClasses
   LifetimeView viewWithStacks() const {
     LifetimeView v = view();
     v.stack = stack;
     v.stack_first = stack_first;
+    return v;
+  }
+  // With the size classes the GUI gives the sweep.
+  LifetimeView fastView(bool stacks) const {
+    LifetimeView v = stacks ? viewWithStacks() : view();
+    v.event_size_class = classes;
     return v;
   }
 };
@@ -54,7 +61,15 @@ FakeTrace makeTrace(std::size_t events, unsigned seed) {
     t.live.push_back(live);
   }
   t.stack_first = firstAllocationOfStacks(t.stack, 8);
+  t.classes = eventSizeClasses(t.event_allocation, t.size);
   return t;
+}
+
+// Events 0, step, 2 step, ... below `events`: the columns of a test.
+std::vector<std::uint32_t> everyNth(std::uint32_t events, std::uint32_t step) {
+  std::vector<std::uint32_t> rep;
+  for (std::uint32_t e = 0; e < events; e += step) rep.push_back(e);
+  return rep;
 }
 
 TEST(Bands, EveryByteIsAccountedForInEveryColumn) {
@@ -87,8 +102,7 @@ TEST(Bands, EveryByteIsAccountedForInEveryColumn) {
 
 TEST(Bands, SweepEqualsAFreshScan) {
   const auto t = makeTrace(5000, 11);
-  std::vector<std::uint32_t> rep;
-  for (std::uint32_t e = 0; e < 5000; e += 7) rep.push_back(e);
+  const auto rep = everyNth(5000, 7);
   auto swept = computeBands(t.view(), rep, 1 << 12);
   for (std::size_t c = 0; c < rep.size(); c += 50) {
     std::vector<std::uint32_t> one{rep[c]};
@@ -101,11 +115,8 @@ TEST(Bands, SweepEqualsAFreshScan) {
 
 TEST(Bands, SizeClassesSkipSmallEventsWithoutChangingTheResult) {
   const auto t = makeTrace(8000, 5);
-  const auto classes = eventSizeClasses(t.event_allocation, t.size);
-  LifetimeView fast = t.view();
-  fast.event_size_class = classes;
-  std::vector<std::uint32_t> rep;
-  for (std::uint32_t e = 0; e < 8000; e += 13) rep.push_back(e);
+  const LifetimeView fast = t.fastView(false);
+  const auto rep = everyNth(8000, 13);
   for (std::int64_t threshold : {1, 1000, 1 << 15, 1 << 19}) {
     const auto a = computeBands(t.view(), rep, threshold);
     const auto b = computeBands(fast, rep, threshold);
@@ -119,8 +130,7 @@ TEST(Bands, SizeClassesSkipSmallEventsWithoutChangingTheResult) {
 // blocks; the grey band the rest.
 TEST(Bands, SmallBlocksAreSummedPerStack) {
   const auto t = makeTrace(6000, 7);
-  std::vector<std::uint32_t> rep;
-  for (std::uint32_t e = 0; e < 6000; e += 29) rep.push_back(e);
+  const auto rep = everyNth(6000, 29);
   std::size_t stack_bands = 0;
   for (std::int64_t threshold : {1 << 12, 1 << 16, 1 << 19}) {
     const auto bands = computeBands(t.viewWithStacks(), rep, threshold);
@@ -164,11 +174,8 @@ TEST(Bands, SmallBlocksAreSummedPerStack) {
 
 TEST(Bands, SweepEqualsAFreshScanWithStacks) {
   const auto t = makeTrace(5000, 13);
-  const auto classes = eventSizeClasses(t.event_allocation, t.size);
-  LifetimeView fast = t.viewWithStacks();
-  fast.event_size_class = classes;
-  std::vector<std::uint32_t> rep;
-  for (std::uint32_t e = 0; e < 5000; e += 7) rep.push_back(e);
+  const LifetimeView fast = t.fastView(true);
+  const auto rep = everyNth(5000, 7);
   for (std::int64_t threshold : {1 << 10, 1 << 17}) {
     const auto swept = computeBands(fast, rep, threshold);
     for (std::size_t c = 0; c < rep.size(); c += 37) {
