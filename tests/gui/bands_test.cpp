@@ -61,7 +61,7 @@ FakeTrace makeTrace(std::size_t events, unsigned seed) {
     t.live.push_back(live);
   }
   t.stack_first = firstAllocationOfStacks(t.stack, 8);
-  t.classes = eventSizeClasses(t.event_allocation, t.size);
+  t.classes = eventSizeClasses(t.view());
   return t;
 }
 

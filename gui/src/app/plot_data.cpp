@@ -52,7 +52,7 @@ std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const repla
   p->live = MinMaxPyramid(s.live);
   p->mapped = MinMaxPyramid(s.mapped);
   for (const auto& a : p->trace->annotations) p->annotation_events.push_back(a.event);
-  p->event_size_class = eventSizeClasses(p->trace->lifetimes.event_allocation, p->trace->lifetimes.size);
+  p->event_size_class = eventSizeClasses(p->lifetimes());
   p->stack_first = firstAllocationOfStacks(p->trace->lifetimes.stack, p->trace->snapshot().stackCount());
   p->stack_colour = stackColours(*p);
   return p;

@@ -44,6 +44,16 @@ class LiveBlocks {
     }
   }
 
+  // Event e's allocation starts (or ends) a block here: what apply() would find, known beforehand.
+  void applyMarked(std::uint32_t e, bool starts) {
+    const std::uint32_t a = lt_.event_allocation[e];
+    if (size(a) < floor_) return;
+    if (starts)
+      add(a);
+    else
+      remove(a);
+  }
+
   void emit(std::uint32_t event, BandColumns& out) const {
     std::int64_t counted = 0;
     for (auto a : big_) counted += size(a);
@@ -146,8 +156,11 @@ BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> 
         live.scan(e);
       } else if (!lt.event_size_class.empty()) {
         const std::uint8_t* cls = lt.event_size_class.data();
-        for (std::uint32_t k = at + 1; k <= e; ++k)
-          if (cls[k] >= min_class) live.apply(k);
+        for (std::uint32_t k = at + 1; k <= e; ++k) {
+          const std::uint8_t c = cls[k];
+          if ((c & (kStartsBlock | kEndsBlock)) && (c & kSizeClassMask) >= min_class)
+            live.applyMarked(k, (c & kStartsBlock) != 0);
+        }
       } else {
         for (std::uint32_t k = at + 1; k <= e; ++k) live.apply(k);
       }
@@ -159,12 +172,17 @@ BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> 
   return out;
 }
 
-std::vector<std::uint8_t> eventSizeClasses(std::span<const std::uint32_t> event_allocation,
-                                           std::span<const std::uint64_t> size) {
-  std::vector<std::uint8_t> out(event_allocation.size(), 0);
-  for (std::size_t e = 0; e < out.size(); ++e) {
-    const auto a = event_allocation[e];
-    if (a != kNoAllocation && a < size.size()) out[e] = static_cast<std::uint8_t>(floorLog2(size[a]) + 1);
+std::vector<std::uint8_t> eventSizeClasses(const LifetimeView& lt) {
+  std::vector<std::uint8_t> out(lt.event_allocation.size(), 0);
+  for (std::uint32_t e = 0; e < out.size(); ++e) {
+    const auto a = lt.event_allocation[e];
+    if (a == kNoAllocation || a >= lt.size.size()) continue;
+    auto c = static_cast<std::uint8_t>(std::min(floorLog2(lt.size[a]) + 1, int{kSizeClassMask}));
+    if (lt.begin[a] == e && e < lt.end[a])
+      c |= kStartsBlock;
+    else if (lt.end[a] == e && lt.begin[a] < e)
+      c |= kEndsBlock;
+    out[e] = c;
   }
   return out;
 }

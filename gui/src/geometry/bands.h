@@ -22,8 +22,9 @@ struct LifetimeView {
   std::span<const std::uint64_t> size;
   std::span<const std::uint32_t> event_allocation;  // per event; kNoAllocation for others
   std::span<const std::int64_t> live;               // sum of live sizes after each event
-  // Optional, per event: 1 + floor(log2(size)) of its allocation (0 for none), so the sweep
-  // skips events of small blocks without touching the allocation arrays.
+  // Optional, per event (eventSizeClasses): its allocation's size class and whether it starts
+  // or ends a block, so the sweep skips the events that change no band without touching the
+  // allocation arrays.
   std::span<const std::uint8_t> event_size_class = {};
   // Optional: each allocation's stack, and per stack id its first allocation (kNoAllocation
   // for a stack no allocation has). With them, small blocks are summed per stack.
@@ -32,8 +33,11 @@ struct LifetimeView {
 };
 // Per stack id, the first allocation with that stack (kNoAllocation for none).
 std::vector<std::uint32_t> firstAllocationOfStacks(std::span<const StackId> stack, std::size_t stacks);
-std::vector<std::uint8_t> eventSizeClasses(std::span<const std::uint32_t> event_allocation,
-                                           std::span<const std::uint64_t> size);
+// Per event: the size class of its allocation (1 + floor(log2(size)), at most 63; 0 for none),
+// plus kStartsBlock when the event allocates a block that lives past it and kEndsBlock when it
+// ends one allocated before it (events that do neither, e.g. a free request, change no band).
+std::vector<std::uint8_t> eventSizeClasses(const LifetimeView& lt);
+inline constexpr std::uint8_t kStartsBlock = 0x80, kEndsBlock = 0x40, kSizeClassMask = 0x3f;
 inline constexpr std::uint32_t kNoAllocation = 0xffffffffu;
 inline constexpr std::uint32_t kMergedBand = 0xfffffffeu;
 inline constexpr std::uint32_t kMergedBandColour = 0xffd5d8dcu;  // the merged band's grey
