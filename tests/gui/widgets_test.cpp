@@ -167,6 +167,39 @@ TEST_F(WidgetsTest, ThePeakMarkersTooltipSaysWhereThePeakCameFrom) {
   EXPECT_TRUE(QTest::qWaitFor([] { return !QToolTip::isVisible(); }, 2000));
 }
 
+// The climb that made the peak is drawn where it happened (a bracket over its events, from the
+// reserved bytes before it to what it still holds at the peak), and hovering it says so. On
+// resume-main.rank0 with expandable segments: the FSDP spike's 2 GiB mappings, events 2850-2899.
+TEST(WidgetsClimb, TheRiseThatMadeThePeakIsMarkedWhereItHappened) {
+  MainWindow w;
+  w.setBatchMode(true);
+  w.resize(1400, 900);
+  w.openFiles({test_util::sample("resume-expandable/resume-main.rank0.pickle")});
+  w.show();
+  ASSERT_TRUE(waitUntilIdle(w, 120000));
+  TimelineView* tl = w.traceWidget(0)->timeline();
+  tl->repaint();
+  const TimelineLayout& l = tl->lastLayout();
+  ASSERT_FALSE(l.climb.isEmpty()) << "no climb drawn";
+  const auto model = w.traceWidget(0)->document()->model();
+  const replay::PeakClimb& c = model->reserved_origin.climb;
+  ASSERT_LT(c.first.event, c.last.event);
+  const QRect plot = tl->plotArea();
+  // Its left and right edges are the columns of its first and last events (2 px of margin).
+  EXPECT_NEAR(l.climb.left(), tl->xOfEvent(c.first.event), 4.0);
+  EXPECT_NEAR(l.climb.right(), tl->xOfEvent(c.last.event), 4.0);
+  EXPECT_GT(l.climb.height(), plot.height() / 5) << "7.46 GiB of a 25 GiB plot";
+  EXPECT_TRUE(plot.contains(l.climb));
+  const QPoint at(l.climb.center().x(), l.climb.center().y());
+  QHelpEvent help(QEvent::ToolTip, at, tl->mapToGlobal(at));
+  QApplication::sendEvent(tl, &help);
+  ASSERT_TRUE(QToolTip::isVisible());
+  EXPECT_TRUE(QToolTip::text().contains(QStringLiteral("the rise that made it:")));
+  EXPECT_TRUE(QToolTip::text().contains(QStringLiteral("over events %1-%2").arg(c.first.event).arg(c.last.event)))
+      << QToolTip::text().toStdString();
+  QToolTip::hideText();
+}
+
 // A closed facts panel comes back from the View menu.
 TEST_F(WidgetsTest, TheViewMenuRestoresTheClosedFactsPanel) {
   QDockWidget* dock = window_->factsDock();

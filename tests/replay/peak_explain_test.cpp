@@ -164,6 +164,96 @@ TEST(PeakOrigin, TiesGoToTheEarliestAndAStartStateIsTheFirstBefore) {
   EXPECT_EQ(o.largest_rise.held, 5);
 }
 
+// The climb: the run of at most a hundredth of the ops up to the peak whose rise is the most held.
+// Brute force over every (first, last) pair within the span, for the rule as the header states it.
+PeakClimb bruteClimb(const std::vector<std::int64_t>& v, std::uint32_t peak, std::uint32_t span) {
+  PeakClimb c;
+  std::int64_t best = 0;
+  std::uint32_t bf = peak, bl = peak;
+  for (std::uint32_t last = 0; last <= peak; ++last)
+    for (std::uint32_t first = last + 1 >= span ? last + 1 - span : 0; first <= last; ++first) {
+      std::int64_t least = v[last];
+      for (std::uint32_t j = last; j <= peak; ++j) least = std::min(least, v[j]);
+      const std::int64_t held = least - (first == 0 ? 0 : v[first - 1]);
+      // Ties: the earliest last, then the latest first.
+      if (held > best || (held == best && held > 0 && last == bl && first > bf)) {
+        best = held;
+        bf = first;
+        bl = last;
+      }
+    }
+  c.held = best;
+  c.first.op = bf;
+  c.last.op = bl;
+  return c;
+}
+
+TEST(PeakClimb, ManySmallStepsMakeOneClimbWhereLargestRiseNamesOneStep) {
+  // 300 ops: a slow drift, then eight steps of 4 in a row (ops 200-207), then a small last step.
+  std::vector<std::int64_t> v;
+  std::int64_t x = 0;
+  for (int i = 0; i < 300; ++i) {
+    if (i >= 200 && i < 208) x += 4;
+    else if (i % 10 == 0) x += 1;
+    v.push_back(x);
+  }
+  v.back() += 1;  // the peak, set by a small last step
+  auto s = synthetic(v);
+  const PeakOrigin o = peakOrigin(s.prepared, s.run, PeakQuantity::kReserved);
+  ASSERT_TRUE(o.known);
+  EXPECT_EQ(o.set.op, 299u);
+  EXPECT_EQ(o.climb.span_ops, 3u);  // a hundredth of 300 ops
+  // A span of three ops holds 12 of the steps of 4; the earliest such span wins.
+  EXPECT_EQ(o.climb.first.op, 200u);
+  EXPECT_EQ(o.climb.last.op, 202u);
+  EXPECT_EQ(o.climb.held, 12);
+  EXPECT_EQ(o.climb.rise(), 12);
+  EXPECT_EQ(o.climb.rising_ops, 3u);
+  EXPECT_EQ(o.climb.first.before, v[199]);
+  EXPECT_EQ(o.climb.last.after, v[202]);
+  EXPECT_EQ(o.climb.largest.op, 200u);  // each holds 4: the earliest
+  EXPECT_EQ(o.climb.largest.held, 4);
+  EXPECT_EQ(o.largest_rise.held, 4);
+}
+
+TEST(PeakClimb, IsTheBruteForceAnswerOnRandomRuns) {
+  std::uint64_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::int64_t>(seed >> 33);
+  };
+  for (int run = 0; run < 60; ++run) {
+    const int n = 100 + static_cast<int>(next() % 400);
+    std::vector<std::int64_t> v;
+    std::int64_t x = 0;
+    for (int i = 0; i < n; ++i) {
+      x += next() % 9 - 4;  // rises and falls
+      x = std::max<std::int64_t>(x, 0);
+      v.push_back(x);
+    }
+    auto s = synthetic(v);
+    const PeakOrigin o = peakOrigin(s.prepared, s.run, PeakQuantity::kReserved);
+    ASSERT_TRUE(o.known);
+    const PeakClimb b = bruteClimb(v, o.set.op, o.climb.span_ops);
+    EXPECT_EQ(o.climb.held, b.held) << "run " << run;
+    EXPECT_EQ(o.climb.last.op, b.last.op) << "run " << run;
+    EXPECT_EQ(o.climb.first.op, b.first.op) << "run " << run;
+    EXPECT_GE(o.climb.held, o.largest_rise.held);
+    EXPECT_LE(o.climb.first.op, o.climb.largest.op);
+    EXPECT_LE(o.climb.largest.op, o.climb.last.op);
+  }
+}
+
+TEST(PeakClimb, OneBigJumpIsAClimbOfOneOp) {
+  auto s = synthetic({2, 10, 11, 12, 5});
+  const PeakOrigin o = peakOrigin(s.prepared, s.run, PeakQuantity::kReserved);
+  EXPECT_EQ(o.climb.span_ops, 1u);
+  EXPECT_EQ(o.climb.first.op, 1u);
+  EXPECT_EQ(o.climb.last.op, 1u);
+  EXPECT_EQ(o.climb.held, 8);
+  EXPECT_EQ(o.climb.largest.op, o.largest_rise.op);
+}
+
 TEST(PeakOrigin, WithoutATimelineItIsUnknown) {
   auto s = synthetic({5, 10});
   s.run.timeline.clear();
@@ -286,6 +376,20 @@ TEST(PeakOriginOnAModel, IsTheRunsAndFindsTheSpikeBeforeTheLastStep) {
   }
   const PeakOrigin r = peakOrigin(**model, PeakQuantity::kReserved);
   EXPECT_EQ(r.set.event, 4564u);
+  // The FSDP spike: reserved climbs by 2 GiB mappings over events 2850-2899, 7.46 GiB held at the peak
+  // (the "+7 GiB at about event 2890"); its largest step is one of them.
+  EXPECT_EQ(r.climb.first.event, 2850u);
+  EXPECT_EQ(r.climb.last.event, 2899u);
+  EXPECT_EQ(r.climb.held, 8013217792);
+  EXPECT_EQ(r.climb.largest.rise(), 2097152000);
+  EXPECT_GT(r.climb.rising_ops, 1u);
+  for (auto q : {PeakQuantity::kReserved, PeakQuantity::kAllocated}) {
+    const PeakOrigin a = peakOrigin(**model, q);
+    const PeakOrigin b = peakOrigin((*model)->prepared, rep->whatif, q);
+    EXPECT_EQ(a.climb.first.op, b.climb.first.op);
+    EXPECT_EQ(a.climb.last.op, b.climb.last.op);
+    EXPECT_EQ(a.climb.held, b.climb.held);
+  }
   EXPECT_LT(r.largest_rise.event, r.set.event);
   EXPECT_GT(r.largest_rise.held, r.set.held);
 }

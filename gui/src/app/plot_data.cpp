@@ -69,6 +69,7 @@ std::shared_ptr<const ModelPlot> makeModelPlot(std::shared_ptr<const replay::Mod
     }
   p->allocated_lod = MinMaxPyramid(m.allocated);
   p->active_lod = MinMaxPyramid(m.active);
+  p->reserved_origin = replay::peakOrigin(m, replay::PeakQuantity::kReserved);
   return p;
 }
 

@@ -9,6 +9,7 @@
 
 #include "geometry/bands.h"
 #include "geometry/lod.h"
+#include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/session.h"
 
 namespace reservoir::gui {
@@ -29,6 +30,9 @@ struct ModelPlot {
   MinMaxPyramid allocated_lod, active_lod;
   std::int64_t peak_allocated = 0;
   std::uint32_t peak_allocated_event = 0;
+  // Where the baseline's peak reserved came from (replay::peakOrigin, once per model: the marker's
+  // tooltip, the facts and the climb drawn on the timeline read it).
+  replay::PeakOrigin reserved_origin;
 };
 
 // A per-op reserved curve (the baseline or a what-if variant).

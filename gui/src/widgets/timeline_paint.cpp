@@ -294,6 +294,24 @@ QRect paintPeak(QPainter& p, const QRect& plot, const TimelineFrame& f, const Ti
   return box.toAlignedRect();
 }
 
+// The climb that made the peak: a bracket over its columns, from the reserved bytes before it to
+// what it still holds at the peak, in the peak marker's red.
+QRect paintClimb(QPainter& p, const QRect& plot, const TimelineFrame& f, const ClimbMark& m) {
+  const int c0 = columnOfEvent(f, m.first_event), c1 = columnOfEvent(f, m.last_event);
+  if (c0 < 0 || c1 < 0) return {};
+  const int y0 = plot.top() + static_cast<int>(f.y.toPixel(static_cast<double>(m.to)));
+  const int y1 = plot.top() + static_cast<int>(f.y.toPixel(static_cast<double>(m.from)));
+  const QRect box(QPoint(plot.left() + c0 - 2, std::min(y0, y1)), QPoint(plot.left() + c1 + 2, std::max(y0, y1)));
+  const QRect shown = box.intersected(plot);
+  if (shown.isEmpty()) return {};
+  p.save();
+  p.setPen(QPen(QColor(200, 30, 30), 1.5, Qt::DashLine));
+  p.setBrush(QColor(200, 30, 30, 40));
+  p.drawRect(shown);
+  p.restore();
+  return shown;
+}
+
 // Every variant's cleanups, probes and other edits: a vertical dotted line at the edit's event
 // boundary with a marker on the plot's top edge, labelled while there are few.
 void paintEditMarks(QPainter& p, const QRect& plot, const TimelineDecor& d, TimelineLayout& layout) {
@@ -376,6 +394,11 @@ TimelineLayout paintTimeline(QPainter& p, const QRect& plot, const TimelineFrame
   paintAnnotations(p, plot, f, rec);
   paintOoms(p, plot, f);
   paintEditMarks(p, plot, d, layout);
+  if (d.show_peak && d.climb) {
+    layout.climb = paintClimb(p, plot, f, *d.climb);
+    if (!layout.climb.isEmpty())
+      legend.emplace_back(QStringLiteral("the rise that made the peak"), QPen(QColor(200, 30, 30), 1.5, Qt::DashLine));
+  }
   if (d.show_peak) layout.peak_label = paintPeak(p, plot, f, d);
   if (d.cursor) {
     const int c = columnOfEvent(f, *d.cursor);

@@ -18,11 +18,19 @@ struct EditMark {
   QColor colour;
 };
 
+// The climb that made the peak (replay::PeakClimb): from its first to its last event, from the
+// reserved bytes before it to the part of its rise still held at the peak.
+struct ClimbMark {
+  std::uint32_t first_event = 0, last_event = 0;
+  std::int64_t from = 0, to = 0;
+};
+
 struct TimelineDecor {
   std::optional<std::uint32_t> cursor;
   std::uint32_t peak_event = 0;
   std::int64_t peak_bytes = 0;
   bool show_peak = true;
+  std::optional<ClimbMark> climb;  // drawn with the peak marker
   QString variant_name;
   QStringList overlay_names;                     // parallel to TimelineFrame::overlays
   std::optional<std::pair<int, int>> selection;  // pixel columns being selected
@@ -45,6 +53,7 @@ struct TimelineLayout {
   QRect legend;
   QRect x_title;
   QRect peak_label;
+  QRect climb;  // the climb's bracket, empty when none is drawn
   std::vector<EditMarkDrawn> edit_marks;
 };
 

@@ -182,6 +182,11 @@ void TimelineView::render(QPainter& p, QSize size) {
   d.peak_event = rec.trace->series.peak_reserved_event;
   d.peak_bytes = rec.trace->series.peak_reserved;
   d.show_peak = !y_max_ || d.peak_bytes <= *y_max_;  // zoomed vertically below the peak: no marker over the title
+  if (const auto m = doc_->model(); m && m->reserved_origin.known) {
+    const replay::PeakOrigin& o = m->reserved_origin;
+    if (o.climb.held > 0 && !(o.climb.first.op == o.set.op && o.climb.last.op == o.set.op))
+      d.climb = ClimbMark{o.climb.first.event, o.climb.last.event, o.climb.first.before, o.climb.first.before + o.climb.held};
+  }
   const int sel = doc_->selectedVariant();
   if (sel >= 0 && sel < static_cast<int>(doc_->variants().size()))
     d.variant_name = doc_->variants()[static_cast<std::size_t>(sel)].name;
@@ -408,9 +413,10 @@ QString TimelineView::hoverText(int column, double y_px) const {
   // The peak marker: where the peak came from, with stacks (the library's rule).
   if (const auto m = doc_->model()) {
     const auto peak = rec.trace->series.peak_reserved_event;  // where the peak marker is drawn
-    if (peak >= c.first && peak < c.end)
-      text += QStringLiteral("<hr>") +
-              peakOriginHtml(rec.trace->snapshot(), replay::peakOrigin(*m->model, replay::PeakQuantity::kReserved));
+    const replay::PeakClimb& climb = m->reserved_origin.climb;
+    const bool on_climb = m->reserved_origin.known && climb.first.event < c.end && climb.last.event >= c.first;
+    if ((peak >= c.first && peak < c.end) || on_climb)
+      text += QStringLiteral("<hr>") + peakOriginHtml(rec.trace->snapshot(), m->reserved_origin);
   }
   const auto bytes = static_cast<std::int64_t>(f.y.toDomain(y_px));
   const BandSpan* s = f.bands.offsets.empty() ? nullptr : hitBand(f.bands, static_cast<std::size_t>(column), bytes);

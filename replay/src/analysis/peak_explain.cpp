@@ -2,6 +2,7 @@
 #include "reservoir/replay/peak_explain.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 
 #include "reservoir/replay/session.h"
@@ -177,6 +178,65 @@ PeakStep stepAt(const PreparedTrace& prepared, const Values& v, std::uint32_t op
   return s;
 }
 
+// The run of at most `span` ops ending at or before `peak_op` of whose rise the most is held at
+// the peak. Walks backwards from the peak: `least` is the least value over [b, peak] (the part
+// of any rise before b still there), and a sliding-window minimum of the values before each
+// op in [b - span + 1, b] gives the lowest start; on equal starts the later op, on equal holds
+// the earlier end.
+struct ClimbSpan {
+  std::uint32_t first = 0, last = 0;
+  std::int64_t held = 0;
+};
+
+ClimbSpan bestClimb(const Values& v, std::uint32_t peak_op, std::int64_t start, std::uint32_t span) {
+  auto before = [&](std::uint32_t j) { return j == 0 ? start : v.at(j - 1); };
+  ClimbSpan best{peak_op, peak_op, 0};
+  std::deque<std::uint32_t> lows;  // window indices, decreasing; their values before, non-decreasing from the front
+  std::int64_t least = v.at(peak_op);
+  std::uint32_t next_in = peak_op + 1;  // the window's lowest index not yet pushed, plus one
+  for (std::uint32_t b = peak_op + 1; b-- > 0;) {
+    least = std::min(least, v.at(b));
+    const std::uint32_t low = b + 1 >= span ? b + 1 - span : 0;
+    while (next_in > low) {
+      const std::uint32_t a = --next_in;
+      while (!lows.empty() && before(lows.back()) > before(a)) lows.pop_back();
+      lows.push_back(a);
+    }
+    while (!lows.empty() && lows.front() > b) lows.pop_front();
+    const std::int64_t held = least - before(lows.front());
+    if (held > 0 && held >= best.held) best = ClimbSpan{lows.front(), b, held};
+  }
+  return best;
+}
+
+PeakClimb climbOn(const PreparedTrace& prepared, const Values& v, const PeakOrigin& o) {
+  const std::uint32_t peak_op = o.set.op;
+  PeakClimb c;
+  c.span_ops = std::max<std::uint32_t>(1, (peak_op + 1) / 100);
+  const ClimbSpan s = bestClimb(v, peak_op, o.start, c.span_ops);
+  c.held = s.held;
+  c.first = s.first == peak_op ? o.set : stepAt(prepared, v, s.first, o.start);
+  c.last = s.last == peak_op ? o.set : stepAt(prepared, v, s.last, o.start);
+  // Over [first, last], backwards: each op's own held rise (the least value from it to the peak).
+  std::int64_t least = o.peak;
+  for (std::uint32_t j = peak_op; j > s.last; --j) least = std::min(least, v.at(j));
+  std::uint32_t largest = s.last;
+  std::int64_t largest_held = -1;
+  for (std::uint32_t j = s.last + 1; j-- > s.first;) {
+    least = std::min(least, v.at(j));
+    const std::int64_t before = j == 0 ? o.start : v.at(j - 1);
+    c.rising_ops += v.at(j) > before;
+    if (least - before >= largest_held) {
+      largest_held = least - before;
+      largest = j;
+    }
+  }
+  c.largest = largest == peak_op ? o.set : stepAt(prepared, v, largest, o.start);
+  c.largest.held = std::max<std::int64_t>(0, largest_held);
+  c.first.held = c.last.held = 0;
+  return c;
+}
+
 PeakOrigin originOn(const PreparedTrace& prepared, const Values& v, const PeakInfo& info) {
   PeakOrigin o;
   o.quantity = v.q;
@@ -204,6 +264,7 @@ PeakOrigin originOn(const PreparedTrace& prepared, const Values& v, const PeakIn
   if (best == info.op) o.largest_rise = o.set;
   o.largest_rise.held = std::max<std::int64_t>(0, best_held);
   o.set.held = std::max<std::int64_t>(0, std::min(o.set.after, o.peak) - o.set.before);
+  o.climb = climbOn(prepared, v, o);
   return o;
 }
 

@@ -18,12 +18,29 @@ nlohmann::json stepJson(const traces::Snapshot& snap, const PeakStep& s) {
           {"stack", describeStack(snap, s.stack, 8)}};
 }
 
+nlohmann::json climbJson(const traces::Snapshot& snap, const PeakClimb& c) {
+  return {{"first_op", c.first.op},
+          {"last_op", c.last.op},
+          {"first_event_index", c.first.event},
+          {"last_event_index", c.last.event},
+          {"first_time_us", c.first.time_us},
+          {"last_time_us", c.last.time_us},
+          {"before", c.first.before},
+          {"after", c.last.after},
+          {"rise", c.rise()},
+          {"held_at_peak", c.held},
+          {"rising_ops", c.rising_ops},
+          {"span_ops", c.span_ops},
+          {"largest_step", stepJson(snap, c.largest)}};
+}
+
 nlohmann::json originJson(const traces::Snapshot& snap, const PeakOrigin& o) {
   if (!o.known) return nullptr;
   return {{"peak", o.peak},
           {"start", o.start},
           {"set_by", stepJson(snap, o.set)},
-          {"largest_rise", stepJson(snap, o.largest_rise)}};
+          {"largest_rise", stepJson(snap, o.largest_rise)},
+          {"climb", climbJson(snap, o.climb)}};
 }
 
 nlohmann::json factsJson(const ReportFacts& f) {

@@ -106,14 +106,19 @@ std::string runMarks(const Report& report, const ReportRank& rank, std::size_t v
                 fmt::format("{}: {} (before event {})", name, m.label, m.event));
   const PeakOrigin& o = run.reserved_origin;
   if (!o.known) return out;
-  const PeakStep& rise = o.largest_rise;
-  if (rise.rise() > 0)
-    out += mark(
-        axis, positionOf(axis, rise.event, rise.time_us),
-        fmt::format("M# {}V{}", tenths(yTenths(rise.before / unit, ymax)), tenths(yTenths(rise.after / unit, ymax))),
-        "stroke=\"" + color + "\" stroke-width=\"3.5\" stroke-opacity=\"0.75\"",
-        fmt::format("{}: the rise that made the peak: {} at event {} ({} still held at the peak)", name,
-                    detail::changeWords(rise.rise()), rise.event, detail::sizeWords(rise.held)));
+  // The climb that made the peak, drawn where it ends, from the value before it to the value after.
+  const PeakClimb& climb = o.climb;
+  const std::string where = climb.first.op == climb.last.op
+                                ? fmt::format("at event {}", climb.last.event)
+                                : fmt::format("over events {}-{} ({} steps)", climb.first.event, climb.last.event,
+                                              climb.rising_ops);
+  if (climb.rise() > 0)
+    out += mark(axis, positionOf(axis, climb.last.event, climb.last.time_us),
+                fmt::format("M# {}V{}", tenths(yTenths(climb.first.before / unit, ymax)),
+                            tenths(yTenths(climb.last.after / unit, ymax))),
+                "stroke=\"" + color + "\" stroke-width=\"3.5\" stroke-opacity=\"0.75\"",
+                fmt::format("{}: the rise that made the peak: {} {} ({} still held at the peak)", name,
+                            detail::changeWords(climb.rise()), where, detail::sizeWords(climb.held)));
   const std::string y = tenths(yTenths(o.peak / unit, ymax));
   out += mark(axis, positionOf(axis, o.set.event, o.set.time_us),
               fmt::format("M# {}m-4 0a4 4 0 1 0 8 0a4 4 0 1 0 -8 0", y),

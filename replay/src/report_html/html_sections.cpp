@@ -68,7 +68,8 @@ bool sameOrigin(const Report& report, std::size_t v) {
   const ReportRun& a = report.ranks[r].runs[v];
   const ReportRun& b = report.ranks[r].runs[0];
   const auto same = [](const PeakOrigin& x, const PeakOrigin& y) {
-    return x.known == y.known && x.peak == y.peak && sameStep(x.set, y.set) && sameStep(x.largest_rise, y.largest_rise);
+    return x.known == y.known && x.peak == y.peak && sameStep(x.set, y.set) && sameStep(x.largest_rise, y.largest_rise) &&
+           sameStep(x.climb.first, y.climb.first) && sameStep(x.climb.last, y.climb.last) && x.climb.held == y.climb.held;
   };
   return v > 0 && same(a.reserved_origin, b.reserved_origin) && same(a.allocated_origin, b.allocated_origin);
 }
@@ -103,15 +104,24 @@ std::string peakOf(const Report& report, std::size_t v) {
   out += fmt::format("<dt>set by</dt><dd>{} at event {}: reserved {} -&gt; {}{}</dd>", esc(opWords(o.set)), o.set.event,
                      esc(detail::sizeWords(o.set.before)), esc(detail::sizeWords(o.set.after)),
                      stackList(snap, o.set.stack));
-  const PeakStep& rise = o.largest_rise;
-  if (rise.op == o.set.op)
+  const PeakClimb& climb = o.climb;
+  const PeakStep& rise = climb.largest;
+  if (climb.first.op == o.set.op && climb.last.op == o.set.op)
     out += "<dt>the rise that made it</dt><dd>the same op: its own rise is the largest still held at the peak</dd>";
-  else
+  else if (climb.first.op == climb.last.op)
     out += fmt::format(
         "<dt>the rise that made it</dt><dd><b>{}</b> at event {} ({}; {}), of which {} is still held at the "
         "peak{}</dd>",
         esc(detail::changeWords(rise.rise())), rise.event, esc(opWords(rise)), seconds(rank, rise.time_us),
-        esc(detail::sizeWords(rise.held)), stackList(snap, rise.stack));
+        esc(detail::sizeWords(climb.held)), stackList(snap, rise.stack));
+  else
+    out += fmt::format(
+        "<dt>the rise that made it</dt><dd><b>{}</b> over events {}-{} ({} steps; {} to {}): reserved {} -&gt; "
+        "{}, of which {} is still held at the peak; its largest step: {} at event {} ({}){}</dd>",
+        esc(detail::changeWords(climb.rise())), climb.first.event, climb.last.event, climb.rising_ops,
+        seconds(rank, climb.first.time_us), seconds(rank, climb.last.time_us), esc(detail::sizeWords(climb.first.before)),
+        esc(detail::sizeWords(climb.last.after)), esc(detail::sizeWords(climb.held)),
+        esc(detail::changeWords(rise.rise())), rise.event, esc(opWords(rise)), stackList(snap, rise.stack));
   const PeakOrigin& a = run.allocated_origin;
   if (a.known)
     out += fmt::format("<dt>peak allocated</dt><dd><b>{}</b> at event {}{}</dd>", esc(detail::sizeWords(a.peak)),
@@ -186,7 +196,7 @@ std::string verdictSection(const Report& report) {
 std::string peakSection(const Report& report) {
   std::string out =
       "<section id=\"peak\"><h2>The peak, and where it came from</h2><p class=\"note\">Each run's peak reserved on its "
-      "worst rank: the op that set it, and the rise that made it (the op at or before the peak of whose rise the most "
+      "worst rank: the op that set it, and the rise that made it (the run of at most a hundredth of the ops before the peak of whose rise the most "
       "is still held at the peak).</p>";
   for (std::size_t v = 0; v < report.variants.size(); ++v) out += peakOf(report, v);
   return out + "</section>";

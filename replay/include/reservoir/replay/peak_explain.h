@@ -102,6 +102,21 @@ struct PeakStep {
 // That rise is the big jump a peak is made of, where the op that sets it is often a small last
 // step. Needs the run's timeline (RunSettings::keep_timeline); unknown when the run has none or
 // no peak.
+// The climb that made the peak: the run of ops, at most `span_ops` long (a hundredth of the ops
+// up to the peak, at least one), whose rise is the most still held at the peak
+// (held = min(quantity over [last, peak]) - quantity before first; ties: the earliest), trimmed to
+// the ops that bound it. A spike made of many steps (FSDP's all-gathers mapping 2 GiB each, a
+// layer's activations) is one climb, where largest_rise names only its biggest step; a single
+// big jump is a climb of one op, largest_rise itself.
+struct PeakClimb {
+  PeakStep first, last;          // its first and last op (first.before: the quantity before it)
+  std::int64_t held = 0;         // of its rise (last.after - first.before), what is still there at the peak
+  std::uint32_t rising_ops = 0;  // its ops that raise the quantity
+  std::uint32_t span_ops = 0;    // the longest run of ops looked at
+  PeakStep largest;              // its op of whose own rise the most is held (the stack that names it)
+  [[nodiscard]] std::int64_t rise() const { return last.after - first.before; }
+};
+
 struct PeakOrigin {
   PeakQuantity quantity = PeakQuantity::kReserved;
   bool known = false;
@@ -109,6 +124,7 @@ struct PeakOrigin {
   std::int64_t peak = 0;
   PeakStep set;
   PeakStep largest_rise;  // set.op when that op's own rise is the largest held
+  PeakClimb climb;        // the climb of at most a hundredth of the ops of which the most is held
 };
 PeakOrigin peakOrigin(const PreparedTrace& prepared, const RunResult& run, PeakQuantity quantity);
 // The same rule on a session's baseline model (its per-op arrays stand for the run's timeline):
