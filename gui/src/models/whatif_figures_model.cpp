@@ -45,14 +45,12 @@ Cell demandCell(const replay::DemandResult& d) {
               exactSizeText(d.free), d.free};
 }
 
-// Allocator settings: the middle of a long text gives way (the columns stay narrow enough for
-// the figures beside them); the tooltip has it whole.
+// Allocator settings, whole: the table's columns fit its pane (compactTable: a long text is
+// elided in the middle only where it does not fit, as on a laptop); the tooltip has it whole.
 Cell settingsCell(const std::string& settings) {
   if (settings.empty()) return textCell(WhatIfFiguresModel::tr("(defaults)"));
   const QString whole = words(settings);
-  constexpr qsizetype kKeep = 8;
-  if (whole.size() <= 2 * kKeep + 4) return Cell{whole, whole, std::nullopt};
-  return Cell{whole.left(kKeep) + QChar(0x2026) + whole.right(kKeep), whole, std::nullopt};
+  return Cell{whole, whole, std::nullopt};
 }
 
 const replay::DemandResult* demandIn(const replay::RunResult& run, const std::string& text) {
