@@ -429,6 +429,20 @@ TEST_F(WidgetsTest, ExportsTheWhatIfAsASnapshotThatReadsBack) {
   EXPECT_GT(frees, recorded_frees);
 }
 
+// The sweep dialog opens at a laptop's 1200x560, and at three quarters of a larger window (at
+// 2560x1400 its candidates had a fixed 1200 px dialog).
+TEST(SweepDialogSize, ALargerWindowGivesALargerDialog) {
+  EXPECT_EQ(sweepDialogSize(QSize(1280, 720)), QSize(1200, 560));
+  EXPECT_EQ(sweepDialogSize(QSize(800, 600)), QSize(1200, 560));
+  EXPECT_EQ(sweepDialogSize(QSize(2560, 1400)), QSize(1920, 1050));
+  EXPECT_EQ(sweepDialogSize(QSize()), QSize(1200, 560));
+  MainWindow w;
+  w.setBatchMode(true);
+  w.resize(2560, 1400);
+  SweepDialog dialog(nullptr, &w);
+  EXPECT_EQ(dialog.size(), QSize(1920, 1050));
+}
+
 TEST_F(WidgetsTest, SweepFromThePanelRanksCandidates) {
   SweepDialog dialog(window_->documents()[0]);
   EXPECT_EQ(dialog.closeButton()->text(), QStringLiteral("Close"));

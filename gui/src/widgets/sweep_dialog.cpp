@@ -63,13 +63,19 @@ constexpr int kRankRole = Qt::UserRole + 1;
 
 }  // namespace
 
+QSize sweepDialogSize(QSize window) {
+  const QSize laptop(1200, 560);
+  if (!window.isValid()) return laptop;
+  return laptop.expandedTo(window * 3 / 4);
+}
+
 SweepDialog::SweepDialog(TraceDocument* doc, QWidget* parent)
     : QDialog(parent), doc_(doc), objective_(new QComboBox(this)), target_(new QLineEdit(this)),
       progress_(new QProgressBar(this)), status_(new QLabel(this)), device_label_(new QLabel(this)), table_(new QTableWidget(this)),
       use_(new QPushButton(tr("Run as a variant"), this)), copy_(new QPushButton(tr("Copy edit"), this)), close_(new QPushButton(tr("Close"), this)),
       start_(new QPushButton(tr("Start"), this)) {
   setWindowTitle(tr("Sweep: where should cleanup go?"));
-  resize(1200, 560);
+  resize(sweepDialogSize(parent ? parent->window()->size() : QSize()));
   objective_->addItem(tr("lowest peak reserved"), QStringLiteral("peak"));
   objective_->addItem(tr("lowest reserved at a point"), QStringLiteral("reserved"));
   objective_->addItem(tr("lowest peak inside an annotation"), QStringLiteral("peak-in"));

@@ -95,4 +95,8 @@ class SweepDialog : public QDialog {
 // A candidate's CLI flags ({"--cleanup", "after:x"} ...) as edit texts and settings.
 void candidateToEdits(const std::vector<std::string>& flags, QStringList* edits, QString* settings);
 
+// The dialog's opening size beside a window of `window`: 1200x560 (a laptop's), or three quarters
+// of a larger window, so that on a large screen the candidates read whole.
+QSize sweepDialogSize(QSize window);
+
 }  // namespace reservoir::gui
