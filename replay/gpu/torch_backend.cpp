@@ -311,8 +311,8 @@ struct StreamMap {
 };
 
 // The program's private pools on the real allocator, under the recorded ids: one reference
-// each for the whole run (the program has no request that releases a pool; the model keeps
-// them as long), as torch.cuda.MemPool() holds one for its lifetime.
+// each, as torch.cuda.MemPool() holds one for its lifetime, until the program releases the pool
+// (an empty_cache op whose route names it: the recording gave its segments back) or the run ends.
 void makePools(const EditedProgram& prog, Holdings& hold, BackendResult& r) {
   std::string named;
   for (const traces::PoolId& p : prog.private_pools) {
@@ -440,8 +440,15 @@ class TorchTarget final : public OpTarget {
   void emptyCache(std::size_t i, const BackendOp& op) override {
     const auto tc = Clock::now();
     const std::int64_t before = reservedNow();
+    // A pool the recording released just before (its graphs or MemPool dropped): our reference
+    // goes, so the pool is freeable; a MemPool's own empty_cache empties that pool alone.
+    std::optional<MempoolId> released;
+    if (op.pool && !op.pool->isDefault()) released = releaseHeldPool(mempoolId(*op.pool));
     const auto tc1 = Clock::now();
-    cca::emptyCache();
+    if (released && op.pool_only)
+      cca::emptyCache(*released);
+    else
+      cca::emptyCache();
     CleanupTiming c;
     c.seconds = since(tc1);
     const std::int64_t after = reservedNow();
@@ -454,6 +461,15 @@ class TorchTarget final : public OpTarget {
   }
 
   void resetPeaks() override { cca::resetPeakStats(0); }
+
+  // Drops the run's reference to pool `id` (made by makePools), once.
+  std::optional<MempoolId> releaseHeldPool(const MempoolId& id) {
+    const auto it = std::find(hold_.pools.begin(), hold_.pools.end(), id);
+    if (it == hold_.pools.end()) return std::nullopt;
+    hold_.pools.erase(it);
+    cca::releasePool(0, id);
+    return id;
+  }
 
   Figures read(Reading why) override {
     if (why == Reading::kProbe) {

@@ -11,6 +11,13 @@ still alive at the dump (their segments are in the snapshot):
   graph-released
            the same, then both graphs dropped and empty_cache (the pool's segments are
            released before the dump), then eager steps.
+  graph-released-mid
+           a graph captured and replayed, eager steps and an empty_cache while it is alive
+           (its pool keeps its segments), a second capture into the same pool, then both
+           dropped, empty_cache, and eager steps that reuse the freed addresses.
+  mempool-released
+           a MemPool used by a few steps, then dropped with its tensors and empty_cache (its
+           segments are released before the dump), then eager steps.
 
   python3 pool_workloads.py --out DIR --workload mempool --tag pool-mempool
 Writes DIR/TAG.pickle and DIR/TAG.json (memory_stats() at the dump, the device's total memory,
@@ -104,10 +111,73 @@ def graph_workload(release):
     return keep + [opt]
 
 
+def graph_released_mid_workload():
+    model = mlp(768, 3072)
+    x = torch.randn(96, 768, device="cuda")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(2):
+            model(x).square().mean().backward()
+    torch.cuda.current_stream().wait_stream(s)
+    for p in model.parameters():
+        p.grad = None
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        loss = model(x).square().mean()
+        loss.backward()
+    g.replay()
+    grads = [p.grad for p in model.parameters()]
+    for p in model.parameters():
+        p.grad = None
+    for _ in range(2):  # eager steps beside the live graph
+        y = torch.randn(200, 768, device="cuda")
+        model(y).square().mean().backward()
+        for p in model.parameters():
+            p.grad = None
+    del y
+    torch.cuda.empty_cache()  # the graph is alive: its pool keeps its segments
+    g2 = torch.cuda.CUDAGraph()
+    x2 = torch.randn(48, 768, device="cuda")
+    with torch.no_grad(), torch.cuda.graph(g2, pool=g.pool()):
+        out2 = model(x2) * 2
+    g2.replay()
+    del g, g2, loss, out2, grads
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    for _ in range(3):
+        y = torch.randn(160, 768, device="cuda")
+        model(y).square().mean().backward()
+        for p in model.parameters():
+            p.grad = None
+    return [model, x, x2]
+
+
+def mempool_released_workload():
+    model = mlp(1024, 4096)
+    pool = torch.cuda.MemPool()
+    kept = []
+    for step in range(3):
+        x = torch.randn(256, 1024, device="cuda")
+        with torch.cuda.use_mem_pool(pool):
+            kept.append(torch.empty((step + 2) * MiB, dtype=torch.uint8, device="cuda"))
+            t = torch.randn(1024, 1024, device="cuda")
+            y = model(x)
+        del t, y
+        model(x).square().mean().backward()
+    del kept, pool
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    for _ in range(3):
+        x = torch.randn(300, 1024, device="cuda")
+        model(x).square().mean().backward()
+    return [model]
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", required=True)
-    p.add_argument("--workload", choices=["mempool", "graph", "graph-released"], required=True)
+    p.add_argument("--workload", choices=["mempool", "graph", "graph-released", "graph-released-mid", "mempool-released"], required=True)
     p.add_argument("--tag", required=True)
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -115,6 +185,10 @@ def main():
     torch.cuda.memory._record_memory_history(max_entries=200_000, stacks="python")
     if args.workload == "mempool":
         alive = mempool_workload()
+    elif args.workload == "graph-released-mid":
+        alive = graph_released_mid_workload()
+    elif args.workload == "mempool-released":
+        alive = mempool_released_workload()
     else:
         alive = graph_workload(release=args.workload == "graph-released")
     torch.cuda.synchronize()

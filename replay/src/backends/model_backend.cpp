@@ -116,7 +116,7 @@ class ModelTarget final : public OpTarget {
     handles_.erase(it);
   }
 
-  void emptyCache(std::size_t, const BackendOp&) override { model_.emptyCache(); }
+  void emptyCache(std::size_t, const BackendOp& op) override { detail::modelEmptyCache(model_, op.pool, op.pool_only); }
   void resetPeaks() override { model_.resetPeakStats(); }
 
   Figures read(Reading) override {

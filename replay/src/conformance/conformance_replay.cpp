@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "conformance/checkpoint_restore.h"
+#include "conformance/released_pools.h"
 #include "conformance/final_state_checks.h"
 #include "util/model_malloc.h"
 #include "conformance/missing_fraction.h"
@@ -38,6 +40,7 @@ struct PrivateRange {
   sim::Addr begin, end;
   std::size_t from_event;
   traces::PoolId pool;
+  std::size_t to_event = SIZE_MAX;  // a segment released before the snapshot: its segment_free
 };
 
 // The seeded state of a ring-buffer trace, with the blocks whose exact size the recording
@@ -178,6 +181,12 @@ class Driver {
   // when every successful allocation from that stack went to the same pool.
   std::map<StackId, std::optional<traces::PoolId>> pool_of_stack_;
   void collectOomRoutes();
+  void collectReleasedRanges(const traces::WindowStart& start);
+  [[nodiscard]] sim::Addr reservationEnd(const traces::SegmentInfo& seg) const;
+  std::optional<traces::PoolId> releaseFreedPools(std::size_t first, std::size_t end);
+  std::optional<traces::PoolId> ownPoolRelease(std::size_t first, std::size_t end) const;
+  std::optional<traces::PoolId> segmentPool(std::size_t j) const;
+  std::set<traces::PoolId> released_pools_;  // pools made freeable (releasePool) so far
   [[nodiscard]] std::optional<traces::PoolId> addressRoute(const TraceEvent& t, std::size_t k) const;
   std::optional<sim::ByteCount> capacity_;
   // The request being replayed, described only when a divergence needs it.
@@ -252,15 +261,42 @@ void Driver::collectPrivatePools(const traces::WindowStart& start) {
         break;
       }
     }
-    private_ranges_.push_back(PrivateRange{s.address, s.address + s.total_size, from, s.pool});
+    private_ranges_.push_back(PrivateRange{s.address, s.is_expandable ? reservationEnd(s) : s.address + s.total_size,
+                                           from, s.pool});
   }
   if (!seen.empty() && !recorded_pools) {
     report_.notes.push_back(
         fmt::format("{} private pool(s) in the final segments: allocations inside them are routed "
                     "to their pool (the trace does not record pool ids)",
                     seen.size()));
+    collectReleasedRanges(start);
     collectOomRoutes();
   }
+}
+
+// An expandable segment is one address reservation per pool and stream; the final snapshot shows
+// only the pages mapped at the end, and pages above them that the pool mapped and unmapped again
+// are in the same reservation. It reaches up to the next final segment (another reservation), at
+// most as far as a reservation does.
+sim::Addr Driver::reservationEnd(const traces::SegmentInfo& seg) const {
+  sim::Addr end = seg.address + traces::WindowOptions{}.expandable_reserve;
+  for (const traces::SegmentInfo& o : snap_.segments)
+    if (o.device == seg.device && o.address > seg.address) end = std::min(end, o.address);
+  return std::max(end, seg.address + seg.total_size);
+}
+
+void Driver::collectReleasedRanges(const traces::WindowStart& start) {
+  std::size_t by_stream = 0, by_stack = 0;
+  for (const detail::ReleasedPoolRange& r : detail::releasedPoolRanges(snap_, trace_, start)) {
+    private_ranges_.push_back(PrivateRange{r.begin, r.end, r.from_event, r.pool, r.to_event});
+    (r.by_stream ? by_stream : by_stack) += 1;
+  }
+  if (by_stream + by_stack)
+    report_.notes.push_back(fmt::format(
+        "{} segment(s) released before the snapshot routed to a private pool: {} by their stream (the pool's "
+        "final segments' only stream, their allocations having no frames), {} by their allocations' call stacks (which "
+        "allocated only in that pool)",
+        by_stream + by_stack, by_stream, by_stack));
 }
 
 void Driver::collectOomRoutes() {
@@ -428,36 +464,95 @@ void Driver::finishProgram(const traces::WindowStart& start) {
 void Driver::doGroup() {
   const std::size_t n = trace_.events.size();
   std::size_t k = oracle_.pos;
-  bool releases = false;
-  while (k < n && isGroupLead(trace_.events[k].action)) {
-    const Action a = trace_.events[k].action;
-    releases = releases || a == Action::kSegmentFree || a == Action::kSegmentUnmap;
-    ++k;
-  }
+  while (k < n && isGroupLead(trace_.events[k].action)) ++k;
   const bool malloc_follows =
       k < n && (trace_.events[k].action == Action::kAlloc || trace_.events[k].action == Action::kOom);
-  const std::size_t first = oracle_.pos;
+  std::size_t first = oracle_.pos;
+  // A MemPool's destructor empties its own pool: that pool's frees lead the group, an
+  // empty_cache's of the whole cache may follow.
+  if (const auto pool = ownPoolRelease(first, k)) {
+    current_request_ = Request::kEmptyCacheAlone;
+    current_stack_ = StackId(0);
+    released_pools_.insert(*pool);
+    detail::modelEmptyCache(model_, pool, true);
+    if (oracle_.failed) return;
+    Op op = makeOp(OpKind::kEmptyCache);
+    if (options_.program) op.route = internRoute(*options_.program, OpRoute{pool, std::nullopt, true});
+    pushOp(op, first, oracle_.pos);
+    first = oracle_.pos;
+  }
+  bool releases = false;
+  for (std::size_t j = first; j < k; ++j)
+    releases = releases || trace_.events[j].action == Action::kSegmentFree ||
+               trace_.events[j].action == Action::kSegmentUnmap;
+  if (first == k && malloc_follows) return doMalloc(k, first);
+  Op empty = makeOp(OpKind::kEmptyCache);
+  const auto released = releaseFreedPools(first, k);
+  if (options_.program && released)
+    empty.route = internRoute(*options_.program, OpRoute{released, std::nullopt, false});
   if (!malloc_follows) {
     current_request_ = Request::kEmptyCacheAlone;
     current_stack_ = StackId(0);
-    model_.emptyCache();
+    detail::modelEmptyCache(model_, released, false);
     ++report_.empty_cache_calls;
-    pushOp(makeOp(OpKind::kEmptyCache), first, oracle_.pos);
+    pushOp(empty, first, oracle_.pos);
     return;
   }
   if (releases) {
     model_.processEvents();  // the completions the recording shows first
     if (emptyCacheFirst(trace_.events[k])) {
       current_request_ = Request::kEmptyCacheFirst;
-      model_.emptyCache();
+      detail::modelEmptyCache(model_, released, false);
       ++report_.empty_cache_calls;
       if (oracle_.failed) return;
-      pushOp(makeOp(OpKind::kEmptyCache), first, oracle_.pos);
+      pushOp(empty, first, oracle_.pos);
       doMalloc(k, oracle_.pos);
       return;
     }
   }
+  if (released) model_.releasePool(*released);  // freed by the malloc's own release-and-retry
   doMalloc(k, first);
+}
+
+// The private pool whose segments the group [first, end) gives back first, when other segments
+// follow them: a MemPool's own empty_cache (its destructor: releasePool, then emptyCache of that
+// pool), once per pool.
+std::optional<traces::PoolId> Driver::ownPoolRelease(std::size_t first, std::size_t end) const {
+  std::optional<traces::PoolId> pool;
+  std::size_t j = first;
+  for (; j < end; ++j) {
+    const auto p = segmentPool(j);
+    if (!p || (pool && *p != *pool)) break;
+    pool = p;
+  }
+  if (!pool || released_pools_.count(*pool) || j == first || j >= end) return std::nullopt;
+  const Action a = trace_.events[j].action;
+  return a == Action::kSegmentFree || a == Action::kSegmentUnmap ? pool : std::nullopt;
+}
+
+// The private pool of what event `j` gives back (a range of private_ranges_): the segment a
+// segment_free frees, or the reservation whose pages a segment_unmap unmaps.
+std::optional<traces::PoolId> Driver::segmentPool(std::size_t j) const {
+  const TraceEvent& e = trace_.events[j];
+  const bool unmap = e.action == Action::kSegmentUnmap;
+  if (!unmap && e.action != Action::kSegmentFree) return std::nullopt;
+  for (const PrivateRange& r : private_ranges_) {
+    const bool at = unmap ? e.addr >= r.begin && e.addr < r.end : e.addr == r.begin;
+    if (at && j >= r.from_event && j <= r.to_event) return r.pool;
+  }
+  return std::nullopt;
+}
+
+// An empty_cache frees a private pool's segments only once the pool is freeable (its CUDA graphs
+// or MemPool dropped: releasePool, which the trace does not record). The first segment of a
+// private pool that a group of segment frees gives back says that it was: the pool is released
+// then, once (the caller makes it freeable on the model, before the group's empty_cache).
+std::optional<traces::PoolId> Driver::releaseFreedPools(std::size_t first, std::size_t end) {
+  for (std::size_t j = first; j < end; ++j) {
+    const auto pool = segmentPool(j);
+    if (pool && released_pools_.insert(*pool).second) return pool;
+  }
+  return std::nullopt;
 }
 
 bool Driver::emptyCacheFirst(const TraceEvent& t) {
@@ -474,7 +569,7 @@ bool Driver::emptyCacheFirst(const TraceEvent& t) {
 
 std::optional<traces::PoolId> Driver::addressRoute(const TraceEvent& t, std::size_t k) const {
   for (const PrivateRange& r : private_ranges_)
-    if (t.addr >= r.begin && t.addr < r.end && k >= r.from_event) return r.pool;
+    if (t.addr >= r.begin && t.addr < r.end && k >= r.from_event && k < r.to_event) return r.pool;
   return std::nullopt;
 }
 

@@ -27,4 +27,15 @@ inline sim::MallocResult modelMalloc(sim::CachingAllocator& model, sim::ByteCoun
   return res;
 }
 
+// One empty_cache of a replayed program: a pool released just before it is made freeable first
+// (Program's OpRoute on the op), and a pool's own empty_cache empties that pool alone.
+inline void modelEmptyCache(sim::CachingAllocator& model, const std::optional<traces::PoolId>& released,
+                            bool pool_only) {
+  if (released) model.releasePool(*released);
+  if (released && pool_only)
+    model.emptyCache(*released);
+  else
+    model.emptyCache();
+}
+
 }  // namespace reservoir::replay::detail

@@ -138,6 +138,8 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
         break;
       case OpKind::kEmptyCache:
         b.kind = BackendOpKind::kEmptyCache;
+        b.pool = routeOf(program, op).pool;
+        b.pool_only = routeOf(program, op).pool_only;
         ++out.empty_caches;
         break;
     }

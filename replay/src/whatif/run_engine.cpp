@@ -176,10 +176,12 @@ void Runner::runOp(std::uint32_t j) {
       slot_block_[slot] = sim::BlockHandle{};
       break;
     }
-    case OpKind::kEmptyCache:
-      model_.emptyCache();
-      ++r_.empty_cache_calls;
+    case OpKind::kEmptyCache: {
+      const OpRoute& route = routeOf(p_.program, op);
+      detail::modelEmptyCache(model_, route.pool, route.pool_only);
+      if (!route.pool_only) ++r_.empty_cache_calls;
       break;
+    }
   }
 }
 

@@ -36,7 +36,8 @@ struct BackendOp {
   bool deferred = false;                // free: record_stream'd, its completion comes later
   bool recorded_oom = false;            // malloc: failed in the recording
   std::uint32_t completes_at = kNoOp;   // deferred free: the program op at whose start the GPU work is done
-  std::optional<traces::PoolId> pool;   // malloc routed to a private pool
+  std::optional<traces::PoolId> pool;   // malloc routed to a private pool; empty_cache: the pool released before it
+  bool pool_only = false;               // empty_cache: of `pool` alone (OpRoute::pool_only)
   std::optional<sim::Addr> restore_at;  // malloc: a checkpoint restore's block (Op::restore_at)
   std::int32_t edit = -1;               // an edit's item: index into EditedProgram::edits
   std::uint32_t boundary = 0;           // an edit's item: the event boundary it sits at

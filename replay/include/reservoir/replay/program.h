@@ -25,9 +25,15 @@ inline constexpr std::uint32_t kNoOp = std::numeric_limits<std::uint32_t>::max()
 // request is routed to, and a CUDA-graph tree's checkpoint restore, which takes the block at
 // this (recorded) address (sim::CachingAllocator::mallocAt; an ordinary malloc when no cached
 // block starts there). Entry 0 of the table is neither.
+//
+// On an empty_cache op, `pool` is a private pool made freeable just before it (its CUDA graphs or
+// MemPool dropped: releasePool, which the trace shows only as the pool's segments given back),
+// and `pool_only` that the empty_cache was that pool's own (a MemPool's destructor empties it),
+// not the whole cache's.
 struct OpRoute {
   std::optional<traces::PoolId> pool;
   std::optional<sim::Addr> restore_at;
+  bool pool_only = false;
   friend bool operator==(const OpRoute&, const OpRoute&) = default;
 };
 

@@ -1,0 +1,44 @@
+// Private-pool segments released before the snapshot. A snapshot of torch 2.11 names a segment's
+// pool only for the segments still there at the dump (and its trace entries name none), so the
+// conformance replay routes an allocation to a private pool by the final segment it lands in. A
+// segment that a MemPool or a CUDA graph's pool made and gave back before the dump (an
+// empty_cache after the graph or the pool was dropped) leaves no such trace, and its requests
+// went to the default pools: the model then served them from the default pools' cache where
+// torch made a new segment in the private pool (a released CUDA graph, issue 28).
+//
+// The rule, from what the recording says of the pools it still shows. The allocations that
+// landed in segments whose pool is known (the final ones, the window's start) tell which pools
+// each call stack allocated in. A segment whose pool is not known is then
+//   - the pool that its allocations' stacks name, when those that allocated in one pool alone
+//     all name the same one (a `use_mem_pool` body allocates from the same lines on every step;
+//     a captured forward runs the same stack in the capture as in the graph's final segments);
+//   - where none of its allocations has frames (a backward pass's, in the autograd engine's
+//     thread), the pool of its stream, when the stream's known segments are all one private
+//     pool's (a CUDA graph captures on its own stream; the 8-byte generator states that
+//     capture_begin allocates there before the capture are the default pool's, and have frames);
+//   - else a default-pool segment, as before.
+// It holds from the segment's segment_alloc to its segment_free. Expandable segments are left as
+// they are (their pages are mapped into one reservation per pool and stream).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "reservoir/core/units.h"
+#include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/window_start.h"
+
+namespace reservoir::replay::detail {
+
+// An address range that belonged to a private pool over events [from_event, to_event).
+struct ReleasedPoolRange {
+  Addr begin = 0, end = 0;
+  std::size_t from_event = 0, to_event = 0;
+  traces::PoolId pool;
+  bool by_stream = false;  // decided by its stream (else by its allocations' stacks)
+};
+
+std::vector<ReleasedPoolRange> releasedPoolRanges(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace,
+                                                  const traces::WindowStart& start);
+
+}  // namespace reservoir::replay::detail

@@ -1,0 +1,107 @@
+// Private-pool segments given back before the dump (conformance/released_pools.h): which of them
+// the rule routes to the pool, by what, and that the ones the recording made in the default pools
+// (the generator state capture_begin allocates on the capture stream) stay there.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "conformance/released_pools.h"
+#include "reservoir/replay/conformance.h"
+#include "reservoir/traces/reader.h"
+#include "reservoir/traces/window_start.h"
+#include "test_paths.h"
+
+namespace reservoir::replay {
+namespace {
+
+struct Loaded {
+  traces::Snapshot snap;
+  std::vector<detail::ReleasedPoolRange> ranges;
+};
+
+Loaded load(const char* name) {
+  Loaded out;
+  auto snap = traces::readSnapshotFile((test::testDataDir() / "traces/pools-released" / name).string());
+  EXPECT_TRUE(snap.ok()) << snap.message();
+  if (!snap.ok()) return out;
+  out.snap = std::move(*snap);
+  const std::size_t dev = out.snap.busiestDevice();
+  const auto requests = traces::buildRequestStream(out.snap.devices[dev], out.snap.extras);
+  auto start = traces::rebuildWindowStart(out.snap, dev, requests);
+  EXPECT_TRUE(start.ok()) << start.message();
+  if (start.ok()) out.ranges = detail::releasedPoolRanges(out.snap, out.snap.devices[dev], *start);
+  return out;
+}
+
+const detail::ReleasedPoolRange* rangeAt(const Loaded& l, Addr addr) {
+  const auto it = std::find_if(l.ranges.begin(), l.ranges.end(), [&](const auto& r) { return r.begin == addr; });
+  return it == l.ranges.end() ? nullptr : &*it;
+}
+
+TEST(ReleasedPools, AReleasedGraphsSegmentsGoToItsPoolByStackOrByStream) {
+  const Loaded l = load("pool-graph-released.pickle.zst");
+  ASSERT_EQ(l.ranges.size(), 2u);
+  // The captured forward's 2 MiB segment (event 170): its stack allocated in the pool's final segments.
+  const auto* forward = rangeAt(l, 0x7fb7c8c00000ull);
+  ASSERT_NE(forward, nullptr);
+  EXPECT_EQ(forward->pool, (traces::PoolId{1, 0}));
+  EXPECT_FALSE(forward->by_stream);
+  EXPECT_EQ(forward->from_event, 170u);
+  EXPECT_EQ(forward->to_event, 244u);  // given back by the empty_cache after the graphs were dropped
+  // The captured backward's 20 MiB segment: no frames (autograd's thread), so its stream's pool.
+  const auto* backward = rangeAt(l, 0x7fb7d8000000ull);
+  ASSERT_NE(backward, nullptr);
+  EXPECT_TRUE(backward->by_stream);
+  EXPECT_EQ(backward->to_event, 245u);
+  // capture_begin's generator state (event 161, on the capture stream, before the capture) is the
+  // default pool's: its frames name no pool, so the stream does not decide it.
+  EXPECT_EQ(rangeAt(l, 0x7fb7bfa00000ull), nullptr);
+}
+
+TEST(ReleasedPools, AMemPoolsSegmentsAreFoundFromTheStacksOfItsBody) {
+  const Loaded l = load("pool-mempool-released.pickle.zst");
+  ASSERT_EQ(l.ranges.size(), 2u);
+  for (const auto& r : l.ranges) {
+    EXPECT_EQ(r.pool, (traces::PoolId{0, 1}));
+    EXPECT_FALSE(r.by_stream);  // stream 0 holds both pools' segments: it decides nothing
+  }
+  // The segment made by `kept.append(...)` at event 8 is found in the second round: its other
+  // allocations' stacks (the MemPool body's forward) allocated in the pool's final segments.
+  ASSERT_NE(rangeAt(l, 0x7fa1e2000000ull), nullptr);
+  EXPECT_EQ(rangeAt(l, 0x7fa1e2000000ull)->from_event, 8u);
+}
+
+TEST(ReleasedPools, ATraceWithoutPrivatePoolsHasNone) {
+  auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  ASSERT_TRUE(snap.ok());
+  const std::size_t dev = snap->busiestDevice();
+  const auto requests = traces::buildRequestStream(snap->devices[dev], snap->extras);
+  auto start = traces::rebuildWindowStart(*snap, dev, requests);
+  ASSERT_TRUE(start.ok());
+  EXPECT_TRUE(detail::releasedPoolRanges(*snap, snap->devices[dev], *start).empty());
+}
+
+// The whole replay on these traces, and on the program the what-ifs replay: exact, where each
+// diverged before (the pools' own empty_cache and release included).
+TEST(ReleasedPools, CheckAndTheNoEditReplayAreExact) {
+  for (const char* name : {"pool-graph-released.pickle.zst", "pool-graph-released-mid.pickle.zst",
+                           "pool-graph-released-expandable.pickle.zst", "pool-mempool-released.pickle.zst"}) {
+    SCOPED_TRACE(name);
+    auto snap = traces::readSnapshotFile((test::testDataDir() / "traces/pools-released" / name).string());
+    ASSERT_TRUE(snap.ok()) << snap.message();
+    ConformanceOptions opts;
+    Program program;
+    opts.program = &program;
+    auto report = runConformance(*snap, snap->busiestDevice(), opts);
+    ASSERT_TRUE(report.ok()) << report.message();
+    EXPECT_FALSE(report->first_divergence.has_value()) << report->first_divergence->expected;
+    // The release is in the program: an empty_cache op that names the pool.
+    const bool released = std::any_of(program.ops.begin(), program.ops.end(), [&](const Op& op) {
+      return op.kind == OpKind::kEmptyCache && routeOf(program, op).pool.has_value();
+    });
+    EXPECT_TRUE(released);
+  }
+}
+
+}  // namespace
+}  // namespace reservoir::replay
