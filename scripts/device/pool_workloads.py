@@ -70,21 +70,27 @@ def mempool_workload(steps=6):
     return [pool, model, opt, cache]
 
 
-def graph_workload(release):
-    model = mlp(512, 2048)
-    static_x = torch.randn(64, 512, device="cuda")
+def captured_step(model, x, warmups):
+    """Warm-up steps on a side stream, then a CUDA graph of a forward and backward."""
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
-        for _ in range(3):
-            model(static_x).square().mean().backward()
+        for _ in range(warmups):
+            model(x).square().mean().backward()
     torch.cuda.current_stream().wait_stream(s)
     for p in model.parameters():
         p.grad = None
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
-        static_loss = model(static_x).square().mean()
-        static_loss.backward()
+        loss = model(x).square().mean()
+        loss.backward()
+    return g, loss
+
+
+def graph_workload(release):
+    model = mlp(512, 2048)
+    static_x = torch.randn(64, 512, device="cuda")
+    g, static_loss = captured_step(model, static_x, 3)
     for _ in range(3):
         static_x.copy_(torch.randn(64, 512, device="cuda"))
         g.replay()
@@ -114,18 +120,7 @@ def graph_workload(release):
 def graph_released_mid_workload():
     model = mlp(768, 3072)
     x = torch.randn(96, 768, device="cuda")
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(2):
-            model(x).square().mean().backward()
-    torch.cuda.current_stream().wait_stream(s)
-    for p in model.parameters():
-        p.grad = None
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        loss = model(x).square().mean()
-        loss.backward()
+    g, loss = captured_step(model, x, 2)
     g.replay()
     grads = [p.grad for p in model.parameters()]
     for p in model.parameters():
