@@ -1,6 +1,8 @@
 #include "conformance/released_pools.h"
 
+#include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <optional>
 #include <set>
 
@@ -10,8 +12,8 @@ namespace {
 using traces::Action;
 using traces::PoolId;
 
-// Rounds of learning from the segments decided in the round before (each round is two passes
-// over the events; a chain of released segments longer than this stays default).
+// Rounds of learning from the segments decided in the round before (a chain of released segments
+// each named only by the one before it, longer than this, stays default).
 constexpr int kRounds = 8;
 
 // One cudaMalloc'd segment's life in the window: [from, to) in events.
@@ -20,8 +22,7 @@ struct Lifetime {
   traces::StreamValue stream = 0;
   std::size_t from = 0, to = 0;
   std::optional<PoolId> pool;  // known: from the final segments or the window's start
-  std::set<PoolId> votes;      // unknown: the pools its allocations' stacks allocated in alone
-  bool framed = false;         // unknown: an allocation in it has Python or C++ frames
+  bool framed = false;         // an allocation in it has Python or C++ frames
 };
 
 // Every non-expandable segment's lifetime, in the order they began: the window's start state,
@@ -35,13 +36,13 @@ std::vector<Lifetime> lifetimes(const traces::Snapshot& snap, const traces::Devi
   for (const traces::StartSegment& s : start.segments) {
     if (s.is_expandable) continue;
     open[s.addr] = out.size();
-    out.push_back(Lifetime{s.addr, s.addr + s.size, s.stream, 0, n, s.pool, {}, false});
+    out.push_back(Lifetime{s.addr, s.addr + s.size, s.stream, 0, n, s.pool, false});
   }
   for (std::size_t k = 0; k < n; ++k) {
     const traces::TraceEvent& e = trace.events[k];
     if (e.action == Action::kSegmentAlloc) {
       open[e.addr] = out.size();
-      out.push_back(Lifetime{e.addr, e.addr + e.size, e.stream, k, n, std::nullopt, {}, false});
+      out.push_back(Lifetime{e.addr, e.addr + e.size, e.stream, k, n, std::nullopt, false});
     } else if (e.action == Action::kSegmentFree) {
       if (const auto it = open.find(e.addr); it != open.end()) {
         out[it->second].to = k;
@@ -76,9 +77,20 @@ void forEachLanding(const traces::DeviceTrace& trace, std::vector<Lifetime>& liv
     auto it = live.upper_bound(e.addr);
     if (it == live.begin()) continue;
     --it;
-    if (e.addr < lives[it->second].end) f(k, e, lives[it->second]);
+    if (e.addr < lives[it->second].end) f(e, it->second);
   }
 }
+
+// The pools a stack's allocations landed in, as far as a vote needs: one, or several.
+struct StackPools {
+  PoolId pool;
+  bool any = false, several = false;
+  void add(const PoolId& p) {
+    several = several || (any && p != pool);
+    pool = p;
+    any = true;
+  }
+};
 
 // The pools a key was seen in: one private pool alone decides.
 template <typename Key>
@@ -104,30 +116,48 @@ std::vector<ReleasedPoolRange> releasedPoolRanges(const traces::Snapshot& snap, 
     }
   std::vector<ReleasedPoolRange> out;
   if (!any_private) return out;
-  // What the segments whose pool is known say of each stack (the pools its allocations landed
-  // in), then the pools an unknown segment's allocations' stacks name; a segment they name
-  // unanimously is known from then on, and what its allocations say counts in the next round.
-  auto framed = [&](const traces::TraceEvent& e) { return e.stack.valid() && !snap.stack(e.stack).empty(); };
+  // The framed allocations, each with the segment it landed in, grouped by segment (one pass).
+  std::vector<std::pair<std::uint32_t, StackId>> landings;  // (lifetime, stack)
+  forEachLanding(trace, lives, from_start, [&](const traces::TraceEvent& e, std::size_t life) {
+    if (!e.stack.valid() || snap.stack(e.stack).empty()) return;
+    lives[life].framed = true;
+    landings.emplace_back(static_cast<std::uint32_t>(life), e.stack);
+  });
+  std::stable_sort(landings.begin(), landings.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::size_t> first_landing(lives.size() + 1, landings.size());
+  for (std::size_t i = landings.size(); i-- > 0;) first_landing[landings[i].first] = i;
+  for (std::size_t i = lives.size(); i-- > 0;) first_landing[i] = std::min(first_landing[i], first_landing[i + 1]);
+  // What each stack's allocations in segments of a known pool say: the one pool, or several.
+  std::unordered_map<std::uint32_t, StackPools> stack_pools;
+  auto learn = [&](std::size_t life) {
+    for (std::size_t i = first_landing[life]; i < first_landing[life + 1]; ++i)
+      stack_pools[landings[i].second.value()].add(*lives[life].pool);
+  };
+  for (std::size_t i = 0; i < lives.size(); ++i)
+    if (lives[i].pool) learn(i);
+  // A segment whose pool is not known: the one pool its allocations' stacks name, if they agree.
+  // Decided so, it is known in the next round.
   std::vector<bool> by_stack(lives.size(), false);
   for (int round = 0; round < kRounds; ++round) {
-    std::map<StackId, std::set<PoolId>> stack_pools;
-    forEachLanding(trace, lives, from_start, [&](std::size_t, const traces::TraceEvent& e, Lifetime& l) {
-      if (l.pool && framed(e)) stack_pools[e.stack].insert(*l.pool);
-    });
-    for (Lifetime& l : lives) l.votes.clear();
-    forEachLanding(trace, lives, from_start, [&](std::size_t, const traces::TraceEvent& e, Lifetime& l) {
-      if (l.pool || !framed(e)) return;
-      l.framed = true;
-      const auto it = stack_pools.find(e.stack);
-      if (it != stack_pools.end() && it->second.size() == 1) l.votes.insert(*it->second.begin());
-    });
-    bool changed = false;
-    for (std::size_t i = 0; i < lives.size(); ++i)
-      if (!lives[i].pool && lives[i].votes.size() == 1) {
-        lives[i].pool = *lives[i].votes.begin();
-        by_stack[i] = changed = true;
+    std::vector<std::size_t> decided;
+    for (std::size_t life = 0; life < lives.size(); ++life) {
+      if (lives[life].pool) continue;
+      std::optional<PoolId> vote;
+      bool split = false;
+      for (std::size_t i = first_landing[life]; i < first_landing[life + 1] && !split; ++i) {
+        const auto it = stack_pools.find(landings[i].second.value());
+        if (it == stack_pools.end() || it->second.several) continue;
+        split = vote && *vote != it->second.pool;
+        vote = it->second.pool;
       }
-    if (!changed) break;
+      if (vote && !split) {
+        lives[life].pool = vote;
+        by_stack[life] = true;
+        decided.push_back(life);
+      }
+    }
+    if (decided.empty()) break;
+    for (std::size_t life : decided) learn(life);
   }
   for (std::size_t i = 0; i < lives.size(); ++i) {
     const Lifetime& l = lives[i];
