@@ -12,7 +12,8 @@
 # and error output), rec/ (the recorded traces with their X.json).
 # .device-data: scripts/device/make-device-data.sh, then (optional) issue 28's recordings:
 #   tar -C /work/notes/real -cJf .device-data/real.tar.xz $(cd /work/notes/real && ls *.pickle *.json)
-# DEADLINE (seconds, default 420): later steps are skipped past it.
+# DEADLINE (seconds, default 420): later steps are skipped past it. POOLS_ONLY=1: only the pool
+# traces (the recorded ones and tests/data's), no shared traces and no GPU tests.
 set -u
 T0=$(date +%s)
 OUT=${OUT:-/tmp/out}
@@ -82,8 +83,10 @@ for t in mempool-s7 mempool-expandable-s8 mempool-oom-expandable-s3 ring-expanda
   pools-released/pool-graph-released-expandable pools-released/pool-mempool-released; do
   add "$PWD/tests/data/traces/$t.pickle.zst"
 done
-for t in $(find "$TR" -name '*.pickle' | sort); do add "$t"; done
-for t in "$W"/real/*.pickle; do add "$t"; done
+if [ "${POOLS_ONLY:-0}" != 1 ]; then  # POOLS_ONLY=1: the pool traces alone, no GPU tests
+  for t in $(find "$TR" -name '*.pickle' | sort); do add "$t"; done
+  for t in "$W"/real/*.pickle; do add "$t"; done
+fi
 log "$(wc -l < "$LIST") traces"
 
 log "check on every trace (CPU, 6 at a time, in the background)"
@@ -103,7 +106,7 @@ done
 wait $CHECKS
 
 log "GPU tests (ctest -L gpu)"
-if [ "$(left)" -gt 30 ]; then
+if [ "$(left)" -gt 30 ] && [ "${POOLS_ONLY:-0}" != 1 ]; then
   timeout $(( $(left) - 10 )) ctest --test-dir "$W/build" -L gpu --output-on-failure > "$W/runs/ctest_gpu.txt" 2>&1
   tail -n 15 "$W/runs/ctest_gpu.txt" | tee -a "$S"
 fi
