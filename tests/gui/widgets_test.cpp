@@ -197,6 +197,11 @@ TEST(WidgetsClimb, TheRiseThatMadeThePeakIsMarkedWhereItHappened) {
   EXPECT_TRUE(QToolTip::text().contains(QStringLiteral("the rise that made it:")));
   EXPECT_TRUE(QToolTip::text().contains(QStringLiteral("over events %1-%2").arg(c.first.event).arg(c.last.event)))
       << QToolTip::text().toStdString();
+  // Under the bracket, in the same column (the blocks below the climb), the tooltip is the blocks'.
+  const QPoint below(at.x(), plot.bottom() - 2);
+  QHelpEvent under(QEvent::ToolTip, below, tl->mapToGlobal(below));
+  QApplication::sendEvent(tl, &under);
+  EXPECT_FALSE(QToolTip::text().contains(QStringLiteral("the rise that made it:"))) << QToolTip::text().toStdString();
   QToolTip::hideText();
 }
 

@@ -413,8 +413,11 @@ QString TimelineView::hoverText(int column, double y_px) const {
   // The peak marker: where the peak came from, with stacks (the library's rule).
   if (const auto m = doc_->model()) {
     const auto peak = rec.trace->series.peak_reserved_event;  // where the peak marker is drawn
+    // Or the climb's bracket: its columns, between the bytes before it and what it still holds.
     const replay::PeakClimb& climb = m->reserved_origin.climb;
-    const bool on_climb = m->reserved_origin.known && climb.first.event < c.end && climb.last.event >= c.first;
+    const auto at = static_cast<std::int64_t>(f.y.toDomain(y_px));
+    const bool on_climb = m->reserved_origin.known && climb.first.event < c.end && climb.last.event >= c.first &&
+                          at >= climb.first.before && at <= climb.first.before + climb.held;
     if ((peak >= c.first && peak < c.end) || on_climb)
       text += QStringLiteral("<hr>") + peakOriginHtml(rec.trace->snapshot(), m->reserved_origin);
   }
