@@ -71,6 +71,27 @@ TEST(ReleasedPools, AMemPoolsSegmentsAreFoundFromTheStacksOfItsBody) {
   EXPECT_EQ(rangeAt(l, 0x7fa1e2000000ull)->from_event, 8u);
 }
 
+// Entries that name their pool (newer torch; the torch backend's own recording, annotated): the
+// released segments come from the pool ids, no stacks needed (this trace has no frames).
+TEST(ReleasedPools, EntriesThatNameTheirPoolGiveTheReleasedSegments) {
+  auto snap = traces::readSnapshotFile(
+      (test::testDataDir() / "traces/pools-released/named-graph-released.pickle.zst").string());
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  const std::size_t dev = snap->busiestDevice();
+  const auto requests = traces::buildRequestStream(snap->devices[dev], snap->extras);
+  auto start = traces::rebuildWindowStart(*snap, dev, requests);
+  ASSERT_TRUE(start.ok());
+  const auto named = detail::namedPoolRanges(*snap, snap->devices[dev], *start);
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named[0].begin, 0x7fb7c8c00000ull);
+  EXPECT_EQ(named[0].to_event, 244u);
+  EXPECT_EQ(named[1].begin, 0x7fb7d8000000ull);
+  EXPECT_EQ(named[1].pool, (traces::PoolId{1, 0}));
+  // With no frames anywhere, neither stacks nor streams decide anything (capture_begin's default
+  // segment on the capture stream would look like the capture's own).
+  EXPECT_TRUE(detail::releasedPoolRanges(*snap, snap->devices[dev], *start).empty());
+}
+
 TEST(ReleasedPools, ATraceWithoutPrivatePoolsHasNone) {
   auto snap = traces::readSnapshotFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
   ASSERT_TRUE(snap.ok());
@@ -85,7 +106,8 @@ TEST(ReleasedPools, ATraceWithoutPrivatePoolsHasNone) {
 // diverged before (the pools' own empty_cache and release included).
 TEST(ReleasedPools, CheckAndTheNoEditReplayAreExact) {
   for (const char* name : {"pool-graph-released.pickle.zst", "pool-graph-released-mid.pickle.zst",
-                           "pool-graph-released-expandable.pickle.zst", "pool-mempool-released.pickle.zst"}) {
+                           "pool-graph-released-expandable.pickle.zst", "pool-mempool-released.pickle.zst",
+                           "named-graph-released.pickle.zst"}) {
     SCOPED_TRACE(name);
     auto snap = traces::readSnapshotFile((test::testDataDir() / "traces/pools-released" / name).string());
     ASSERT_TRUE(snap.ok()) << snap.message();

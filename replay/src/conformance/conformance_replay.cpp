@@ -239,8 +239,12 @@ void Driver::collectPrivatePools(const traces::WindowStart& start) {
     if (options_.program) options_.program->private_pools.push_back(x.pool);
     seen[x.pool] = false;
   }
-  if (recorded_pools)
+  if (recorded_pools) {
     report_.notes.push_back("the trace records each entry's pool (pool_id): requests are routed by it");
+    // Its segments given back before the snapshot: known from their allocations' pool ids.
+    for (const detail::ReleasedPoolRange& r : detail::namedPoolRanges(snap_, trace_, start))
+      private_ranges_.push_back(PrivateRange{r.begin, r.end, r.from_event, r.pool, r.to_event});
+  }
   for (const traces::SegmentInfo& s : snap_.segments) {
     if (s.device != trace_.device || s.pool.isDefault()) continue;
     if (!seen.count(s.pool)) {

@@ -162,9 +162,29 @@ std::vector<ReleasedPoolRange> releasedPoolRanges(const traces::Snapshot& snap, 
   for (std::size_t i = 0; i < lives.size(); ++i) {
     const Lifetime& l = lives[i];
     std::optional<PoolId> pool = by_stack[i] ? l.pool : std::nullopt;
-    const bool by_stream = !l.pool && !l.framed;  // no frames to go by: its stream's pool
+    // No frames to go by: its stream's pool, in a trace recorded with stacks (without them the
+    // generator state capture_begin allocates on the capture stream looks like the capture's own).
+    const bool by_stream = !l.pool && !l.framed && !landings.empty();
     if (by_stream) pool = solePrivate(stream_pools, l.stream);
     if (pool && !pool->isDefault()) out.push_back(ReleasedPoolRange{l.begin, l.end, l.from, l.to, *pool, by_stream});
+  }
+  return out;
+}
+
+std::vector<ReleasedPoolRange> namedPoolRanges(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+                                               const traces::WindowStart& start) {
+  std::vector<Lifetime> lives = lifetimes(snap, trace, start);
+  std::size_t from_start = 0;
+  for (const traces::StartSegment& s : start.segments) from_start += !s.is_expandable;
+  std::vector<std::optional<PoolId>> named(lives.size());
+  forEachLanding(trace, lives, from_start, [&](const traces::TraceEvent& e, std::size_t life) {
+    if (const traces::EventExtra& x = snap.extra(e); x.has_pool && !named[life]) named[life] = x.pool;
+  });
+  std::vector<ReleasedPoolRange> out;
+  for (std::size_t i = 0; i < lives.size(); ++i) {
+    const Lifetime& l = lives[i];
+    if (l.to < trace.events.size() && named[i] && !named[i]->isDefault())
+      out.push_back(ReleasedPoolRange{l.begin, l.end, l.from, l.to, *named[i], false});
   }
   return out;
 }

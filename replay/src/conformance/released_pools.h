@@ -13,9 +13,10 @@
 //     all name the same one (a `use_mem_pool` body allocates from the same lines on every step;
 //     a captured forward runs the same stack in the capture as in the graph's final segments);
 //   - where none of its allocations has frames (a backward pass's, in the autograd engine's
-//     thread), the pool of its stream, when the stream's known segments are all one private
-//     pool's (a CUDA graph captures on its own stream; the 8-byte generator states that
-//     capture_begin allocates there before the capture are the default pool's, and have frames);
+//     thread) in a trace recorded with stacks, the pool of its stream, when the stream's known
+//     segments are all one private pool's (a CUDA graph captures on its own stream; the 8-byte
+//     generator states that capture_begin allocates there before the capture are the default
+//     pool's, and have frames; a trace without any frames cannot tell them apart and is left as is);
 //   - else a default-pool segment, as before.
 // It holds from the segment's segment_alloc to its segment_free. Expandable segments are left as
 // they are (their pages are mapped into one reservation per pool and stream).
@@ -40,5 +41,12 @@ struct ReleasedPoolRange {
 
 std::vector<ReleasedPoolRange> releasedPoolRanges(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace,
                                                   const traces::WindowStart& start);
+
+// Where the entries name their pool (pool_id: newer torch; the torch backend's own recording,
+// annotated with the pools it ran), the segments given back before the snapshot are known
+// outright: a segment is the pool of the allocations that land in it. Its range lets the replay
+// see that the pool was released when one of its segments is given back.
+std::vector<ReleasedPoolRange> namedPoolRanges(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace,
+                                               const traces::WindowStart& start);
 
 }  // namespace reservoir::replay::detail
