@@ -25,9 +25,9 @@ bool FirstColumnFit::eventFilter(QObject* watched, QEvent* event) {
   return QObject::eventFilter(watched, event);
 }
 
-// The other columns at their contents' width while the first keeps its minimum; past that the
-// widest are capped (elided in the middle; their tooltips have the text) rather than pushed out
-// of view behind a scroll bar.
+// The other columns at their contents' width while the first keeps its own (up to two fifths of
+// the table, at least its minimum); past that the widest are capped (elided in the middle; their
+// tooltips have the text) rather than pushed out of view behind a scroll bar.
 void FirstColumnFit::fit() {
   const QHeaderView* h = table_->horizontalHeader();
   std::vector<int> columns;
@@ -40,7 +40,11 @@ void FirstColumnFit::fit() {
     wanted.push_back(std::max(h->sectionSizeHint(c), static_cast<const QAbstractItemView*>(table_)->sizeHintForColumn(c)));
     floors.push_back(std::max(least, h->sectionSizeHint(c)));
   }
-  const std::vector<int> widths = fitColumns(wanted, floors, table_->viewport()->width() - min_);
+  // The first column (what a row is) keeps its contents' width up to two fifths of the table
+  // before the others are fitted: a long settings text elides rather than the figure's name.
+  const int room = table_->viewport()->width();
+  const int first = std::max(min_, std::min(static_cast<const QAbstractItemView*>(table_)->sizeHintForColumn(0), room * 2 / 5));
+  const std::vector<int> widths = fitColumns(wanted, floors, room - first);
   fitting_ = true;
   for (std::size_t i = 0; i < columns.size(); ++i) table_->setColumnWidth(columns[i], widths[i]);
   fitting_ = false;
