@@ -183,6 +183,7 @@ class Driver {
   void collectOomRoutes();
   void collectReleasedRanges(const traces::WindowStart& start);
   [[nodiscard]] sim::Addr reservationEnd(const traces::SegmentInfo& seg) const;
+  [[nodiscard]] std::vector<std::size_t> creationEvents(const std::vector<const traces::SegmentInfo*>& segs) const;
   std::optional<traces::PoolId> releaseFreedPools(std::size_t first, std::size_t end);
   std::optional<traces::PoolId> ownPoolRelease(std::size_t first, std::size_t end) const;
   std::optional<traces::PoolId> segmentPool(std::size_t j) const;
@@ -245,6 +246,7 @@ void Driver::collectPrivatePools(const traces::WindowStart& start) {
     for (const detail::ReleasedPoolRange& r : detail::namedPoolRanges(snap_, trace_, start))
       private_ranges_.push_back(PrivateRange{r.begin, r.end, r.from_event, r.pool, r.to_event});
   }
+  std::vector<const traces::SegmentInfo*> finals;
   for (const traces::SegmentInfo& s : snap_.segments) {
     if (s.device != trace_.device || s.pool.isDefault()) continue;
     if (!seen.count(s.pool)) {
@@ -252,21 +254,13 @@ void Driver::collectPrivatePools(const traces::WindowStart& start) {
       if (options_.program) options_.program->private_pools.push_back(s.pool);
     }
     seen[s.pool] = true;
-    // From the last segment event that created this range (or the window's start).
-    // From the event that created the final segment (the last segment_alloc at its address;
-    // for an expandable one, its first mapping), or the window's start.
-    std::size_t from = 0;
-    for (std::size_t i = 0; i < trace_.events.size(); ++i) {
-      const TraceEvent& e = trace_.events[i];
-      if (!s.is_expandable && e.action == Action::kSegmentAlloc && e.addr == s.address) from = i;
-      if (s.is_expandable && e.action == Action::kSegmentMap && e.addr >= s.address &&
-          e.addr < s.address + s.total_size) {
-        from = i;
-        break;
-      }
-    }
-    private_ranges_.push_back(PrivateRange{s.address, s.is_expandable ? reservationEnd(s) : s.address + s.total_size,
-                                           from, s.pool});
+    finals.push_back(&s);
+  }
+  const std::vector<std::size_t> from = creationEvents(finals);
+  for (std::size_t i = 0; i < finals.size(); ++i) {
+    const traces::SegmentInfo& s = *finals[i];
+    private_ranges_.push_back(
+        PrivateRange{s.address, s.is_expandable ? reservationEnd(s) : s.address + s.total_size, from[i], s.pool});
   }
   if (!seen.empty() && !recorded_pools) {
     report_.notes.push_back(
@@ -276,6 +270,30 @@ void Driver::collectPrivatePools(const traces::WindowStart& start) {
     collectReleasedRanges(start);
     collectOomRoutes();
   }
+}
+
+// The event that created each final segment (the last segment_alloc at its address; for an
+// expandable one, its first mapping inside it), or 0 (the window's start): one pass.
+std::vector<std::size_t> Driver::creationEvents(const std::vector<const traces::SegmentInfo*>& segs) const {
+  std::vector<std::size_t> from(segs.size(), 0);
+  std::vector<bool> mapped(segs.size(), false);
+  std::map<sim::Addr, std::size_t> at, expandable;
+  for (std::size_t i = 0; i < segs.size(); ++i) (segs[i]->is_expandable ? expandable : at)[segs[i]->address] = i;
+  for (std::size_t k = 0; k < trace_.events.size(); ++k) {
+    const TraceEvent& e = trace_.events[k];
+    if (e.action == Action::kSegmentAlloc) {
+      if (const auto it = at.find(e.addr); it != at.end()) from[it->second] = k;
+    } else if (e.action == Action::kSegmentMap) {
+      auto it = expandable.upper_bound(e.addr);
+      if (it == expandable.begin()) continue;
+      const std::size_t i = (--it)->second;
+      if (!mapped[i] && e.addr < segs[i]->address + segs[i]->total_size) {
+        from[i] = k;
+        mapped[i] = true;
+      }
+    }
+  }
+  return from;
 }
 
 // An expandable segment is one address reservation per pool and stream; the final snapshot shows
