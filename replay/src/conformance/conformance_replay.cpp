@@ -299,9 +299,9 @@ std::vector<std::size_t> Driver::creationEvents(const std::vector<const traces::
 // An expandable segment is one address reservation per pool and stream; the final snapshot shows
 // only the pages mapped at the end, and pages above them that the pool mapped and unmapped again
 // are in the same reservation. It reaches up to the next final segment (another reservation), at
-// most as far as a reservation does.
+// most as far as a reservation does (torch reserves 9/8 of the device's memory).
 sim::Addr Driver::reservationEnd(const traces::SegmentInfo& seg) const {
-  sim::Addr end = seg.address + traces::WindowOptions{}.expandable_reserve;
+  sim::Addr end = seg.address + model_.config().expandableReserve(report_.total_memory);
   for (const traces::SegmentInfo& o : snap_.segments)
     if (o.device == seg.device && o.address > seg.address) end = std::min(end, o.address);
   return std::max(end, seg.address + seg.total_size);
