@@ -16,7 +16,7 @@ namespace {
 
 struct Loaded {
   traces::Snapshot snap;
-  std::vector<detail::ReleasedPoolRange> ranges;
+  std::vector<detail::PoolRange> ranges;
 };
 
 Loaded load(const char* name) {
@@ -33,7 +33,7 @@ Loaded load(const char* name) {
   return out;
 }
 
-const detail::ReleasedPoolRange* rangeAt(const Loaded& l, Addr addr) {
+const detail::PoolRange* rangeAt(const Loaded& l, Addr addr) {
   const auto it = std::find_if(l.ranges.begin(), l.ranges.end(), [&](const auto& r) { return r.begin == addr; });
   return it == l.ranges.end() ? nullptr : &*it;
 }

@@ -113,9 +113,9 @@ QString stepWhere(const traces::Snapshot& snap, const replay::PeakStep& s) {
                          : QStringLiteral("event %1, %2").arg(s.event).arg(frame);
 }
 
-// A climb of several ops: "+6.83 GiB over events 2856-2899 (4 steps)"; of one: "+1.95 GiB".
+// A climb of several ops: "+7.46 GiB over events 2850-2899 (9 steps)"; of one: "+1.95 GiB".
 QString climbSpan(const replay::PeakClimb& c) {
-  if (c.first.op == c.last.op) return riseText(c.held);
+  if (c.oneOp()) return riseText(c.held);
   return QStringLiteral("%1 over events %2-%3 (%4 steps)")
       .arg(riseText(c.held))
       .arg(c.first.event)
@@ -123,18 +123,14 @@ QString climbSpan(const replay::PeakClimb& c) {
       .arg(c.rising_ops);
 }
 
-bool climbIsTheSetOp(const replay::PeakOrigin& o) {
-  return o.climb.first.op == o.set.op && o.climb.last.op == o.set.op;
-}
-
 }  // namespace
 
 QString peakOriginText(const traces::Snapshot& snap, const replay::PeakOrigin& o) {
   if (!o.known) return QStringLiteral("unknown");
   const QString set = QStringLiteral("%1 set it (%2)").arg(stepWhere(snap, o.set), riseText(o.set.rise()));
-  if (climbIsTheSetOp(o)) return set + QStringLiteral("; no larger rise before it");
+  if (o.setByItsClimb()) return set + QStringLiteral("; no larger rise before it");
   const replay::PeakClimb& c = o.climb;
-  if (c.first.op == c.last.op)
+  if (c.oneOp())
     return set + QStringLiteral("; the rise that made it: %1 still held from %2").arg(riseText(c.held), stepWhere(snap, c.largest));
   return set + QStringLiteral("; the rise that made it: %1 still held, the largest step %2 at %3")
                    .arg(climbSpan(c), riseText(c.largest.rise()), stepWhere(snap, c.largest));
@@ -149,8 +145,8 @@ QString peakOriginHtml(const traces::Snapshot& snap, const replay::PeakOrigin& o
                   .arg(o.set.event)
                   .arg(riseText(o.set.rise()), stackHtml(snap, o.set.stack, 8));
   const replay::PeakClimb& c = o.climb;
-  if (climbIsTheSetOp(o)) return h;
-  if (c.first.op == c.last.op)
+  if (o.setByItsClimb()) return h;
+  if (c.oneOp())
     h += QStringLiteral("<br><b>the rise that made it:</b> %1 still held at the peak, from event %2 (%3 there)<br>%4")
              .arg(riseText(c.held))
              .arg(c.largest.event)

@@ -184,7 +184,7 @@ void TimelineView::render(QPainter& p, QSize size) {
   d.show_peak = !y_max_ || d.peak_bytes <= *y_max_;  // zoomed vertically below the peak: no marker over the title
   if (const auto m = doc_->model(); m && m->reserved_origin.known) {
     const replay::PeakOrigin& o = m->reserved_origin;
-    if (o.climb.held > 0 && !(o.climb.first.op == o.set.op && o.climb.last.op == o.set.op))
+    if (o.climb.held > 0 && !o.setByItsClimb())
       d.climb = ClimbMark{o.climb.first.event, o.climb.last.event, o.climb.first.before, o.climb.first.before + o.climb.held};
   }
   const int sel = doc_->selectedVariant();
@@ -413,11 +413,9 @@ QString TimelineView::hoverText(int column, double y_px) const {
   // The peak marker: where the peak came from, with stacks (the library's rule).
   if (const auto m = doc_->model()) {
     const auto peak = rec.trace->series.peak_reserved_event;  // where the peak marker is drawn
-    // Or the climb's bracket: its columns, between the bytes before it and what it still holds.
-    const replay::PeakClimb& climb = m->reserved_origin.climb;
-    const auto at = static_cast<std::int64_t>(f.y.toDomain(y_px));
-    const bool on_climb = m->reserved_origin.known && climb.first.event < c.end && climb.last.event >= c.first &&
-                          at >= climb.first.before && at <= climb.first.before + climb.held;
+    // Or the climb's bracket, as the last frame drew it.
+    const QRect pr = plotRect(size());
+    const bool on_climb = layout_.climb.contains(QPoint(pr.left() + column, pr.top() + static_cast<int>(y_px)));
     if ((peak >= c.first && peak < c.end) || on_climb)
       text += QStringLiteral("<hr>") + peakOriginHtml(rec.trace->snapshot(), m->reserved_origin);
   }

@@ -35,13 +35,9 @@ bool isGroupLead(Action a) {
 }
 
 // Allocations the recording routed to a private pool (MemPool / graph): the final segments of
-// a non-default pool, from the event that created them on.
-struct PrivateRange {
-  sim::Addr begin, end;
-  std::size_t from_event;
-  traces::PoolId pool;
-  std::size_t to_event = SIZE_MAX;  // a segment released before the snapshot: its segment_free
-};
+// a non-default pool, from the event that created them on, and those given back before the
+// snapshot (conformance/released_pools.h).
+using PrivateRange = detail::PoolRange;
 
 // The seeded state of a ring-buffer trace, with the blocks whose exact size the recording
 // does not give (allocated before the window, freed inside it) marked for refinement.
@@ -243,8 +239,7 @@ void Driver::collectPrivatePools(const traces::WindowStart& start) {
   if (recorded_pools) {
     report_.notes.push_back("the trace records each entry's pool (pool_id): requests are routed by it");
     // Its segments given back before the snapshot: known from their allocations' pool ids.
-    for (const detail::ReleasedPoolRange& r : detail::namedPoolRanges(snap_, trace_, start))
-      private_ranges_.push_back(PrivateRange{r.begin, r.end, r.from_event, r.pool, r.to_event});
+    for (const PrivateRange& r : detail::namedPoolRanges(snap_, trace_, start)) private_ranges_.push_back(r);
   }
   std::vector<const traces::SegmentInfo*> finals;
   for (const traces::SegmentInfo& s : snap_.segments) {
@@ -309,8 +304,8 @@ sim::Addr Driver::reservationEnd(const traces::SegmentInfo& seg) const {
 
 void Driver::collectReleasedRanges(const traces::WindowStart& start) {
   std::size_t by_stream = 0, by_stack = 0;
-  for (const detail::ReleasedPoolRange& r : detail::releasedPoolRanges(snap_, trace_, start)) {
-    private_ranges_.push_back(PrivateRange{r.begin, r.end, r.from_event, r.pool, r.to_event});
+  for (const PrivateRange& r : detail::releasedPoolRanges(snap_, trace_, start)) {
+    private_ranges_.push_back(r);
     (r.by_stream ? by_stream : by_stack) += 1;
   }
   if (by_stream + by_stack)

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace reservoir::replay::detail {
 namespace {
@@ -28,9 +28,14 @@ struct Lifetime {
 // Every non-expandable segment's lifetime, in the order they began: the window's start state,
 // then each segment_alloc until the segment_free at its address (or the end). A lifetime still
 // open at the end whose address is a final segment's has that segment's pool.
-std::vector<Lifetime> lifetimes(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
-                                const traces::WindowStart& start) {
-  std::vector<Lifetime> out;
+struct Lifetimes {
+  std::vector<Lifetime> all;  // the window's start segments first, then one per segment_alloc
+  std::size_t from_start = 0;
+};
+
+Lifetimes lifetimes(const traces::Snapshot& snap, const traces::DeviceTrace& trace, const traces::WindowStart& start) {
+  Lifetimes result;
+  std::vector<Lifetime>& out = result.all;
   std::map<Addr, std::size_t> open;
   const std::size_t n = trace.events.size();
   for (const traces::StartSegment& s : start.segments) {
@@ -38,6 +43,7 @@ std::vector<Lifetime> lifetimes(const traces::Snapshot& snap, const traces::Devi
     open[s.addr] = out.size();
     out.push_back(Lifetime{s.addr, s.addr + s.size, s.stream, 0, n, s.pool, false});
   }
+  result.from_start = out.size();
   for (std::size_t k = 0; k < n; ++k) {
     const traces::TraceEvent& e = trace.events[k];
     if (e.action == Action::kSegmentAlloc) {
@@ -55,17 +61,16 @@ std::vector<Lifetime> lifetimes(const traces::Snapshot& snap, const traces::Devi
     if (const auto it = open.find(s.address); it != open.end() && !out[it->second].pool)
       out[it->second].pool = s.pool;
   }
-  return out;
+  return result;
 }
 
 // The lifetime each allocation landed in (by address, among those live then), as a callback.
-// `lives` holds the window's start segments first (`from_start` of them), then one lifetime per
-// segment_alloc in event order.
 template <typename F>
-void forEachLanding(const traces::DeviceTrace& trace, std::vector<Lifetime>& lives, std::size_t from_start, F&& f) {
+void forEachLanding(const traces::DeviceTrace& trace, const Lifetimes& lifetimes, F&& f) {
+  const std::vector<Lifetime>& lives = lifetimes.all;
   std::map<Addr, std::size_t> live;  // by begin
   std::size_t next = 0;
-  for (; next < from_start; ++next) live[lives[next].begin] = next;
+  for (; next < lifetimes.from_start; ++next) live[lives[next].begin] = next;
   for (std::size_t k = 0; k < trace.events.size(); ++k) {
     const traces::TraceEvent& e = trace.events[k];
     if (e.action == Action::kSegmentAlloc && next < lives.size()) {
@@ -102,11 +107,10 @@ std::optional<PoolId> solePrivate(const std::map<Key, std::set<PoolId>>& seen, c
 
 }  // namespace
 
-std::vector<ReleasedPoolRange> releasedPoolRanges(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+std::vector<PoolRange> releasedPoolRanges(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
                                                   const traces::WindowStart& start) {
-  std::vector<Lifetime> lives = lifetimes(snap, trace, start);
-  std::size_t from_start = 0;
-  for (const traces::StartSegment& s : start.segments) from_start += !s.is_expandable;
+  Lifetimes found = lifetimes(snap, trace, start);
+  std::vector<Lifetime>& lives = found.all;
   bool any_private = false;
   std::map<traces::StreamValue, std::set<PoolId>> stream_pools;
   for (const Lifetime& l : lives)
@@ -114,11 +118,11 @@ std::vector<ReleasedPoolRange> releasedPoolRanges(const traces::Snapshot& snap, 
       stream_pools[l.stream].insert(*l.pool);
       any_private = any_private || !l.pool->isDefault();
     }
-  std::vector<ReleasedPoolRange> out;
+  std::vector<PoolRange> out;
   if (!any_private) return out;
   // The framed allocations, each with the segment it landed in, grouped by segment (one pass).
   std::vector<std::pair<std::uint32_t, StackId>> landings;  // (lifetime, stack)
-  forEachLanding(trace, lives, from_start, [&](const traces::TraceEvent& e, std::size_t life) {
+  forEachLanding(trace, found, [&](const traces::TraceEvent& e, std::size_t life) {
     if (!e.stack.valid() || snap.stack(e.stack).empty()) return;
     lives[life].framed = true;
     landings.emplace_back(static_cast<std::uint32_t>(life), e.stack);
@@ -166,25 +170,24 @@ std::vector<ReleasedPoolRange> releasedPoolRanges(const traces::Snapshot& snap, 
     // generator state capture_begin allocates on the capture stream looks like the capture's own).
     const bool by_stream = !l.pool && !l.framed && !landings.empty();
     if (by_stream) pool = solePrivate(stream_pools, l.stream);
-    if (pool && !pool->isDefault()) out.push_back(ReleasedPoolRange{l.begin, l.end, l.from, l.to, *pool, by_stream});
+    if (pool && !pool->isDefault()) out.push_back(PoolRange{l.begin, l.end, l.from, *pool, l.to, by_stream});
   }
   return out;
 }
 
-std::vector<ReleasedPoolRange> namedPoolRanges(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+std::vector<PoolRange> namedPoolRanges(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
                                                const traces::WindowStart& start) {
-  std::vector<Lifetime> lives = lifetimes(snap, trace, start);
-  std::size_t from_start = 0;
-  for (const traces::StartSegment& s : start.segments) from_start += !s.is_expandable;
+  const Lifetimes found = lifetimes(snap, trace, start);
+  const std::vector<Lifetime>& lives = found.all;
   std::vector<std::optional<PoolId>> named(lives.size());
-  forEachLanding(trace, lives, from_start, [&](const traces::TraceEvent& e, std::size_t life) {
+  forEachLanding(trace, found, [&](const traces::TraceEvent& e, std::size_t life) {
     if (const traces::EventExtra& x = snap.extra(e); x.has_pool && !named[life]) named[life] = x.pool;
   });
-  std::vector<ReleasedPoolRange> out;
+  std::vector<PoolRange> out;
   for (std::size_t i = 0; i < lives.size(); ++i) {
     const Lifetime& l = lives[i];
     if (l.to < trace.events.size() && named[i] && !named[i]->isDefault())
-      out.push_back(ReleasedPoolRange{l.begin, l.end, l.from, l.to, *named[i], false});
+      out.push_back(PoolRange{l.begin, l.end, l.from, *named[i], l.to, false});
   }
   return out;
 }

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "reservoir/core/units.h"
@@ -31,22 +32,25 @@
 
 namespace reservoir::replay::detail {
 
-// An address range that belonged to a private pool over events [from_event, to_event).
-struct ReleasedPoolRange {
+// An address range that belonged to a private pool over events [from_event, to_event]: a final
+// segment from the event that made it (to_event: none), or a segment given back before the
+// snapshot until its segment_free. The conformance replay routes allocations by these ranges.
+struct PoolRange {
   Addr begin = 0, end = 0;
-  std::size_t from_event = 0, to_event = 0;
+  std::size_t from_event = 0;
   traces::PoolId pool;
-  bool by_stream = false;  // decided by its stream (else by its allocations' stacks)
+  std::size_t to_event = SIZE_MAX;
+  bool by_stream = false;  // a released segment decided by its stream (else by its allocations' stacks)
 };
 
-std::vector<ReleasedPoolRange> releasedPoolRanges(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace,
+std::vector<PoolRange> releasedPoolRanges(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace,
                                                   const traces::WindowStart& start);
 
 // Where the entries name their pool (pool_id: newer torch; the torch backend's own recording,
 // annotated with the pools it ran), the segments given back before the snapshot are known
 // outright: a segment is the pool of the allocations that land in it. Its range lets the replay
 // see that the pool was released when one of its segments is given back.
-std::vector<ReleasedPoolRange> namedPoolRanges(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace,
+std::vector<PoolRange> namedPoolRanges(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace,
                                                const traces::WindowStart& start);
 
 }  // namespace reservoir::replay::detail

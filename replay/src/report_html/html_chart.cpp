@@ -108,7 +108,7 @@ std::string runMarks(const Report& report, const ReportRank& rank, std::size_t v
   if (!o.known) return out;
   // The climb that made the peak, drawn where it ends, from the value before it to the value after.
   const PeakClimb& climb = o.climb;
-  const std::string where = climb.first.op == climb.last.op
+  const std::string where = climb.oneOp()
                                 ? fmt::format("at event {}", climb.last.event)
                                 : fmt::format("over events {}-{} ({} steps)", climb.first.event, climb.last.event,
                                               climb.rising_ops);

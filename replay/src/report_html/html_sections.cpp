@@ -106,9 +106,9 @@ std::string peakOf(const Report& report, std::size_t v) {
                      stackList(snap, o.set.stack));
   const PeakClimb& climb = o.climb;
   const PeakStep& rise = climb.largest;
-  if (climb.first.op == o.set.op && climb.last.op == o.set.op)
+  if (o.setByItsClimb())
     out += "<dt>the rise that made it</dt><dd>the same op: its own rise is the largest still held at the peak</dd>";
-  else if (climb.first.op == climb.last.op)
+  else if (climb.oneOp())
     out += fmt::format(
         "<dt>the rise that made it</dt><dd><b>{}</b> at event {} ({}; {}), of which {} is still held at the "
         "peak{}</dd>",

@@ -115,6 +115,7 @@ struct PeakClimb {
   std::uint32_t span_ops = 0;    // the longest run of ops looked at
   PeakStep largest;              // its op of whose own rise the most is held (the stack that names it)
   [[nodiscard]] std::int64_t rise() const { return last.after - first.before; }
+  [[nodiscard]] bool oneOp() const { return first.op == last.op; }
 };
 
 struct PeakOrigin {
@@ -125,6 +126,8 @@ struct PeakOrigin {
   PeakStep set;
   PeakStep largest_rise;  // set.op when that op's own rise is the largest held
   PeakClimb climb;        // the climb of at most a hundredth of the ops of which the most is held
+  // The op that set the peak is its own climb: no larger rise before it.
+  [[nodiscard]] bool setByItsClimb() const { return climb.oneOp() && climb.first.op == set.op; }
 };
 PeakOrigin peakOrigin(const PreparedTrace& prepared, const RunResult& run, PeakQuantity quantity);
 // The same rule on a session's baseline model (its per-op arrays stand for the run's timeline):
