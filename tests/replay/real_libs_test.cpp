@@ -1,4 +1,4 @@
-// Regression cases from real-library workloads recorded on an H200 (torch 2.11,
+// Regression cases from real-library workloads recorded on an H200 or an H100 (torch 2.11,
 // scripts/device/record_real_libs.sh, docs/whatif.md "Measured against re-runs"), kept small in
 // tests/data/traces/real-*: each source run with the truth of its re-run made for real.
 #include <gtest/gtest.h>
@@ -119,6 +119,21 @@ TEST(RealLibraries, ARoundupWhatIfEqualsTheReRun) {
   const auto driver = runJson({"whatif", realTrace("llama-base").string(), "--set", "roundup_power2_divisions:4",
                                "--address-model", "driver", "--json"});
   EXPECT_NE(driver["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]) << "the placement must matter here";
+}
+
+// transformers' Trainer with roundup_power2_divisions:4 (recorded on an H100): the edited run
+// departs from the recording at a 10 MiB cudaMalloc the source never made. The re-run's driver
+// put its two 10 MiB segments into the free ends of two 32 MiB chunks that held 20 MiB segments,
+// the lower chunk first, and a later request took the lower of two equal free blocks whose
+// remainder was not split. Placed top down instead (below everything), the order was the other
+// way round and peak allocated came out 512 KiB high (the remainder).
+TEST(RealLibraries, ARoundupWhatIfFillsTheDriversChunkEndsAsTheReRunDid) {
+  const auto j = runJson({"whatif", realTrace("trainer-base").string(), "--set", "roundup_power2_divisions:4", "--json"});
+  const auto measured = sidecar("trainer-roundup4")["memory_stats"];
+  EXPECT_EQ(j["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]);
+  EXPECT_EQ(j["whatif"]["peak_allocated"], measured["allocated_bytes.all.peak"]);
+  EXPECT_EQ(j["whatif"]["final_reserved"], measured["reserved_bytes.all.current"]);
+  EXPECT_EQ(j["baseline"]["peak_reserved"], sidecar("trainer-base")["memory_stats"]["reserved_bytes.all.peak"]);
 }
 
 // torch.compile(mode="reduce-overhead") trained, then evaluated: the CUDA-graph tree changes

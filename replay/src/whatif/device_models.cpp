@@ -34,6 +34,7 @@ WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, st
   Addr seed_lowest = kDefaultTop;
   for (const auto& s : prepared.program.seed) {
     live_[s.addr] = s.size;
+    if (!s.is_expandable) chunks_.taken(s.addr, s.size);
     used_ += s.reservedBytes();  // an expandable segment holds only its mapped pages
     lowest = std::min(lowest, s.addr);
     seed_lowest = std::min(seed_lowest, s.addr);
@@ -67,6 +68,11 @@ Addr WhatIfDevice::driverPlacement(ByteCount size, ByteCount align) {
   }
   floor_ = a;
   return a;
+}
+
+Addr WhatIfDevice::chunkPlacement(ByteCount size) {
+  if (const auto in_room = chunks_.fit(size, live_)) return *in_room;
+  return driverPlacement(size, DriverChunks::kGranule);
 }
 
 std::optional<Addr> WhatIfDevice::anchoredAddress(ByteCount size) {
@@ -140,7 +146,8 @@ std::optional<Addr> WhatIfDevice::cudaMalloc(ByteCount size, sim::StreamId) {
       placed = true;
     }
   }
-  if (!placed) a = driverPlacement(size, kAlign);
+  if (!placed) a = chunkPlacement(size);
+  chunks_.taken(a, size);
   if (model_ == AddressModel::kAnchored) {
     ++mallocs_;
     last_malloc_ = {a, size};
@@ -154,6 +161,7 @@ std::optional<Addr> WhatIfDevice::cudaMalloc(ByteCount size, sim::StreamId) {
 void WhatIfDevice::cudaFree(Addr addr, ByteCount size) {
   if (model_ == AddressModel::kAnchored) anchoredFree(addr);
   live_.erase(addr);
+  chunks_.given(addr, size);
   used_ -= size;
   ++work_.cuda_frees;
 }

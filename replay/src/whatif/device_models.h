@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reservoir/replay/whatif.h"
+#include "whatif/driver_chunks.h"
 
 namespace reservoir::replay::detail {
 
@@ -43,6 +44,9 @@ class WhatIfDevice final : public sim::DeviceModel {
   // The lowest start of a live range that [addr, addr + size) overlaps.
   [[nodiscard]] std::optional<Addr> overlapStart(Addr addr, ByteCount size) const;
   Addr driverPlacement(ByteCount size, ByteCount align);
+  // A cudaMalloc the recording cannot place: the lowest free room in a chunk's unused end, or
+  // a new chunk below everything (driver_chunks.h).
+  Addr chunkPlacement(ByteCount size);
   // The anchored model: the recorded address of this cudaMalloc while the run agrees with the
   // recording; the first op that departs ends the agreement (driver placement from then on).
   std::optional<Addr> anchoredAddress(ByteCount size);
@@ -75,6 +79,7 @@ class WhatIfDevice final : public sim::DeviceModel {
   std::map<ByteCount, SizeCursor> cursors_;
   std::deque<Addr> recorded_reservations_;
   std::map<Addr, ByteCount> live_;  // segments and reservations handed out
+  DriverChunks chunks_;             // the driver's VA chunks and the free room at their ends
   Addr floor_ = 0;                  // driver placement grows down from here
   // The anchored model: the next recorded segment event to agree with, whether the run has
   // departed from the recording, and the lowest address handed out until then.

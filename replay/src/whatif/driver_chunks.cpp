@@ -1,0 +1,107 @@
+#include "whatif/driver_chunks.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace reservoir::replay::detail {
+namespace {
+
+using sim::Addr;
+using sim::ByteCount;
+
+constexpr Addr roundUp(Addr x, ByteCount to) { return (x + to - 1) / to * to; }
+
+// The first live range that [a, a + size) overlaps, as its end; none when it is free.
+std::optional<Addr> overlapEnd(Addr a, ByteCount size, const std::map<Addr, ByteCount>& live) {
+  auto it = live.upper_bound(a);
+  if (it != live.begin()) {
+    const auto below = std::prev(it);
+    if (below->first + below->second > a) return below->first + below->second;
+  }
+  if (it != live.end() && it->first < a + size) return it->first + it->second;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Addr> DriverChunks::fit(ByteCount size, const std::map<Addr, ByteCount>& live) const {
+  for (const auto& [start, end] : room_) {
+    Addr a = start;
+    while (a + size <= end) {
+      const auto in_the_way = overlapEnd(a, size, live);
+      if (!in_the_way) return a;
+      a = roundUp(*in_the_way, kPage);
+    }
+  }
+  return std::nullopt;
+}
+
+std::map<Addr, Addr>::const_iterator DriverChunks::chunkHolding(Addr addr) const {
+  auto it = chunks_.upper_bound(addr);
+  if (it == chunks_.begin()) return chunks_.end();
+  --it;
+  return it->second > addr ? it : chunks_.end();
+}
+
+void DriverChunks::carve(Addr from, Addr to) {
+  auto it = room_.upper_bound(from);
+  if (it != room_.begin()) --it;
+  while (it != room_.end() && it->first < to) {
+    const auto [start, end] = *it;
+    if (end <= from) {
+      ++it;
+      continue;
+    }
+    it = room_.erase(it);
+    if (start < from) room_.emplace(start, from);
+    if (end > to) it = room_.emplace(to, end).first;
+  }
+}
+
+void DriverChunks::addRoom(Addr from, Addr to) {
+  if (from >= to) return;
+  auto next = room_.lower_bound(from);
+  if (next != room_.end() && next->first == to) {  // joins the room above
+    to = next->second;
+    next = room_.erase(next);
+  }
+  if (next != room_.begin()) {
+    const auto below = std::prev(next);
+    if (below->second == from) {  // joins the room below
+      below->second = to;
+      return;
+    }
+  }
+  room_.emplace(from, to);
+}
+
+void DriverChunks::taken(Addr addr, ByteCount size) {
+  const Addr end = addr + roundUp(size, kPage);
+  if (chunkHolding(addr) != chunks_.end()) {
+    carve(addr, end);
+    return;
+  }
+  if (addr % kGranule != 0) return;  // somewhere the driver's chunks do not explain
+  const Addr chunk_end = addr + roundUp(size, kGranule);
+  chunks_.emplace(addr, chunk_end);
+  addRoom(end, chunk_end);
+}
+
+void DriverChunks::given(Addr addr, ByteCount size) {
+  if (const auto head = chunks_.find(addr); head != chunks_.end()) {
+    carve(head->first, head->second);
+    chunks_.erase(head);
+    return;
+  }
+  const auto chunk = chunkHolding(addr);
+  if (chunk == chunks_.end()) return;
+  addRoom(addr, std::min<Addr>(addr + roundUp(size, kPage), chunk->second));
+}
+
+ByteCount DriverChunks::roomBytes() const {
+  ByteCount total = 0;
+  for (const auto& [start, end] : room_) total += end - start;
+  return total;
+}
+
+}  // namespace reservoir::replay::detail

@@ -1,0 +1,42 @@
+// The driver's virtual-address chunks, as recordings show them (docs/whatif.md, "Where the
+// driver puts a segment"): a cudaMalloc that starts a chunk takes a 32 MiB-aligned range of
+// whole 32 MiB granules, and the room its segment leaves at the chunk's end goes, lowest
+// address first, to later cudaMallocs that fit there. What-if mode asks it where a segment
+// goes once the edited run no longer follows the recording's addresses.
+#pragma once
+
+#include <map>
+#include <optional>
+
+#include "reservoir/simulator/device_model.h"
+
+namespace reservoir::replay::detail {
+
+class DriverChunks {
+ public:
+  static constexpr sim::ByteCount kGranule = 32ull << 20;
+  static constexpr sim::ByteCount kPage = 2ull << 20;
+
+  // The lowest address in a chunk's free room where `size` bytes fit and overlap none of
+  // `live` (address -> size: every segment handed out).
+  [[nodiscard]] std::optional<sim::Addr> fit(sim::ByteCount size, const std::map<sim::Addr, sim::ByteCount>& live) const;
+  // A segment made at addr: in a chunk's free room it takes its part; at a granule boundary
+  // outside every chunk it starts a chunk.
+  void taken(sim::Addr addr, sim::ByteCount size);
+  // A segment given back: a chunk's first segment takes its chunk with it; one in a chunk's
+  // end gives its room back.
+  void given(sim::Addr addr, sim::ByteCount size);
+
+  [[nodiscard]] std::size_t chunkCount() const { return chunks_.size(); }
+  [[nodiscard]] sim::ByteCount roomBytes() const;
+
+ private:
+  void carve(sim::Addr from, sim::Addr to);
+  void addRoom(sim::Addr from, sim::Addr to);
+  [[nodiscard]] std::map<sim::Addr, sim::Addr>::const_iterator chunkHolding(sim::Addr addr) const;
+
+  std::map<sim::Addr, sim::Addr> chunks_;  // first address -> end
+  std::map<sim::Addr, sim::Addr> room_;    // free room at chunks' ends: start -> end
+};
+
+}  // namespace reservoir::replay::detail
