@@ -353,6 +353,7 @@ TEST_F(WidgetsTest, TheCommandLinesViewAppliesToAnInteractiveWindow) {
   EXPECT_EQ(page->document()->cursor(), page->document()->peakEvent());
   EXPECT_NE(page->document()->peakEvent(), 0u);
   EXPECT_EQ(page->findChild<QSplitter*>()->sizes(), splitter_before) << "a window keeps the user's layout";
+  EXPECT_FALSE(window_->factsDock()->isHidden()) << "a window keeps its facts panel (a picture of the what-if drops it)";
 }
 
 TEST_F(WidgetsTest, StateFollowsTheCursorAndShowsBlocks) {

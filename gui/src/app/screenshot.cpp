@@ -62,8 +62,9 @@ void arrangeView(MainWindow& window, const AppOptions& o, bool batch) {
     page->callSites()->setBottomUp(o.bottom_up);
     page->state()->rebuild();
   }
-  // The what-if report and the comparison need the width more than the facts do.
-  window.setFactsVisible(o.view != QLatin1String("whatif") && o.view != QLatin1String("compare"));
+  // In a picture, the what-if report and the comparison need the width more than the facts do;
+  // a window keeps the facts panel where the user has it (View > Trace facts panel).
+  if (batch) window.setFactsVisible(o.view != QLatin1String("whatif") && o.view != QLatin1String("compare"));
   if (o.view == QLatin1String("compare")) {
     window.showCompare();
     if (!o.align.isEmpty()) window.compareView()->alignOnAnnotation(o.align);
