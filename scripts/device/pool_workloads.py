@@ -18,6 +18,11 @@ still alive at the dump (their segments are in the snapshot):
   mempool-released
            a MemPool used by a few steps, then dropped with its tensors and empty_cache (its
            segments are released before the dump), then eager steps.
+  mempool-gone, graph-gone
+           the same with nothing of the pool left at the dump: the model warmed up outside the
+           pool, cuBLAS's per-stream workspaces (which a first matmul in a pool or a capture
+           allocates there) cleared before the empty_cache, so the snapshot shows no segment of
+           the pool at all.
 
   python3 pool_workloads.py --out DIR --workload mempool --tag pool-mempool
 Writes DIR/TAG.pickle and DIR/TAG.json (memory_stats() at the dump, the device's total memory,
@@ -169,10 +174,65 @@ def mempool_released_workload():
     return [model]
 
 
+def clear_cublas_workspaces():
+    clear = getattr(torch._C, "_cuda_clearCublasWorkspaces", None)
+    if clear is not None:
+        clear()
+
+
+def mempool_gone_workload():
+    model = mlp(1024, 4096)
+    model(torch.randn(8, 1024, device="cuda")).square().mean().backward()  # cuBLAS set up outside
+    for p in model.parameters():
+        p.grad = None
+    pool = torch.cuda.MemPool()
+    kept = []
+    for step in range(3):
+        x = torch.randn(256, 1024, device="cuda")
+        with torch.cuda.use_mem_pool(pool):
+            kept.append(torch.empty((step + 2) * MiB, dtype=torch.uint8, device="cuda"))
+            t = torch.randn(1024, 1024, device="cuda")
+            y = model(x)
+        del t, y
+        model(x).square().mean().backward()
+    del kept, pool
+    torch.cuda.synchronize()
+    clear_cublas_workspaces()
+    torch.cuda.empty_cache()
+    for _ in range(3):
+        x = torch.randn(300, 1024, device="cuda")
+        model(x).square().mean().backward()
+    return [model]
+
+
+def graph_gone_workload():
+    model = mlp(512, 2048)
+    static_x = torch.randn(64, 512, device="cuda")
+    g, static_loss = captured_step(model, static_x, 3)
+    for _ in range(3):
+        static_x.copy_(torch.randn(64, 512, device="cuda"))
+        g.replay()
+    del g, static_loss, static_x
+    for p in model.parameters():
+        p.grad = None  # captured into the graph's pool
+    torch.cuda.synchronize()
+    clear_cublas_workspaces()
+    torch.cuda.empty_cache()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    for _ in range(3):
+        x = torch.randn(128, 512, device="cuda")
+        model(x).square().mean().backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+    torch.cuda.synchronize()
+    return [model, opt]
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", required=True)
-    p.add_argument("--workload", choices=["mempool", "graph", "graph-released", "graph-released-mid", "mempool-released"], required=True)
+    p.add_argument("--workload", choices=["mempool", "graph", "graph-released", "graph-released-mid", "mempool-released",
+                                                "mempool-gone", "graph-gone"], required=True)
     p.add_argument("--tag", required=True)
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -184,6 +244,10 @@ def main():
         alive = graph_released_mid_workload()
     elif args.workload == "mempool-released":
         alive = mempool_released_workload()
+    elif args.workload == "mempool-gone":
+        alive = mempool_gone_workload()
+    elif args.workload == "graph-gone":
+        alive = graph_gone_workload()
     else:
         alive = graph_workload(release=args.workload == "graph-released")
     torch.cuda.synchronize()

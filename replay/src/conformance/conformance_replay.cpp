@@ -142,7 +142,7 @@ class Driver {
   }
 
   Status seed(const StartLayout& layout);
-  void collectPrivatePools(const traces::WindowStart& start);
+  void collectPrivatePools(const traces::WindowStart& start, std::span<const detail::PoolSeed> seeds);
   void estimateCapacity(const traces::WindowStart& start);
   void run();
   void finish();
@@ -177,11 +177,12 @@ class Driver {
   // when every successful allocation from that stack went to the same pool.
   std::map<StackId, std::optional<traces::PoolId>> pool_of_stack_;
   void collectOomRoutes();
-  void collectReleasedRanges(const traces::WindowStart& start);
+  void collectReleasedRanges(const traces::WindowStart& start, std::span<const detail::PoolSeed> seeds);
   [[nodiscard]] sim::Addr reservationEnd(const traces::SegmentInfo& seg) const;
   [[nodiscard]] std::vector<std::size_t> creationEvents(const std::vector<const traces::SegmentInfo*>& segs) const;
   std::optional<traces::PoolId> releaseFreedPools(std::size_t first, std::size_t end);
   std::optional<traces::PoolId> ownPoolRelease(std::size_t first, std::size_t end) const;
+  [[nodiscard]] bool defaultPoolsHoldAFreeSegment() const;
   std::optional<traces::PoolId> segmentPool(std::size_t j) const;
   std::set<traces::PoolId> released_pools_;  // pools made freeable (releasePool) so far
   [[nodiscard]] std::optional<traces::PoolId> addressRoute(const TraceEvent& t, std::size_t k) const;
@@ -218,7 +219,7 @@ Status Driver::seed(const StartLayout& layout) {
   return {};
 }
 
-void Driver::collectPrivatePools(const traces::WindowStart& start) {
+void Driver::collectPrivatePools(const traces::WindowStart& start, std::span<const detail::PoolSeed> seeds) {
   std::map<traces::PoolId, bool> seen;
   // A private pool's expandable reservation at the window's start is the pool's for the whole
   // window: allocations anywhere in it go to the pool, also in ranges unmapped by the end.
@@ -241,6 +242,13 @@ void Driver::collectPrivatePools(const traces::WindowStart& start) {
     // Its segments given back before the snapshot: known from their allocations' pool ids.
     for (const PrivateRange& r : detail::namedPoolRanges(snap_, trace_, start)) private_ranges_.push_back(r);
   }
+  // Pools that no final segment shows, inferred by an earlier run of this replay.
+  for (const detail::PoolSeed& seed : seeds) {
+    if (recorded_pools || seen.count(seed.pool)) continue;
+    model_.createPool(seed.pool);
+    if (options_.program) options_.program->private_pools.push_back(seed.pool);
+    seen[seed.pool] = false;
+  }
   std::vector<const traces::SegmentInfo*> finals;
   for (const traces::SegmentInfo& s : snap_.segments) {
     if (s.device != trace_.device || s.pool.isDefault()) continue;
@@ -258,11 +266,13 @@ void Driver::collectPrivatePools(const traces::WindowStart& start) {
         PrivateRange{s.address, s.is_expandable ? reservationEnd(s) : s.address + s.total_size, from[i], s.pool});
   }
   if (!seen.empty() && !recorded_pools) {
-    report_.notes.push_back(
-        fmt::format("{} private pool(s) in the final segments: allocations inside them are routed "
-                    "to their pool (the trace does not record pool ids)",
-                    seen.size()));
-    collectReleasedRanges(start);
+    const std::size_t shown = static_cast<std::size_t>(std::count_if(seen.begin(), seen.end(), [](const auto& p) { return p.second; }));
+    if (shown)
+      report_.notes.push_back(
+          fmt::format("{} private pool(s) in the final segments: allocations inside them are routed "
+                      "to their pool (the trace does not record pool ids)",
+                      shown));
+    collectReleasedRanges(start, seeds);
     collectOomRoutes();
   }
 }
@@ -302,17 +312,29 @@ sim::Addr Driver::reservationEnd(const traces::SegmentInfo& seg) const {
   return std::max(end, seg.address + seg.total_size);
 }
 
-void Driver::collectReleasedRanges(const traces::WindowStart& start) {
+void Driver::collectReleasedRanges(const traces::WindowStart& start, std::span<const detail::PoolSeed> seeds) {
   std::size_t by_stream = 0, by_stack = 0;
-  for (const PrivateRange& r : detail::releasedPoolRanges(snap_, trace_, start)) {
+  std::size_t seeded = 0;
+  std::set<traces::PoolId> inferred;
+  for (const detail::PoolSeed& seed : seeds) inferred.insert(seed.pool);
+  for (const PrivateRange& r : detail::releasedPoolRanges(snap_, trace_, start, seeds)) {
     private_ranges_.push_back(r);
-    (r.by_stream ? by_stream : by_stack) += 1;
+    if (std::any_of(seeds.begin(), seeds.end(), [&](const auto& seed) { return seed.segment_event == r.from_event; }))
+      ++seeded;
+    else
+      (r.by_stream ? by_stream : by_stack) += 1;
   }
+  if (seeded)
+    report_.notes.push_back(fmt::format(
+        "{} segment(s) given back before the snapshot belonged to {} private pool(s) that no final segment shows "
+        "(a MemPool or CUDA graph dropped with all it held): the recording made each of them for a request the "
+        "default pools' cache would have served, so the replay took it for a private pool's",
+        seeded, inferred.size()));
   if (by_stream + by_stack)
     report_.notes.push_back(fmt::format(
-        "{} segment(s) released before the snapshot routed to a private pool: {} by their stream (the pool's "
-        "final segments' only stream, their allocations having no frames), {} by their allocations' call stacks (which "
-        "allocated only in that pool)",
+        "{} segment(s) released before the snapshot routed to a private pool: {} by their stream (whose known "
+        "segments are all that pool's, their allocations having no frames), {} by their allocations' call stacks "
+        "(which allocated only in that pool)",
         by_stream + by_stack, by_stream, by_stack));
 }
 
@@ -497,6 +519,7 @@ void Driver::doGroup() {
     if (options_.program) op.route = internRoute(*options_.program, OpRoute{pool, std::nullopt, true});
     pushOp(op, first, oracle_.pos);
     first = oracle_.pos;
+    if (first == k && !malloc_follows) return;  // the group was the pool's alone
   }
   bool releases = false;
   for (std::size_t j = first; j < k; ++j)
@@ -542,9 +565,18 @@ std::optional<traces::PoolId> Driver::ownPoolRelease(std::size_t first, std::siz
     if (!p || (pool && *p != *pool)) break;
     pool = p;
   }
-  if (!pool || released_pools_.count(*pool) || j == first || j >= end) return std::nullopt;
+  if (!pool || released_pools_.count(*pool) || j == first) return std::nullopt;
+  // The whole group is the pool's: its own empty_cache where an empty_cache of the whole cache
+  // would also have given back the default pools' free segments.
+  if (j >= end) return defaultPoolsHoldAFreeSegment() ? pool : std::nullopt;
   const Action a = trace_.events[j].action;
   return a == Action::kSegmentFree || a == Action::kSegmentUnmap ? pool : std::nullopt;
+}
+
+bool Driver::defaultPoolsHoldAFreeSegment() const {
+  for (const sim::SegmentView& s : model_.segments())
+    if (s.pool.isDefault() && !s.is_expandable && s.allocated_size == 0) return true;
+  return false;
 }
 
 // The private pool of what event `j` gives back (a range of private_ranges_): the segment a
@@ -710,6 +742,10 @@ std::vector<std::string> settingsNotes(const sim::AllocatorConfig& config) {
   return notes;
 }
 
+// Replays tried with inferred pool segments at most (each adds one segment and must carry the
+// replay past it; its allocations' stacks usually name the pool's other segments at once).
+constexpr std::size_t kMaxPoolSeeds = 16;
+
 Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std::size_t device_index,
                                            const ConformanceOptions& options) {
   if (device_index >= snapshot.devices.size())
@@ -758,27 +794,61 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
   // A ring-buffer trace's unknown block sizes are fitted to the recording: replay, and at a
   // divergence at an allocation move the block boundary to where the recording put it.
   const int max_attempts = start->complete ? 1 : 256;
-  for (int attempt = 0;; ++attempt) {
+  // A private pool that gave back all its segments before the dump is not in the snapshot: each
+  // segment the recording made for it where the model served the request from the default pools
+  // is taken for a pool's (detail::inferredPoolSeed), and the replay runs again. Kept only when
+  // that makes the replay exact; else the replay without them is the report.
+  const auto& events = snapshot.devices[device_index].events;
+  const bool pool_ids_recorded = std::any_of(events.begin(), events.end(),
+                                             [&](const TraceEvent& e) { return snapshot.extra(e).has_pool; });
+  std::vector<detail::PoolSeed> seeds;
+  bool seeds_failed = false;
+  std::size_t tried_seeds = 0, first_seed_event = 0;
+  for (int attempt = 0;;) {
     ConformanceReport trial = report;
     if (options.program) *options.program = Program{};
     Driver driver(snapshot, device_index, requests, *config, options, trial);
     if (Status st = driver.seed(layout); !st.ok())
       return Status::error("cannot seed the trace's start state: " + st.message());
-    driver.collectPrivatePools(*start);
+    driver.collectPrivatePools(*start, seeds);
     driver.estimateCapacity(*start);
     driver.run();
     if (cancelled()) return Status::error("cancelled");  // a partial replay checks nothing
-    const bool refit =
-        driver.diverged() && attempt + 1 < max_attempts && trial.first_divergence && driver.lastSimulated() &&
-        refineLayout(
-            layout, snapshot.devices[device_index].events[trial.first_divergence->event_index], *driver.lastSimulated(),
-            config->roundSize(snapshot.devices[device_index].events[trial.first_divergence->event_index].size));
-    if (refit) continue;
+    const std::optional<std::size_t> at =
+        driver.diverged() && trial.first_divergence ? std::optional(trial.first_divergence->event_index) : std::nullopt;
+    const bool refit = at && attempt + 1 < max_attempts && driver.lastSimulated() &&
+                       refineLayout(layout, events[*at], *driver.lastSimulated(), config->roundSize(events[*at].size));
+    if (refit) {
+      ++attempt;
+      continue;
+    }
+    // Each guess must carry the replay past the segment it explains, else it is not the reason.
+    const bool progressed = seeds.empty() || (at && *at > seeds.back().segment_event);
+    if (at && !pool_ids_recorded && !seeds_failed && progressed && driver.lastSimulated() &&
+        seeds.size() < kMaxPoolSeeds) {
+      if (auto seed = detail::inferredPoolSeed(snapshot.devices[device_index], *at, *driver.lastSimulated(), seeds)) {
+        seeds.push_back(*seed);
+        continue;
+      }
+    }
+    if (at && !seeds.empty()) {  // the inferred pools did not make it exact: replay without them
+      tried_seeds = seeds.size();
+      first_seed_event = seeds.front().segment_event;
+      seeds.clear();
+      seeds_failed = true;
+      continue;
+    }
     driver.finish();
     driver.finishProgram(*start);
     if (attempt > 0)
       trial.notes.push_back(
           fmt::format("{} block boundaries of the rebuilt start state were fitted to the recording", attempt));
+    if (seeds_failed)
+      trial.notes.push_back(fmt::format(
+          "the recording made a segment at event {} for a request the model served from its cache: taking it{} for "
+          "a private pool's that no final segment shows did not make the replay exact, so this is the replay "
+          "without that guess",
+          first_seed_event, tried_seeds > 1 ? fmt::format(" (and {} more segments)", tried_seeds - 1) : std::string()));
     report = std::move(trial);
     break;
   }

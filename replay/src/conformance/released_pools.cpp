@@ -108,9 +108,16 @@ std::optional<PoolId> solePrivate(const std::map<Key, std::set<PoolId>>& seen, c
 }  // namespace
 
 std::vector<PoolRange> releasedPoolRanges(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
-                                                  const traces::WindowStart& start) {
+                                          const traces::WindowStart& start, std::span<const PoolSeed> seeds) {
   Lifetimes found = lifetimes(snap, trace, start);
   std::vector<Lifetime>& lives = found.all;
+  std::vector<bool> seeded(lives.size(), false);
+  for (const PoolSeed& seed : seeds)
+    for (std::size_t i = found.from_start; i < lives.size(); ++i)
+      if (lives[i].from == seed.segment_event && !lives[i].pool) {
+        lives[i].pool = seed.pool;
+        seeded[i] = true;
+      }
   bool any_private = false;
   std::map<traces::StreamValue, std::set<PoolId>> stream_pools;
   for (const Lifetime& l : lives)
@@ -165,7 +172,7 @@ std::vector<PoolRange> releasedPoolRanges(const traces::Snapshot& snap, const tr
   }
   for (std::size_t i = 0; i < lives.size(); ++i) {
     const Lifetime& l = lives[i];
-    std::optional<PoolId> pool = by_stack[i] ? l.pool : std::nullopt;
+    std::optional<PoolId> pool = by_stack[i] || seeded[i] ? l.pool : std::nullopt;
     // No frames to go by: its stream's pool, in a trace recorded with stacks (without them the
     // generator state capture_begin allocates on the capture stream looks like the capture's own).
     const bool by_stream = !l.pool && !l.framed && !landings.empty();
@@ -173,6 +180,31 @@ std::vector<PoolRange> releasedPoolRanges(const traces::Snapshot& snap, const tr
     if (pool && !pool->isDefault()) out.push_back(PoolRange{l.begin, l.end, l.from, *pool, l.to, by_stream});
   }
   return out;
+}
+
+std::optional<PoolSeed> inferredPoolSeed(const traces::DeviceTrace& trace, std::size_t at, const sim::SimEvent& simulated,
+                                         std::span<const PoolSeed> seeds) {
+  const auto& events = trace.events;
+  if (at >= events.size() || simulated.action != Action::kAlloc) return std::nullopt;
+  const traces::TraceEvent& made = events[at];
+  if (made.action != Action::kSegmentAlloc) return std::nullopt;
+  // Given back before the snapshot (a segment the dump still holds would name its pool).
+  const auto freedAfter = [&](std::size_t from, Addr addr) {
+    for (std::size_t k = from + 1; k < events.size(); ++k)
+      if (events[k].action == Action::kSegmentFree && events[k].addr == addr) return k;
+    return events.size();
+  };
+  if (freedAfter(at, made.addr) == events.size()) return std::nullopt;
+  for (const PoolSeed& s : seeds)
+    if (s.segment_event == at) return std::nullopt;  // seeded already: the seed did not explain it
+  for (auto it = seeds.rbegin(); it != seeds.rend(); ++it) {
+    const traces::TraceEvent& earlier = events[it->segment_event];
+    if (earlier.stream == made.stream && freedAfter(it->segment_event, earlier.addr) > at)
+      return PoolSeed{at, it->pool};
+  }
+  std::int64_t next = 1;
+  for (const PoolSeed& s : seeds) next = std::max(next, s.pool.second + 1);
+  return PoolSeed{at, PoolId{-1, next}};
 }
 
 std::vector<PoolRange> namedPoolRanges(const traces::Snapshot& snap, const traces::DeviceTrace& trace,

@@ -24,9 +24,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "reservoir/core/units.h"
+#include "reservoir/simulator/allocator.h"
 #include "reservoir/traces/snapshot.h"
 #include "reservoir/traces/window_start.h"
 
@@ -43,8 +46,26 @@ struct PoolRange {
   bool by_stream = false;  // a released segment decided by its stream (else by its allocations' stacks)
 };
 
+// A segment given back before the snapshot that the replay found to be a private pool's although
+// nothing at the dump shows the pool (it gave back every segment it had): the recording made the
+// segment for a request that the default pools' cache would have served (inferredPoolSeed).
+struct PoolSeed {
+  std::size_t segment_event = 0;  // its segment_alloc
+  traces::PoolId pool;            // an inferred pool: (-1, k)
+};
+
+// The seeds count as segments whose pool is known: their ranges are returned with the others',
+// and their allocations' stacks vote for the pool of the rest.
 std::vector<PoolRange> releasedPoolRanges(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace,
-                                                  const traces::WindowStart& start);
+                                          const traces::WindowStart& start, std::span<const PoolSeed> seeds = {});
+
+// After a divergence at event `at` where the model served the request from its cache (`simulated`
+// an alloc) and the recording made a segment for it (a segment_alloc given back before the
+// snapshot, in a trace that does not record pool ids): that segment is taken for a private pool's.
+// The pool is that of an earlier seed on the same stream whose segment is still held at `at` (a
+// pool keeps its segments until it is released), else a new one.
+std::optional<PoolSeed> inferredPoolSeed(const traces::DeviceTrace& trace, std::size_t at,
+                                         const sim::SimEvent& simulated, std::span<const PoolSeed> seeds);
 
 // Where the entries name their pool (pool_id: newer torch; the torch backend's own recording,
 // annotated with the pools it ran), the segments given back before the snapshot are known
