@@ -3,7 +3,8 @@
 # machine (run from the repo root, carrying .device-data):
 #   1. build `reservoir` and `gpu_replay_tests` with LibTorch (Release), while torch records
 #      small pool traces (scripts/device/pool_workloads.py: a MemPool training loop, the same
-#      with expandable segments, a CUDA graph, CUDA graphs and a MemPool released before the dump);
+#      with expandable segments, a CUDA graph, CUDA graphs and a MemPool released before the dump,
+#      and a MemPool and a CUDA graph that keep no segment to the dump);
 #   2. `reservoir replay X --backend torch --json` and `reservoir check X --json` on the
 #      recorded traces, the pool traces of tests/data/traces, every shared trace and, when
 #      .device-data/real.tar.xz is there, issue 28's recordings;
@@ -64,6 +65,8 @@ record pool-graph graph ""
 record pool-graph-released graph-released ""
 record pool-graph-released-mid graph-released-mid ""
 record pool-mempool-released mempool-released ""
+record pool-mempool-gone mempool-gone ""
+record pool-graph-gone graph-gone ""
 tail -n 8 "$W/rec/record.log" | tee -a "$S"
 wait $BUILD || log "build FAILED"
 grep -E "error|FAILED" "$W/build.log" | head -20 | tee -a "$S"
@@ -80,7 +83,8 @@ add() { [ -f "$1" ] && echo "$1 $(name "$1")" >> "$LIST"; }
 for t in "$W"/rec/*.pickle; do add "$t"; done
 for t in mempool-s7 mempool-expandable-s8 mempool-oom-expandable-s3 ring-expandable-mempool-s6 graph-pool/graph-pool \
   pools-released/pool-graph-released pools-released/pool-graph-released-mid \
-  pools-released/pool-graph-released-expandable pools-released/pool-mempool-released; do
+  pools-released/pool-graph-released-expandable pools-released/pool-mempool-released \
+  pools-released/pool-mempool-gone pools-released/pool-graph-gone; do
   add "$PWD/tests/data/traces/$t.pickle.zst"
 done
 if [ "${POOLS_ONLY:-0}" != 1 ]; then  # POOLS_ONLY=1: the pool traces alone, no GPU tests
