@@ -219,11 +219,14 @@ void applySettings(const std::string& conf) {
 using MempoolId = std::pair<unsigned long long, unsigned long long>;  // NOLINT(google-runtime-int): c10's type
 
 MempoolId mempoolId(const traces::PoolId& p) {
+  // An inferred pool (-1, k) becomes a MemPool id far above those torch hands out (a counter).
+  if (p.inferred()) return {0ull, (1ull << 62) + static_cast<unsigned long long>(p.second)};
   return {static_cast<unsigned long long>(p.first), static_cast<unsigned long long>(p.second)};
 }
 
 // Which pool an id names: torch.cuda.MemPool() makes (0, n), a CUDA graph's pool (n, 0).
 std::string_view poolKind(const traces::PoolId& p) {
+  if (p.inferred()) return "pool inferred from the trace (it left no segment at the dump), as a MemPool";
   if (p.first == 0) return "MemPool";
   if (p.second == 0) return "CUDA graph pool";
   return "private pool";
@@ -317,7 +320,7 @@ void makePools(const EditedProgram& prog, Holdings& hold, BackendResult& r) {
   std::string named;
   for (const traces::PoolId& p : prog.private_pools) {
     if (p.isDefault()) continue;
-    if (p.first < 0 || p.second < 0)
+    if (!p.inferred() && (p.first < 0 || p.second < 0))
       throw Failure(fmt::format("private pool ({},{}): a pool id is two non-negative numbers", p.first, p.second));
     cca::createOrIncrefPool(0, mempoolId(p));
     hold.pools.push_back(mempoolId(p));

@@ -51,7 +51,7 @@ struct PoolRange {
 // segment for a request that the default pools' cache would have served (inferredPoolSeed).
 struct PoolSeed {
   std::size_t segment_event = 0;  // its segment_alloc
-  traces::PoolId pool;            // an inferred pool: (-1, k)
+  traces::PoolId pool;            // an inferred pool: (-1, k) (PoolId::inferred)
 };
 
 // The seeds count as segments whose pool is known: their ranges are returned with the others',

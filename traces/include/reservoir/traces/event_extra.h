@@ -16,6 +16,9 @@ struct PoolId {
   std::int64_t first = 0;
   std::int64_t second = 0;
   [[nodiscard]] bool isDefault() const { return first == 0 && second == 0; }
+  // A pool the replay inferred because nothing recorded names it (a pool that gave back every
+  // segment before the dump): (-1, k). torch's own ids are never negative.
+  [[nodiscard]] bool inferred() const { return first < 0; }
   auto operator<=>(const PoolId&) const = default;
 };
 
