@@ -153,38 +153,19 @@ def graph_released_mid_workload():
     return [model, x, x2]
 
 
-def mempool_released_workload():
-    model = mlp(1024, 4096)
-    pool = torch.cuda.MemPool()
-    kept = []
-    for step in range(3):
-        x = torch.randn(256, 1024, device="cuda")
-        with torch.cuda.use_mem_pool(pool):
-            kept.append(torch.empty((step + 2) * MiB, dtype=torch.uint8, device="cuda"))
-            t = torch.randn(1024, 1024, device="cuda")
-            y = model(x)
-        del t, y
-        model(x).square().mean().backward()
-    del kept, pool
-    torch.cuda.synchronize()
-    torch.cuda.empty_cache()
-    for _ in range(3):
-        x = torch.randn(300, 1024, device="cuda")
-        model(x).square().mean().backward()
-    return [model]
-
-
 def clear_cublas_workspaces():
     clear = getattr(torch._C, "_cuda_clearCublasWorkspaces", None)
     if clear is not None:
         clear()
 
 
-def mempool_gone_workload():
+def mempool_released_workload(gone=False):
+    """gone: nothing of the pool left at the dump (cuBLAS set up outside it, its workspaces cleared)."""
     model = mlp(1024, 4096)
-    model(torch.randn(8, 1024, device="cuda")).square().mean().backward()  # cuBLAS set up outside
-    for p in model.parameters():
-        p.grad = None
+    if gone:
+        model(torch.randn(8, 1024, device="cuda")).square().mean().backward()
+        for p in model.parameters():
+            p.grad = None
     pool = torch.cuda.MemPool()
     kept = []
     for step in range(3):
@@ -197,7 +178,8 @@ def mempool_gone_workload():
         model(x).square().mean().backward()
     del kept, pool
     torch.cuda.synchronize()
-    clear_cublas_workspaces()
+    if gone:
+        clear_cublas_workspaces()
     torch.cuda.empty_cache()
     for _ in range(3):
         x = torch.randn(300, 1024, device="cuda")
@@ -245,7 +227,7 @@ def main():
     elif args.workload == "mempool-released":
         alive = mempool_released_workload()
     elif args.workload == "mempool-gone":
-        alive = mempool_gone_workload()
+        alive = mempool_released_workload(gone=True)
     elif args.workload == "graph-gone":
         alive = graph_gone_workload()
     else:

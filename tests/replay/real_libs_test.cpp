@@ -34,14 +34,19 @@ nlohmann::json runJson(const std::vector<std::string>& args) {
   return nlohmann::json::parse(r.out);
 }
 
+// The what-if's figures against torch's own in the re-run made with the edit for real.
+void expectTheReRunsFigures(const nlohmann::json& j, const std::string& rerun) {
+  const auto measured = sidecar(rerun)["memory_stats"];
+  EXPECT_EQ(j["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]);
+  EXPECT_EQ(j["whatif"]["peak_allocated"], measured["allocated_bytes.all.peak"]);
+  EXPECT_EQ(j["whatif"]["final_reserved"], measured["reserved_bytes.all.current"]);
+}
+
 // A timm ViT trained, then evaluated: empty_cache between the phases, predicted from the run
 // without it, equals what torch measured in the re-run with the call in the code.
 TEST(RealLibraries, ACleanupBetweenPhasesEqualsTheReRun) {
   const auto j = runJson({"whatif", realTrace("vit-base").string(), "--cleanup", kSecondPhase, "--json"});
-  const auto measured = sidecar("vit-cleanup")["memory_stats"];
-  EXPECT_EQ(j["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]);
-  EXPECT_EQ(j["whatif"]["peak_allocated"], measured["allocated_bytes.all.peak"]);
-  EXPECT_EQ(j["whatif"]["final_reserved"], measured["reserved_bytes.all.current"]);
+  expectTheReRunsFigures(j, "vit-cleanup");
   EXPECT_NE(j["baseline"]["peak_reserved"], j["whatif"]["peak_reserved"]) << "the cleanup must change the peak";
   EXPECT_EQ(j["baseline"]["peak_reserved"], sidecar("vit-base")["memory_stats"]["reserved_bytes.all.peak"]);
 }
@@ -112,10 +117,8 @@ TEST(RealLibraries, AGcThresholdsOomComesAtTheReRunsRequestThoughNumberedEarlier
 // Placed top down instead, the prediction was 24 MiB low on peak and final reserved.
 TEST(RealLibraries, ARoundupWhatIfEqualsTheReRun) {
   const auto j = runJson({"whatif", realTrace("llama-base").string(), "--set", "roundup_power2_divisions:4", "--json"});
+  expectTheReRunsFigures(j, "llama-roundup4");
   const auto measured = sidecar("llama-roundup4")["memory_stats"];
-  EXPECT_EQ(j["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]);
-  EXPECT_EQ(j["whatif"]["peak_allocated"], measured["allocated_bytes.all.peak"]);
-  EXPECT_EQ(j["whatif"]["final_reserved"], measured["reserved_bytes.all.current"]);
   const auto driver = runJson({"whatif", realTrace("llama-base").string(), "--set", "roundup_power2_divisions:4",
                                "--address-model", "driver", "--json"});
   EXPECT_NE(driver["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]) << "the placement must matter here";
@@ -129,10 +132,7 @@ TEST(RealLibraries, ARoundupWhatIfEqualsTheReRun) {
 // way round and peak allocated came out 512 KiB high (the remainder).
 TEST(RealLibraries, ARoundupWhatIfFillsTheDriversChunkEndsAsTheReRunDid) {
   const auto j = runJson({"whatif", realTrace("trainer-base").string(), "--set", "roundup_power2_divisions:4", "--json"});
-  const auto measured = sidecar("trainer-roundup4")["memory_stats"];
-  EXPECT_EQ(j["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]);
-  EXPECT_EQ(j["whatif"]["peak_allocated"], measured["allocated_bytes.all.peak"]);
-  EXPECT_EQ(j["whatif"]["final_reserved"], measured["reserved_bytes.all.current"]);
+  expectTheReRunsFigures(j, "trainer-roundup4");
   EXPECT_EQ(j["baseline"]["peak_reserved"], sidecar("trainer-base")["memory_stats"]["reserved_bytes.all.peak"]);
 }
 
@@ -145,10 +145,7 @@ TEST(RealLibraries, ACudaGraphTreesCheckpointRestoreIsReplayedExactly) {
   const auto checked = runJson({"check", realTrace("compile-base").string(), "--json"});
   EXPECT_TRUE(checked["exact"].get<bool>()) << checked.dump(2).substr(0, 2000);
   const auto j = runJson({"whatif", realTrace("compile-base").string(), "--set", "roundup_power2_divisions:4", "--json"});
-  const auto measured = sidecar("compile-roundup4")["memory_stats"];
-  EXPECT_EQ(j["whatif"]["peak_reserved"], measured["reserved_bytes.all.peak"]);
-  EXPECT_EQ(j["whatif"]["peak_allocated"], measured["allocated_bytes.all.peak"]);
-  EXPECT_EQ(j["whatif"]["final_reserved"], measured["reserved_bytes.all.current"]);
+  expectTheReRunsFigures(j, "compile-roundup4");
   EXPECT_NE(j["baseline"]["peak_reserved"], j["whatif"]["peak_reserved"]) << "the settings must change the peak";
 }
 

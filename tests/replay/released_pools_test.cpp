@@ -19,9 +19,21 @@ struct Loaded {
   std::vector<detail::PoolRange> ranges;
 };
 
+Expected<traces::Snapshot> readPoolTrace(const char* name) {
+  return traces::readSnapshotFile((test::testDataDir() / "traces/pools-released" / name).string());
+}
+
+// Whether the program releases a private pool: an empty_cache op whose route names it.
+bool releasesPool(const Program& program, const std::optional<traces::PoolId>& pool = std::nullopt) {
+  return std::any_of(program.ops.begin(), program.ops.end(), [&](const Op& op) {
+    const auto& named = routeOf(program, op).pool;
+    return op.kind == OpKind::kEmptyCache && named.has_value() && (!pool || named == pool);
+  });
+}
+
 Loaded load(const char* name) {
   Loaded out;
-  auto snap = traces::readSnapshotFile((test::testDataDir() / "traces/pools-released" / name).string());
+  auto snap = readPoolTrace(name);
   EXPECT_TRUE(snap.ok()) << snap.message();
   if (!snap.ok()) return out;
   out.snap = std::move(*snap);
@@ -74,8 +86,7 @@ TEST(ReleasedPools, AMemPoolsSegmentsAreFoundFromTheStacksOfItsBody) {
 // Entries that name their pool (newer torch; the torch backend's own recording, annotated): the
 // released segments come from the pool ids, no stacks needed (this trace has no frames).
 TEST(ReleasedPools, EntriesThatNameTheirPoolGiveTheReleasedSegments) {
-  auto snap = traces::readSnapshotFile(
-      (test::testDataDir() / "traces/pools-released/named-graph-released.pickle.zst").string());
+  auto snap = readPoolTrace("named-graph-released.pickle.zst");
   ASSERT_TRUE(snap.ok()) << snap.message();
   const std::size_t dev = snap->busiestDevice();
   const auto requests = traces::buildRequestStream(snap->devices[dev], snap->extras);
@@ -109,7 +120,7 @@ TEST(ReleasedPools, CheckAndTheNoEditReplayAreExact) {
                            "pool-graph-released-expandable.pickle.zst", "pool-mempool-released.pickle.zst",
                            "named-graph-released.pickle.zst"}) {
     SCOPED_TRACE(name);
-    auto snap = traces::readSnapshotFile((test::testDataDir() / "traces/pools-released" / name).string());
+    auto snap = readPoolTrace(name);
     ASSERT_TRUE(snap.ok()) << snap.message();
     ConformanceOptions opts;
     Program program;
@@ -117,11 +128,7 @@ TEST(ReleasedPools, CheckAndTheNoEditReplayAreExact) {
     auto report = runConformance(*snap, snap->busiestDevice(), opts);
     ASSERT_TRUE(report.ok()) << report.message();
     EXPECT_FALSE(report->first_divergence.has_value()) << report->first_divergence->expected;
-    // The release is in the program: an empty_cache op that names the pool.
-    const bool released = std::any_of(program.ops.begin(), program.ops.end(), [&](const Op& op) {
-      return op.kind == OpKind::kEmptyCache && routeOf(program, op).pool.has_value();
-    });
-    EXPECT_TRUE(released);
+    EXPECT_TRUE(releasesPool(program));  // the release is in the program
   }
 }
 
@@ -133,7 +140,7 @@ TEST(ReleasedPools, APoolThatGaveBackEverySegmentIsInferredWhereTheReplayDeparte
   for (const auto& [name, first_segment] : {std::pair{"pool-mempool-gone.pickle.zst", std::size_t{67}},
                                             std::pair{"pool-graph-gone.pickle.zst", std::size_t{164}}}) {
     SCOPED_TRACE(name);
-    auto snap = traces::readSnapshotFile((test::testDataDir() / "traces/pools-released" / name).string());
+    auto snap = readPoolTrace(name);
     ASSERT_TRUE(snap.ok()) << snap.message();
     EXPECT_TRUE(std::none_of(snap->segments.begin(), snap->segments.end(),
                              [](const auto& s) { return !s.pool.isDefault(); }))
@@ -164,10 +171,7 @@ TEST(ReleasedPools, APoolThatGaveBackEverySegmentIsInferredWhereTheReplayDeparte
     }));
     ASSERT_EQ(program.private_pools.size(), 1u);
     EXPECT_EQ(program.private_pools[0], (traces::PoolId{-1, 1}));
-    const bool released = std::any_of(program.ops.begin(), program.ops.end(), [&](const Op& op) {
-      return op.kind == OpKind::kEmptyCache && routeOf(program, op).pool == traces::PoolId{-1, 1};
-    });
-    EXPECT_TRUE(released);
+    EXPECT_TRUE(releasesPool(program, traces::PoolId{-1, 1}));
   }
 }
 
@@ -175,7 +179,7 @@ TEST(ReleasedPools, APoolThatGaveBackEverySegmentIsInferredWhereTheReplayDeparte
 // (150 MB, under this run's peak), the replay diverges where it did without the guess, and says
 // what was tried.
 TEST(ReleasedPools, AnInferredPoolIsKeptOnlyWhenItMakesTheReplayExact) {
-  auto snap = traces::readSnapshotFile((test::testDataDir() / "traces/pools-released/pool-mempool-gone.pickle.zst").string());
+  auto snap = readPoolTrace("pool-mempool-gone.pickle.zst");
   ASSERT_TRUE(snap.ok()) << snap.message();
   ConformanceOptions opts;
   opts.env.fraction = 0.001;

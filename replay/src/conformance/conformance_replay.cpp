@@ -313,23 +313,23 @@ sim::Addr Driver::reservationEnd(const traces::SegmentInfo& seg) const {
 }
 
 void Driver::collectReleasedRanges(const traces::WindowStart& start, std::span<const detail::PoolSeed> seeds) {
-  std::size_t by_stream = 0, by_stack = 0;
-  std::size_t seeded = 0;
+  std::size_t by_stream = 0, by_stack = 0, of_inferred = 0;
   std::set<traces::PoolId> inferred;
-  for (const detail::PoolSeed& seed : seeds) inferred.insert(seed.pool);
   for (const PrivateRange& r : detail::releasedPoolRanges(snap_, trace_, start, seeds)) {
     private_ranges_.push_back(r);
-    if (std::any_of(seeds.begin(), seeds.end(), [&](const auto& seed) { return seed.segment_event == r.from_event; }))
-      ++seeded;
-    else
+    if (r.pool.inferred()) {
+      ++of_inferred;
+      inferred.insert(r.pool);
+    } else {
       (r.by_stream ? by_stream : by_stack) += 1;
+    }
   }
-  if (seeded)
+  if (of_inferred)
     report_.notes.push_back(fmt::format(
         "{} segment(s) given back before the snapshot belonged to {} private pool(s) that no final segment shows "
-        "(a MemPool or CUDA graph dropped with all it held): the recording made each of them for a request the "
-        "default pools' cache would have served, so the replay took it for a private pool's",
-        seeded, inferred.size()));
+        "(a MemPool or CUDA graph dropped with all it held): the recording made {} of them for a request the "
+        "default pools' cache would have served, the others' allocations or stream name the same pool",
+        of_inferred, inferred.size(), seeds.size()));
   if (by_stream + by_stack)
     report_.notes.push_back(fmt::format(
         "{} segment(s) released before the snapshot routed to a private pool: {} by their stream (whose known "

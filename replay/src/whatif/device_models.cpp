@@ -44,13 +44,8 @@ WhatIfDevice::WhatIfDevice(const PreparedTrace& prepared, AddressModel model, st
 }
 
 std::optional<Addr> WhatIfDevice::overlapStart(Addr addr, ByteCount size) const {
-  auto it = live_.upper_bound(addr);
-  if (it != live_.begin()) {
-    const auto below = std::prev(it);
-    if (below->first + below->second > addr) return below->first;
-  }
-  if (it != live_.end() && it->first < addr + size) return it->first;
-  return std::nullopt;
+  const auto in_the_way = firstOverlap(live_, addr, size);
+  return in_the_way ? std::optional<Addr>(in_the_way->first) : std::nullopt;
 }
 
 Addr WhatIfDevice::driverPlacement(ByteCount size, ByteCount align) {

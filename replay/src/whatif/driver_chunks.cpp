@@ -11,26 +11,26 @@ using sim::ByteCount;
 
 constexpr Addr roundUp(Addr x, ByteCount to) { return (x + to - 1) / to * to; }
 
-// The first live range that [a, a + size) overlaps, as its end; none when it is free.
-std::optional<Addr> overlapEnd(Addr a, ByteCount size, const std::map<Addr, ByteCount>& live) {
-  auto it = live.upper_bound(a);
+}  // namespace
+
+std::optional<std::pair<Addr, ByteCount>> firstOverlap(const std::map<Addr, ByteCount>& live, Addr addr,
+                                                        ByteCount size) {
+  auto it = live.upper_bound(addr);
   if (it != live.begin()) {
     const auto below = std::prev(it);
-    if (below->first + below->second > a) return below->first + below->second;
+    if (below->first + below->second > addr) return *below;
   }
-  if (it != live.end() && it->first < a + size) return it->first + it->second;
+  if (it != live.end() && it->first < addr + size) return *it;
   return std::nullopt;
 }
-
-}  // namespace
 
 std::optional<Addr> DriverChunks::fit(ByteCount size, const std::map<Addr, ByteCount>& live) const {
   for (const auto& [start, end] : room_) {
     Addr a = start;
     while (a + size <= end) {
-      const auto in_the_way = overlapEnd(a, size, live);
+      const auto in_the_way = firstOverlap(live, a, size);
       if (!in_the_way) return a;
-      a = roundUp(*in_the_way, kPage);
+      a = roundUp(in_the_way->first + in_the_way->second, kPage);
     }
   }
   return std::nullopt;

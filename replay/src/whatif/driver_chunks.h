@@ -7,10 +7,16 @@
 
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "reservoir/simulator/device_model.h"
 
 namespace reservoir::replay::detail {
+
+// The first range of `live` (address -> size, none overlapping another) that [addr, addr + size)
+// overlaps, the lowest one: its start and size.
+[[nodiscard]] std::optional<std::pair<sim::Addr, sim::ByteCount>> firstOverlap(
+    const std::map<sim::Addr, sim::ByteCount>& live, sim::Addr addr, sim::ByteCount size);
 
 class DriverChunks {
  public:
