@@ -30,6 +30,58 @@ TEST(MinMaxPyramid, MatchesABruteForceScan) {
   }
 }
 
+// A step series given by its changes answers as the same series given per event: values, extremes
+// and the first event holding the maximum (a change's event, or the query's start).
+TEST(MinMaxPyramid, AStepSeriesAnswersAsItsEventsWould) {
+  std::mt19937 rng(11);
+  std::vector<std::int64_t> per_event(20000);
+  std::vector<std::uint32_t> steps;
+  std::vector<std::int64_t> values;
+  std::int64_t v = 5;
+  for (std::size_t e = 0; e < per_event.size(); ++e) {
+    if (e == 0 || rng() % 97 == 0) {
+      v = static_cast<std::int64_t>(rng() % 40);  // few levels: ties between changes
+      if (values.empty() || values.back() != v) {
+        steps.push_back(static_cast<std::uint32_t>(e));
+        values.push_back(v);
+      }
+    }
+    per_event[e] = v;
+  }
+  ASSERT_GT(values.size(), 100u);
+  const MinMaxPyramid dense(per_event);
+  const MinMaxPyramid sparse(steps, values, per_event.size());
+  ASSERT_EQ(sparse.size(), per_event.size());
+  for (std::uint32_t e = 0; e < per_event.size(); e += 7) ASSERT_EQ(sparse.at(e), per_event[e]) << e;
+  for (int trial = 0; trial < 2000; ++trial) {
+    auto a = static_cast<std::uint32_t>(rng() % per_event.size());
+    auto b = static_cast<std::uint32_t>(rng() % (per_event.size() + 1));
+    if (a > b) std::swap(a, b);
+    if (trial % 5 == 0) b = std::min<std::uint32_t>(a + rng() % 3, static_cast<std::uint32_t>(per_event.size()));
+    const auto want = dense.query(a, b);
+    const auto got = sparse.query(a, b);
+    ASSERT_EQ(got.valid, want.valid) << a << ".." << b;
+    if (!want.valid) continue;
+    ASSERT_EQ(got.min, want.min) << a << ".." << b;
+    ASSERT_EQ(got.max, want.max) << a << ".." << b;
+    ASSERT_EQ(got.argmax, want.argmax) << a << ".." << b;
+  }
+  // Columns wider and narrower than an event, some empty with a carried event.
+  std::vector<ColumnRange> cols;
+  for (std::uint32_t e = 0; e + 300 < per_event.size(); e += 300) cols.push_back({e, e + 300});
+  for (std::uint32_t e = 5000; e < 5040; ++e) cols.push_back({e, e + 1});
+  cols.push_back({7000, 7000, 6999});
+  const auto want = envelope(dense, cols), got = envelope(sparse, cols);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t c = 0; c < want.size(); ++c) {
+    EXPECT_EQ(got[c].valid, want[c].valid) << c;
+    EXPECT_EQ(got[c].min, want[c].min) << c;
+    EXPECT_EQ(got[c].max, want[c].max) << c;
+    EXPECT_EQ(got[c].last, want[c].last) << c;
+    EXPECT_EQ(got[c].argmax, want[c].argmax) << c;
+  }
+}
+
 TEST(Envelope, KeepsThePeakAtAnyZoom) {
   std::vector<std::int64_t> v(100000, 1);
   v[54321] = 1000;

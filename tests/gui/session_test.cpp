@@ -7,6 +7,7 @@
 
 #include "reservoir/replay/session.h"
 #include "reservoir/traces/reader.h"
+#include "reservoir/traces/recorded_reserved.h"
 #include "test_paths.h"
 
 namespace reservoir::replay {
@@ -27,9 +28,39 @@ TEST(Session, FirstStageSeriesAgreeWithTheLifetimes) {
       if (t.lifetimes.begin[a] <= e && e < t.lifetimes.end[a]) live += static_cast<std::int64_t>(t.lifetimes.size[a]);
     EXPECT_EQ(live, s.live[e]) << "event " << e;
   }
-  EXPECT_EQ(s.peak_reserved, *std::max_element(s.reserved.begin(), s.reserved.end()));
-  EXPECT_TRUE(std::is_sorted(s.time_us.begin(), s.time_us.end()));
+  // reserved[e]: the start state plus the segment events up to e (kept as its changes only).
+  ASSERT_EQ(s.reserved.size(), s.size());
+  std::int64_t reserved = t.facts.start_reserved, peak = reserved;
+  for (std::size_t e = 0; e < s.size(); ++e) {
+    reserved += traces::reservedChange(t.deviceTrace().events[e]);
+    peak = e == 0 ? reserved : std::max(peak, reserved);
+    ASSERT_EQ(s.reserved[e], reserved) << "event " << e;
+  }
+  EXPECT_LT(s.reserved.changeEvents().size(), s.size() / 4);  // the point of keeping changes only
+  EXPECT_EQ(s.peak_reserved, peak);
+  const auto times = nondecreasingTimes(t.deviceTrace());
+  ASSERT_EQ(s.time_us.size(), times.size());
+  for (std::size_t e = 0; e < times.size(); ++e) ASSERT_EQ(s.time_us[e], times[e]) << "event " << e;
   EXPECT_GT(t.facts.events, 0u);
+}
+
+// A recording whose clock went back: the events before the next forward step take the time
+// before them, kept as runs, and the searches answer as over the times written out.
+TEST(Session, EventTimesRaiseWhatTheClockTookBack) {
+  traces::DeviceTrace trace;
+  for (std::int64_t t : {5, 7, 3, 4, 7, 9, 2, 10, 10, 1})
+    trace.events.push_back(traces::TraceEvent{.time_us = t, .action = traces::Action::kAlloc});
+  const EventTimes times(trace);
+  const std::vector<std::int64_t> want = {5, 7, 7, 7, 7, 9, 9, 10, 10, 10};
+  ASSERT_EQ(times.size(), want.size());
+  for (std::size_t e = 0; e < want.size(); ++e) EXPECT_EQ(times[e], want[e]) << "event " << e;
+  EXPECT_EQ(want, nondecreasingTimes(trace));
+  EXPECT_EQ(times.raisedRuns(), 3u);  // events 2-3, 6, 9 (event 4 is at the time itself)
+  for (std::int64_t t = 0; t <= 12; ++t) {
+    EXPECT_EQ(times.lowerBound(t), static_cast<std::size_t>(std::lower_bound(want.begin(), want.end(), t) - want.begin()));
+    EXPECT_EQ(times.upperBound(t), static_cast<std::size_t>(std::upper_bound(want.begin(), want.end(), t) - want.begin()));
+  }
+  EXPECT_EQ(EventTimes(traces::DeviceTrace{}).size(), 0u);
 }
 
 TEST(Session, ModelStagePeakMatchesTheRecording) {

@@ -133,7 +133,7 @@ TEST(EditedProgram, CleanupsSitWhereTheRunnerAppliesThem) {
   ASSERT_LT(cleanup_at, prog.ops.size());
   EXPECT_EQ(probe_at, cleanup_at + 1);
   const Gap g = es->at(0).gaps.front();
-  const std::uint32_t next_op = l->prepared.program.at_boundary[g.boundary];
+  const std::uint32_t next_op = opAtBoundary(l->prepared.program, g.boundary);
   ASSERT_LT(probe_at + 1, prog.ops.size());
   EXPECT_EQ(prog.ops[probe_at + 1].op, next_op);
 }

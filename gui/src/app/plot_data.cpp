@@ -12,6 +12,12 @@ LifetimeView RecordedPlot::lifetimes() const {
                       l.stack, stack_first};
 }
 
+std::vector<ColumnRange> RecordedPlot::timeColumns(const Axis& x, int width) const {
+  const auto& t = trace->series.time_us;
+  return gui::timeColumns(
+      x, [&t](std::int64_t v) { return static_cast<std::uint32_t>(t.lowerBound(v)); }, width);
+}
+
 std::vector<std::uint32_t> stackColours(const RecordedPlot& p) {
   const auto& l = p.trace->lifetimes;
   std::vector<std::uint32_t> stack_of(l.count(), kNoAllocation);
@@ -48,9 +54,12 @@ std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const repla
   auto p = std::make_shared<RecordedPlot>();
   p->trace = std::move(trace);
   const auto& s = p->trace->series;
-  p->reserved = MinMaxPyramid(s.reserved);
+  auto steps = [](const replay::StepSeries& x) {
+    return MinMaxPyramid(x.changeEvents(), x.changeValues(), x.size());
+  };
+  p->reserved = steps(s.reserved);
   p->live = MinMaxPyramid(s.live);
-  p->mapped = MinMaxPyramid(s.mapped);
+  p->mapped = steps(s.mapped);
   for (const auto& a : p->trace->annotations) p->annotation_events.push_back(a.event);
   p->event_size_class = eventSizeClasses(p->lifetimes());
   p->stack_first = firstAllocationOfStacks(p->trace->lifetimes.stack, p->trace->snapshot().stackCount());

@@ -23,6 +23,8 @@ struct RecordedPlot {
   std::vector<std::uint32_t> stack_first;        // per stack id: its first allocation (LifetimeView)
   [[nodiscard]] LifetimeView lifetimes() const;
   [[nodiscard]] std::size_t events() const { return trace->series.size(); }
+  // Pixel columns of a time axis over the events (their nondecreasing times).
+  [[nodiscard]] std::vector<ColumnRange> timeColumns(const Axis& x, int width) const;
 };
 
 struct ModelPlot {

@@ -72,11 +72,18 @@ std::vector<ColumnRange> eventColumns(const Axis& axis, std::size_t events, int 
 }
 
 std::vector<ColumnRange> timeColumns(const Axis& axis, std::span<const std::int64_t> time_us, int columns) {
+  return timeColumns(
+      axis,
+      [&](std::int64_t t) {
+        return static_cast<std::uint32_t>(std::lower_bound(time_us.begin(), time_us.end(), t) - time_us.begin());
+      },
+      columns);
+}
+
+std::vector<ColumnRange> timeColumns(const Axis& axis, const std::function<std::uint32_t(std::int64_t)>& first_at_or_after,
+                                     int columns) {
   std::vector<ColumnRange> out(static_cast<std::size_t>(std::max(columns, 0)));
-  auto at = [&](double t) {
-    const auto it = std::lower_bound(time_us.begin(), time_us.end(), static_cast<std::int64_t>(std::ceil(t)));
-    return static_cast<std::uint32_t>(it - time_us.begin());
-  };
+  auto at = [&](double t) { return first_at_or_after(static_cast<std::int64_t>(std::ceil(t))); };
   std::uint32_t first = at(axis.toDomain(axis.p0));
   for (std::size_t c = 0; c < out.size(); ++c) {
     const std::uint32_t end = at(axis.toDomain(axis.p0 + static_cast<double>(c) + 1.0));

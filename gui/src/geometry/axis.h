@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct ColumnRange {
 std::vector<ColumnRange> eventColumns(const Axis& axis, std::size_t events, int columns);
 // The same with the domain in microseconds; `time_us` is nondecreasing, one per event.
 std::vector<ColumnRange> timeColumns(const Axis& axis, std::span<const std::int64_t> time_us, int columns);
+// The same over times held another way: `first_at_or_after(t)` is the first event whose time is >= t.
+std::vector<ColumnRange> timeColumns(const Axis& axis, const std::function<std::uint32_t(std::int64_t)>& first_at_or_after,
+                                     int columns);
 
 // "Nice" tick positions (1, 2, 5 x 10^k, or powers of two for bytes) covering [lo, hi].
 std::vector<double> niceTicks(double lo, double hi, int max_ticks);

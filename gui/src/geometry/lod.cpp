@@ -4,7 +4,21 @@
 
 namespace reservoir::gui {
 
-MinMaxPyramid::MinMaxPyramid(std::span<const std::int64_t> values) : values_(values) {
+MinMaxPyramid::MinMaxPyramid(std::span<const std::int64_t> values) : values_(values) { build(); }
+
+MinMaxPyramid::MinMaxPyramid(std::span<const std::uint32_t> step_events, std::span<const std::int64_t> step_values,
+                             std::size_t size)
+    : values_(step_values), steps_(step_events), size_(size) {
+  if (steps_.empty()) values_ = {};  // no changes: an empty series
+  build();
+}
+
+std::uint32_t MinMaxPyramid::stepOf(std::uint32_t event) const {
+  return static_cast<std::uint32_t>(std::upper_bound(steps_.begin(), steps_.end(), event) - steps_.begin()) - 1;
+}
+
+void MinMaxPyramid::build() {
+  const std::span<const std::int64_t> values = values_;
   std::span<const std::int64_t> lo = values, hi = values;
   std::vector<std::uint32_t> prev_arg;
   std::size_t n = values.size(), block = 1;
@@ -43,6 +57,17 @@ std::size_t MinMaxPyramid::memoryBytes() const {
 }
 
 MinMaxPyramid::Range MinMaxPyramid::query(std::uint32_t a, std::uint32_t b) const {
+  if (steps_.empty()) return queryValues(a, b);
+  b = std::min<std::uint32_t>(b, static_cast<std::uint32_t>(size_));
+  if (a >= b) return {};
+  // The changes in effect over [a, b): the one entering a through the last one before b. The first
+  // event holding the maximum is its change's event, or `a` for the change entering a.
+  Range r = queryValues(stepOf(a), stepOf(b - 1) + 1);
+  r.argmax = std::max(a, steps_[r.argmax]);
+  return r;
+}
+
+MinMaxPyramid::Range MinMaxPyramid::queryValues(std::uint32_t a, std::uint32_t b) const {
   Range r;
   b = std::min<std::uint32_t>(b, static_cast<std::uint32_t>(values_.size()));
   if (a >= b) return r;

@@ -19,6 +19,11 @@ class MinMaxPyramid {
 
   MinMaxPyramid() = default;
   explicit MinMaxPyramid(std::span<const std::int64_t> values);
+  // A step series of `size` events given by its changes: after event e the value is
+  // step_values[k] for the last k with step_events[k] <= e (step_events[0] == 0). The pyramid is
+  // built over the changes, so it costs per change, not per event.
+  MinMaxPyramid(std::span<const std::uint32_t> step_events, std::span<const std::int64_t> step_values,
+                std::size_t size);
 
   struct Range {
     std::int64_t min = 0, max = 0;
@@ -27,12 +32,17 @@ class MinMaxPyramid {
   };
   // Over indices [a, b).
   [[nodiscard]] Range query(std::uint32_t a, std::uint32_t b) const;
-  [[nodiscard]] std::size_t size() const { return values_.size(); }
-  [[nodiscard]] std::int64_t at(std::uint32_t i) const { return values_[i]; }
+  [[nodiscard]] std::size_t size() const { return steps_.empty() ? values_.size() : size_; }
+  [[nodiscard]] std::int64_t at(std::uint32_t i) const { return steps_.empty() ? values_[i] : values_[stepOf(i)]; }
   [[nodiscard]] std::size_t memoryBytes() const;
 
  private:
-  std::span<const std::int64_t> values_;
+  void build();
+  [[nodiscard]] Range queryValues(std::uint32_t a, std::uint32_t b) const;
+  [[nodiscard]] std::uint32_t stepOf(std::uint32_t event) const;
+  std::span<const std::int64_t> values_;  // per event, or per change of a step series
+  std::span<const std::uint32_t> steps_;  // a step series' change events (empty: values_ is per event)
+  std::size_t size_ = 0;                  // a step series' events
   std::vector<std::vector<std::int64_t>> min_, max_;  // level k >= 1: blocks of kFan^k
   std::vector<std::vector<std::uint32_t>> argmax_;
 };

@@ -34,9 +34,8 @@ std::uint32_t eventAtDomain(const RecordedPlot& rec, bool time_axis, double d) {
   const auto n = rec.events();
   if (n == 0) return 0;
   if (!time_axis) return static_cast<std::uint32_t>(std::clamp(d, 0.0, static_cast<double>(n - 1)));
-  const auto& t = rec.trace->series.time_us;
-  const auto it = std::upper_bound(t.begin(), t.end(), static_cast<std::int64_t>(d));
-  return static_cast<std::uint32_t>(it == t.begin() ? 0 : (it - t.begin()) - 1);
+  const std::size_t after = rec.trace->series.time_us.upperBound(static_cast<std::int64_t>(d));
+  return static_cast<std::uint32_t>(after == 0 ? 0 : after - 1);
 }
 
 double domainOfEvent(const RecordedPlot& rec, bool time_axis, std::uint32_t e) {
@@ -96,7 +95,7 @@ TimelineFrame buildTimelineFrame(const TimelineRequest& req, const RecordedPlot&
   x.p0 = 0;
   x.p1 = w;
   f.request.x = x;
-  f.columns = req.time_axis ? timeColumns(x, rec.trace->series.time_us, w) : eventColumns(x, rec.events(), w);
+  f.columns = req.time_axis ? rec.timeColumns(x, w) : eventColumns(x, rec.events(), w);
   f.reserved = envelope(rec.reserved, f.columns);
   f.live = envelope(rec.live, f.columns);
   if (rec.mapped.size() > 0) f.mapped = envelope(rec.mapped, f.columns);

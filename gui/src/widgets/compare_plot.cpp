@@ -60,7 +60,7 @@ std::vector<ColumnRange> columnsOf(const RecordedPlot& r, bool time_axis, Axis x
     const double t0 = static_cast<double>(r.trace->series.time_us.empty() ? 0 : r.trace->series.time_us.front());
     x.d0 += t0;
     x.d1 += t0;
-    cols = timeColumns(x, r.trace->series.time_us, width);
+    cols = r.timeColumns(x, width);
   } else {
     cols = eventColumns(x, r.events(), width);
     // Left of event 0 (the second trace's start, aligned, can come earlier): nothing.

@@ -147,15 +147,16 @@ namespace {
 // The quantity after each op: a run's timeline, or a model stage's per-op arrays.
 struct Values {
   std::span<const TimelinePoint> timeline;
-  std::span<const std::int64_t> reserved, allocated;
+  const StepSeries* reserved = nullptr;
+  std::span<const std::int64_t> allocated;
   PeakQuantity q = PeakQuantity::kReserved;
   [[nodiscard]] std::size_t size() const {
     if (!timeline.empty()) return timeline.size();
-    return q == PeakQuantity::kReserved ? reserved.size() : allocated.size();
+    return q == PeakQuantity::kReserved ? (reserved ? reserved->size() : 0) : allocated.size();
   }
   [[nodiscard]] std::int64_t at(std::uint32_t op) const {
     if (!timeline.empty()) return q == PeakQuantity::kReserved ? timeline[op].reserved : timeline[op].allocated;
-    return q == PeakQuantity::kReserved ? reserved[op] : allocated[op];
+    return q == PeakQuantity::kReserved ? (*reserved)[op] : allocated[op];
   }
 };
 
@@ -279,7 +280,7 @@ PeakOrigin peakOrigin(const PreparedTrace& prepared, const RunResult& run, PeakQ
 
 PeakOrigin peakOrigin(const ModelStage& stage, PeakQuantity q) {
   Values v;
-  v.reserved = stage.reserved;
+  v.reserved = &stage.reserved;
   v.allocated = stage.allocated;
   v.q = q;
   const RunResult& run = stage.run;

@@ -45,7 +45,7 @@ std::optional<Candidate> cleanupCandidateAt(const PreparedTrace& p, const std::s
   e.point = *point;
   c.cleanups = gaps.size();
   c.first_op = kNoOp;
-  for (const Gap& g : gaps) c.first_op = std::min(c.first_op, p.program.at_boundary.at(g.boundary));
+  for (const Gap& g : gaps) c.first_op = std::min(c.first_op, opAtBoundary(p.program, g.boundary));
   c.edits.push_back(ResolvedEdit{e, std::move(gaps)});
   return c;
 }
@@ -213,9 +213,9 @@ Expected<std::vector<OpWindow>> annotationWindows(const PreparedTrace& p, const 
     // The state after op j lies between ops j and j+1: a range from the gap before op b to
     // the gap before op e is the states after ops b-1 .. e-1 (at least the one at its start,
     // for a range with no events inside, like a broadcast into tensors already there).
-    const std::uint32_t b = p.program.at_boundary.at(s.boundary);
-    while (e < ends->size() && p.program.at_boundary.at((*ends)[e].boundary) < b) ++e;
-    const auto last = e < ends->size() ? p.program.at_boundary.at((*ends)[e++].boundary)
+    const std::uint32_t b = opAtBoundary(p.program, s.boundary);
+    while (e < ends->size() && opAtBoundary(p.program, (*ends)[e].boundary) < b) ++e;
+    const auto last = e < ends->size() ? opAtBoundary(p.program, (*ends)[e++].boundary)
                                        : static_cast<std::uint32_t>(p.program.ops.size());
     const std::uint32_t begin = b > 0 ? b - 1 : 0;
     const std::uint32_t end = std::max(last, begin + 1);

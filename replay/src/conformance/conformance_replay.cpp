@@ -497,7 +497,6 @@ void Driver::finishProgram(const traces::WindowStart& start) {
   p.reservation_bases = oracle_.reservations;
   if (oracle_.failed) appendStructurally(trace_, req_, step_start_, p);
   (void)start;
-  indexBoundaries(p);
 }
 
 void Driver::doGroup() {

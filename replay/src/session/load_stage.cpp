@@ -44,13 +44,12 @@ AllocationLifetimes makeLifetimes(const traces::RequestStream& rs, std::size_t e
 void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, std::int64_t start_reserved,
                 std::int64_t start_live, EventSeries& s) {
   const std::size_t n = trace.events.size();
-  s.reserved.resize(n);
   s.live.resize(n);
-  s.time_us.resize(n);
+  s.time_us = EventTimes(trace);
   bool any_map = false;
-  std::int64_t reserved = start_reserved, live = start_live, mapped = 0, t = 0;
+  std::int64_t reserved = start_reserved, live = start_live, mapped = 0;
   s.peak_reserved = reserved;
-  std::vector<std::int64_t> mapped_series(n);
+  StepSeries mapped_series;
   for (std::size_t e = 0; e < n; ++e) {
     const auto& ev = trace.events[e];
     const std::int64_t change = traces::reservedChange(ev);
@@ -65,11 +64,10 @@ void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, 
       if (ev.action == Action::kAlloc && l.begin[a] == e) live += static_cast<std::int64_t>(l.size[a]);
       if (ev.action == Action::kFreeCompleted && l.end[a] == e) live -= static_cast<std::int64_t>(l.size[a]);
     }
-    t = e == 0 ? ev.time_us : std::max(t, ev.time_us);
-    s.reserved[e] = reserved;
+    const auto ev32 = static_cast<std::uint32_t>(e);
+    s.reserved.push(ev32, reserved);
     s.live[e] = live;
-    s.time_us[e] = t;
-    mapped_series[e] = mapped;
+    mapped_series.push(ev32, mapped);
     if (e == 0 || reserved > s.peak_reserved) {
       s.peak_reserved = reserved;
       s.peak_reserved_event = static_cast<std::uint32_t>(e);
@@ -123,19 +121,35 @@ TraceFacts makeFacts(const LoadStage& t, bool complete, std::int64_t start_reser
 
 }  // namespace
 
-std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
-                                            std::span<const std::int64_t> time_us) {
+namespace {
+
+// `first_at_or_after(t)`: the first event whose time is >= t (size when none).
+template <typename FirstAtOrAfter>
+std::vector<AnnotationMark> markAt(const traces::Snapshot& snap, const traces::DeviceTrace& trace, std::size_t size,
+                                   FirstAtOrAfter first_at_or_after) {
   std::vector<AnnotationMark> out;
-  if (time_us.empty()) return out;
+  if (size == 0) return out;
   for (const auto& a : snap.annotations) {
     if (a.device >= 0 && a.device != trace.device) continue;
-    const auto it = std::lower_bound(time_us.begin(), time_us.end(), a.time_us);
-    const auto ev = static_cast<std::uint32_t>(
-        std::min<std::ptrdiff_t>(it - time_us.begin(), static_cast<std::ptrdiff_t>(time_us.size()) - 1));
+    const auto ev = static_cast<std::uint32_t>(std::min(first_at_or_after(a.time_us), size - 1));
     out.push_back(AnnotationMark{ev, a.time_us, a.stage != "END", a.name});
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.time_us < y.time_us; });
   return out;
+}
+
+}  // namespace
+
+std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+                                            std::span<const std::int64_t> time_us) {
+  return markAt(snap, trace, time_us.size(), [&](std::int64_t t) {
+    return static_cast<std::size_t>(std::lower_bound(time_us.begin(), time_us.end(), t) - time_us.begin());
+  });
+}
+
+std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+                                            const EventTimes& time_us) {
+  return markAt(snap, trace, time_us.size(), [&](std::int64_t t) { return time_us.lowerBound(t); });
 }
 
 std::vector<std::int64_t> nondecreasingTimes(const traces::DeviceTrace& trace) {

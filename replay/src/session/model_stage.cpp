@@ -74,18 +74,11 @@ Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadStage& loaded, s
   m->index =
       std::make_unique<StateIndex>(m->prepared, std::vector<ResolvedEdit>{}, rs, every, cancel, std::move(progress));
   if (m->index->cancelled()) return Status::error("cancelled");
-  rs.keep_timeline = true;
+  rs.keep_curves = true;
   m->run = replayProgram(m->prepared, {}, rs);
-  const auto n = m->run.timeline.size();
-  m->reserved.resize(n);
-  m->allocated.resize(n);
-  m->active.resize(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    m->reserved[j] = m->run.timeline[j].reserved;
-    m->allocated[j] = m->run.timeline[j].allocated;
-    m->active[j] = m->run.timeline[j].active;
-  }
-  std::vector<TimelinePoint>().swap(m->run.timeline);
+  m->reserved = std::move(m->run.curves.reserved);
+  m->allocated = std::move(m->run.curves.allocated);
+  m->active = std::move(m->run.curves.active);
   m->graph = std::make_unique<CallGraph>(loaded.snapshot(), loaded.device_index);
   return m;
 }

@@ -31,6 +31,8 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   if (!report) return report.status();
   if (cancel && cancel->load()) return Status::error("cancelled");
   p.conformance = std::move(*report);
+  // The ops carry their allocations: the per-event links are no longer needed (4 bytes per event).
+  std::vector<AllocationId>().swap(p.requests.event_allocation);
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
   std::int64_t seeded = 0;

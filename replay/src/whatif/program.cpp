@@ -74,13 +74,10 @@ bool hasHandleSlots(const Program& program) {
   return program.handle_slots.assigned_ops == program.ops.size() && program.handle_slots.seed.size() == program.seed_allocations.size();
 }
 
-void indexBoundaries(Program& p) {
-  p.at_boundary.assign(p.events + 1, static_cast<std::uint32_t>(p.ops.size()));
-  std::size_t j = p.ops.size();
-  for (std::size_t b = p.events + 1; b-- > 0;) {
-    while (j > 0 && p.ops[j - 1].first_event >= b) --j;
-    p.at_boundary[b] = static_cast<std::uint32_t>(j);
-  }
+std::uint32_t opAtBoundary(const Program& p, std::size_t boundary) {
+  const auto it = std::partition_point(p.ops.begin(), p.ops.end(),
+                                       [boundary](const Op& op) { return op.first_event < boundary; });
+  return static_cast<std::uint32_t>(it - p.ops.begin());
 }
 
 namespace {

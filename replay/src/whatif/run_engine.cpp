@@ -16,6 +16,8 @@ Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, c
   for (const auto& pool : p.program.private_pools) model_.createPool(pool);
   // A point per op: one reservation, not growth by doubling (at 20 M events, hundreds of MB).
   if (s.keep_timeline) r_.timeline.reserve(p.program.ops.size() + 1);
+  if (s.keep_curves)
+    for (auto* c : {&r_.curves.allocated, &r_.curves.active}) c->reserve(p.program.ops.size());
   addEdits(edits);
   seed();
 }
@@ -55,7 +57,7 @@ sim::EventSink* Runner::wireSink() {
 void Runner::addEdits(const std::vector<ResolvedEdit>& edits) {
   for (const auto& e : edits)
     for (const Gap& g : e.gaps) {
-      const std::uint32_t op = p_.program.at_boundary.at(g.boundary);
+      const std::uint32_t op = opAtBoundary(p_.program, g.boundary);
       if (op >= next_op_) items_.push_back(Item{op, g, kindOrder(e.edit.kind), &e});
     }
   sortItems();
@@ -215,6 +217,11 @@ void Runner::track(std::uint32_t j) {
     const auto& st = model_.stats();
     r_.timeline.push_back(TimelinePoint{reserved(), allocated(), st.active_bytes[sim::kAggregate].current,
                                         st.requested_bytes[sim::kAggregate].current});
+  }
+  if (s_.keep_curves) {
+    r_.curves.reserved.push(j, res);
+    r_.curves.allocated.push_back(alloc);
+    r_.curves.active.push_back(model_.stats().active_bytes[sim::kAggregate].current);
   }
 }
 

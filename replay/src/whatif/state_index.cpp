@@ -60,8 +60,6 @@ std::vector<sim::SegmentView> StateIndex::segmentsAfterOp(std::uint32_t op) cons
 }
 
 std::uint32_t StateIndex::opAtEvent(std::uint32_t event) const {
-  const auto& ab = impl_->prepared.program.at_boundary;
-  if (ab.empty()) return 0;
   // The op containing `event` starts at or before it: the last op whose first event <= event.
   const auto& ops = impl_->prepared.program.ops;
   auto it =

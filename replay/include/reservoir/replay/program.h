@@ -87,9 +87,6 @@ struct Program {
   std::vector<OpRoute> routes{OpRoute{}};  // Op::route's table; entry 0: default pool, no restore
   std::vector<sim::Addr> reservation_bases;  // expandable reservations, in the order they were made
   std::size_t events = 0;
-  // Position of each event boundary among the ops: boundary b (between events b-1 and b)
-  // lies before op at_boundary[b]. Size events + 1.
-  std::vector<std::uint32_t> at_boundary;
   HandleSlots handle_slots;  // assignHandleSlots: the seeds' slots and the count (the ops' are in Op::slot)
 };
 
@@ -106,8 +103,10 @@ inline const OpRoute& routeOf(const Program& program, const Op& op) { return pro
 // each checkpoint restore.
 std::uint32_t internRoute(Program& program, const OpRoute& route);
 
-// Fills `at_boundary` from the ops.
-void indexBoundaries(Program& program);
+// Position of event boundary b (between events b-1 and b) among the ops: the op it lies
+// before, i.e. the number of ops whose first event is before b (a binary search over the ops'
+// first events; a table per event was 4 bytes per event for a handful of lookups per edit).
+std::uint32_t opAtBoundary(const Program& program, std::size_t boundary);
 
 // Continues `program` from recorded event `from` by structure alone (used past a divergence):
 // a cache release followed by a new segment counts as the malloc's own release path.

@@ -20,6 +20,8 @@
 #include "reservoir/replay/callgraph.h"
 #include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/conformance.h"
+#include "reservoir/replay/event_times.h"
+#include "reservoir/replay/step_series.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/snapshot.h"
@@ -41,16 +43,16 @@ struct AllocationLifetimes {
 
 // Per-event values after each event, from the recording alone.
 struct EventSeries {
-  std::vector<std::int64_t> reserved;  // segment events on top of the window's start state
-  std::vector<std::int64_t> live;      // requested bytes of allocations alive (alloc .. free_completed)
-  std::vector<std::int64_t> mapped;    // bytes mapped in expandable segments (empty if none)
-  std::vector<std::int64_t> time_us;   // made nondecreasing
+  StepSeries reserved;                // segment events on top of the window's start state
+  std::vector<std::int64_t> live;     // requested bytes of allocations alive (alloc .. free_completed)
+  StepSeries mapped;                  // bytes mapped in expandable segments (empty if none)
+  EventTimes time_us;                 // made nondecreasing (read from the entries)
   std::vector<std::uint32_t> ooms;     // events that are oom entries
   std::uint32_t peak_reserved_event = 0;
   std::int64_t peak_reserved = 0;
   std::uint32_t peak_live_event = 0;
   std::int64_t peak_live = 0;
-  [[nodiscard]] std::size_t size() const { return reserved.size(); }
+  [[nodiscard]] std::size_t size() const { return live.size(); }
 };
 
 struct AnnotationMark {
@@ -65,6 +67,8 @@ struct AnnotationMark {
 // the report's.
 std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
                                             std::span<const std::int64_t> time_us);
+std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
+                                            const EventTimes& time_us);
 // The events' times made nondecreasing (a later event never shows an earlier time).
 std::vector<std::int64_t> nondecreasingTimes(const traces::DeviceTrace& trace);
 
@@ -102,9 +106,10 @@ struct ModelStage {
   Trace trace;                        // the load stage's trace (the same shared snapshot)
   PreparedTrace prepared;             // request stream kept: exports name each block's allocation from it
   std::unique_ptr<StateIndex> index;  // built on `prepared` (this object never moves)
-  RunResult run;                      // the baseline run (its timeline moved to the arrays below)
-  // Per op (after op j): modelled reserved, allocated and active bytes.
-  std::vector<std::int64_t> reserved, allocated, active;
+  RunResult run;                      // the baseline run (its curves moved to the arrays below)
+  // Per op (after op j): modelled reserved (its changes), allocated and active bytes.
+  StepSeries reserved;
+  std::vector<std::int64_t> allocated, active;
   std::unique_ptr<CallGraph> graph;
   std::vector<std::uint32_t> op_event;  // first event of each op (sorted)
   // The last op whose first event is <= event (kNoOp before the first op).

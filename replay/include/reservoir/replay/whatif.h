@@ -15,6 +15,7 @@
 #include "reservoir/replay/edited_run.h"
 #include "reservoir/replay/point.h"
 #include "reservoir/replay/program.h"
+#include "reservoir/replay/step_series.h"
 
 namespace reservoir::replay {
 
@@ -137,6 +138,14 @@ struct OpWindow {
   std::uint32_t begin = 0, end = 0;
 };
 
+// Per op (after op j) reserved, allocated and active bytes, as columns: the GUI's curves (a
+// TimelinePoint per op holds a fourth figure and is copied into these otherwise). Reserved changes
+// only at the ops that allocate or free a segment: its changes are kept.
+struct OpCurves {
+  StepSeries reserved;
+  std::vector<std::int64_t> allocated, active;
+};
+
 struct RunResult {
   PeakInfo peak_reserved;
   PeakInfo peak_allocated;
@@ -152,6 +161,7 @@ struct RunResult {
   double mean_reserved = 0;                     // reserved averaged over the ops (bytes)
   std::optional<std::int64_t> peak_in_windows;  // highest reserved inside RunSettings::peak_windows
   std::vector<TimelinePoint> timeline;          // after each op (keep_timeline)
+  OpCurves curves;                              // after each op (keep_curves)
   std::string invariant_failure;
   // Baseline only: how the modelled run compares with the recording.
   std::size_t address_drift = 0;               // events whose address differs from the recording's
@@ -181,7 +191,7 @@ Expected<WhatIfReport> runWhatIf(std::shared_ptr<const traces::Snapshot> snapsho
 struct PreparedTrace {
   std::shared_ptr<const traces::Snapshot> snapshot;  // shared: a prepared trace keeps its snapshot alive
   std::size_t device_index = 0;
-  traces::RequestStream requests;
+  traces::RequestStream requests;  // its event_allocation is dropped once the program is made
   Program program;
   ConformanceReport conformance;
   sim::AllocatorConfig recorded_config;
@@ -246,6 +256,7 @@ struct RunSettings {
   AddressModel address_model = AddressModel::kAnchored;
   bool analyze_peak = false;
   bool keep_timeline = false;
+  bool keep_curves = false;
   bool compare_with_recording = false;
   // The cleanups and releases among the edits only measure (RunResult::at_edits) and change
   // nothing: the baseline's figures at the edited run's points.
