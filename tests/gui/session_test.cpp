@@ -44,6 +44,32 @@ TEST(Session, FirstStageSeriesAgreeWithTheLifetimes) {
   EXPECT_GT(t.facts.events, 0u);
 }
 
+// A step series keeps only its changes and answers per event, searched or walked with a hint
+// (forwards, backwards, and in jumps).
+TEST(Session, AStepSeriesAnswersPerEventFromItsChanges) {
+  StepSeries s;
+  std::vector<std::int64_t> want;
+  std::uint32_t state = 12345;
+  std::int64_t v = 0;
+  for (std::uint32_t e = 0; e < 5000; ++e) {
+    state = state * 1103515245u + 12345u;
+    if ((state >> 16) % 13 == 0) v = (state >> 8) % 7;  // repeats of the same value are no change
+    s.push(e, v);
+    want.push_back(v);
+  }
+  ASSERT_EQ(s.size(), want.size());
+  EXPECT_LT(s.changeEvents().size(), want.size() / 5);
+  for (std::size_t e = 0; e < want.size(); ++e) ASSERT_EQ(s[e], want[e]) << e;
+  std::size_t hint = 0;
+  for (std::size_t e = want.size(); e-- > 0;) ASSERT_EQ(s.at(e, hint), want[e]) << e;
+  for (std::size_t e = 0; e < want.size(); e += 1 + e % 37) ASSERT_EQ(s.at(e, hint), want[e]) << e;
+  for (std::size_t k = 0; k < 200; ++k) {
+    const std::size_t e = (k * 7919) % want.size();
+    ASSERT_EQ(s.at(e, hint), want[e]) << e;
+  }
+  EXPECT_EQ(s.back(), want.back());
+}
+
 // A recording whose clock went back: the events before the next forward step take the time
 // before them, kept as runs, and the searches answer as over the times written out.
 TEST(Session, EventTimesRaiseWhatTheClockTookBack) {
@@ -78,6 +104,36 @@ TEST(Session, ModelStagePeakMatchesTheRecording) {
   std::int64_t reserved = 0;
   for (const auto& s : segs) reserved += static_cast<std::int64_t>(s.total_size);
   EXPECT_EQ(reserved, (*loaded)->series.reserved[(*loaded)->series.peak_reserved_event]);
+}
+
+// The curves come from the state index's replay, taken in pieces between its checkpoints: they
+// equal a plain run's timeline op for op, whatever the checkpoint spacing.
+TEST(Session, ModelStageCurvesEqualAPlainRunsTimeline) {
+  auto loaded = loadTraceFile(tinyTrace(), std::nullopt, nullptr, {});
+  ASSERT_TRUE(loaded);
+  for (std::uint32_t every : {1u, 7u, 64u, 1u << 20}) {
+    auto model = buildModelStage(**loaded, every, nullptr, {});
+    ASSERT_TRUE(model) << model.message();
+    const auto& m = **model;
+    RunSettings rs;
+    rs.config = m.prepared.recorded_config;
+    rs.fraction = m.prepared.fraction;
+    rs.compare_with_recording = true;
+    rs.keep_timeline = true;
+    const RunResult plain = replayProgram(m.prepared, {}, rs);
+    ASSERT_EQ(plain.timeline.size(), m.prepared.program.ops.size());
+    ASSERT_EQ(m.allocated.size(), plain.timeline.size()) << "every " << every;
+    ASSERT_EQ(m.reserved.size(), plain.timeline.size()) << "every " << every;
+    for (std::size_t j = 0; j < plain.timeline.size(); ++j) {
+      ASSERT_EQ(m.reserved[j], plain.timeline[j].reserved) << "op " << j << ", every " << every;
+      ASSERT_EQ(m.allocated[j], plain.timeline[j].allocated) << "op " << j << ", every " << every;
+      ASSERT_EQ(m.active[j], plain.timeline[j].active) << "op " << j << ", every " << every;
+    }
+    EXPECT_EQ(m.run.peak_reserved.bytes, plain.peak_reserved.bytes);
+    EXPECT_EQ(m.run.peak_allocated.op, plain.peak_allocated.op);
+    EXPECT_EQ(m.run.final_reserved, plain.final_reserved);
+    EXPECT_TRUE(m.run.curves.allocated.empty());  // handed over, not kept twice
+  }
 }
 
 TEST(Session, WhatIfOnThePreparedTraceEqualsRunWhatIf) {

@@ -148,6 +148,7 @@ namespace {
 struct Values {
   std::span<const TimelinePoint> timeline;
   const StepSeries* reserved = nullptr;
+  mutable std::size_t hint = 0;  // reserved's change index at the last lookup (walks go op by op)
   std::span<const std::int64_t> allocated;
   PeakQuantity q = PeakQuantity::kReserved;
   [[nodiscard]] std::size_t size() const {
@@ -156,7 +157,7 @@ struct Values {
   }
   [[nodiscard]] std::int64_t at(std::uint32_t op) const {
     if (!timeline.empty()) return q == PeakQuantity::kReserved ? timeline[op].reserved : timeline[op].allocated;
-    return q == PeakQuantity::kReserved ? (*reserved)[op] : allocated[op];
+    return q == PeakQuantity::kReserved ? reserved->at(op, hint) : allocated[op];
   }
 };
 

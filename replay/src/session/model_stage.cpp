@@ -69,16 +69,17 @@ Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadStage& loaded, s
   rs.config = m->prepared.recorded_config;
   rs.fraction = m->prepared.fraction;
   rs.compare_with_recording = true;
-  // The per-op timeline comes from a run of its own: a StateIndex keeping it would copy the
-  // timeline so far into every checkpoint (quadratic memory on long traces).
+  // One replay gives the checkpoints, the run's figures and the per-op curves (taken from the
+  // runner before each checkpoint is copied, so no checkpoint holds the curves so far).
+  rs.keep_curves = true;
   m->index =
       std::make_unique<StateIndex>(m->prepared, std::vector<ResolvedEdit>{}, rs, every, cancel, std::move(progress));
   if (m->index->cancelled()) return Status::error("cancelled");
-  rs.keep_curves = true;
-  m->run = replayProgram(m->prepared, {}, rs);
-  m->reserved = std::move(m->run.curves.reserved);
-  m->allocated = std::move(m->run.curves.allocated);
-  m->active = std::move(m->run.curves.active);
+  m->run = m->index->result();
+  OpCurves curves = m->index->takeCurves();
+  m->reserved = std::move(curves.reserved);
+  m->allocated = std::move(curves.allocated);
+  m->active = std::move(curves.active);
   m->graph = std::make_unique<CallGraph>(loaded.snapshot(), loaded.device_index);
   return m;
 }

@@ -231,6 +231,20 @@ bool Runner::inWindow(std::uint32_t op) const {
   return it != w.begin() && op < std::prev(it)->end;
 }
 
+void Runner::moveCurvesTo(OpCurves& out) {
+  OpCurves& c = r_.curves;
+  if (out.allocated.empty() && out.allocated.capacity() < c.allocated.capacity()) {
+    std::swap(out, c);  // `out` takes the reservation (one entry per op) and what is in it
+  } else {
+    out.reserved.append(c.reserved);
+    out.allocated.insert(out.allocated.end(), c.allocated.begin(), c.allocated.end());
+    out.active.insert(out.active.end(), c.active.begin(), c.active.end());
+  }
+  c.reserved = StepSeries{};
+  c.allocated.clear();  // the capacity stays for the next piece; a copy of the runner copies none of it
+  c.active.clear();
+}
+
 void Runner::step() {
   const std::uint32_t j = next_op_;
   while (next_item_ < items_.size() && items_[next_item_].op == j) applyItem(items_[next_item_++]);

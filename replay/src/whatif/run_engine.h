@@ -106,6 +106,9 @@ class Runner {
   [[nodiscard]] PeakAnalysis analyze() const;
   [[nodiscard]] const sim::CachingAllocator& model() const { return model_; }
   [[nodiscard]] const RunResult& result() const { return r_; }
+  // Moves the curves kept so far (keep_curves) to the end of `out`: a checkpoint copied after it
+  // does not copy them.
+  void moveCurvesTo(OpCurves& out);
   [[nodiscard]] sim::EventSink* wireSink();
 
  private:

@@ -13,6 +13,7 @@ struct StateIndex::Impl {
   std::uint32_t every;
   std::deque<detail::Runner> checkpoints;  // state before op k * every
   RunResult result;
+  OpCurves curves;  // taken from the runner before each checkpoint (keep_curves)
   bool cancelled = false;
 
   Impl(const PreparedTrace& p, std::vector<ResolvedEdit> e, RunSettings s, std::uint32_t ev)
@@ -30,6 +31,7 @@ StateIndex::StateIndex(const PreparedTrace& prepared, std::vector<ResolvedEdit> 
   const auto n = prepared.program.ops.size();
   while (!runner.done()) {
     if (runner.nextOp() % m.every == 0) {
+      if (m.settings.keep_curves) runner.moveCurvesTo(m.curves);
       m.checkpoints.emplace_back(runner);
       if (progress) progress(runner.nextOp(), n);
       if (cancel && cancel->load(std::memory_order_relaxed)) {
@@ -39,9 +41,12 @@ StateIndex::StateIndex(const PreparedTrace& prepared, std::vector<ResolvedEdit> 
     }
     runner.step();
   }
+  if (m.settings.keep_curves) runner.moveCurvesTo(m.curves);
   runner.finish();
   m.result = runner.result();
 }
+
+OpCurves StateIndex::takeCurves() { return std::move(impl_->curves); }
 
 StateIndex::~StateIndex() = default;
 

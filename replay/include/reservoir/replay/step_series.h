@@ -21,11 +21,32 @@ class StepSeries {
     }
     size_ = static_cast<std::size_t>(event) + 1;
   }
+  // Appends `later`, a series of the events after this one's (a run's curve taken in pieces).
+  void append(const StepSeries& later) {
+    for (std::size_t k = 0; k < later.events_.size(); ++k) {
+      if (!values_.empty() && values_.back() == later.values_[k]) continue;
+      events_.push_back(later.events_[k]);
+      values_.push_back(later.values_[k]);
+    }
+    size_ = std::max(size_, later.size_);
+  }
   // The value after event `event` (< size()).
   [[nodiscard]] std::int64_t operator[](std::size_t event) const { return values_[changeAt(event)]; }
   [[nodiscard]] std::int64_t back() const { return values_.back(); }
   [[nodiscard]] std::size_t size() const { return size_; }  // events
   [[nodiscard]] bool empty() const { return size_ == 0; }
+  // The same for walks that move an event or so at a time: `hint` is the change index of the
+  // previous call (start it at 0); checked against its neighbours before a search.
+  [[nodiscard]] std::int64_t at(std::size_t event, std::size_t& hint) const {
+    if (hint >= events_.size() || events_[hint] > event) {
+      if (hint > 0 && hint <= events_.size() && events_[hint - 1] <= event) --hint;
+      else hint = changeAt(event);
+    } else if (hint + 1 < events_.size() && events_[hint + 1] <= event) {
+      ++hint;
+      if (hint + 1 < events_.size() && events_[hint + 1] <= event) hint = changeAt(event);
+    }
+    return values_[hint];
+  }
   // The index of the change in effect after `event`.
   [[nodiscard]] std::size_t changeAt(std::size_t event) const {
     return static_cast<std::size_t>(std::upper_bound(events_.begin(), events_.end(), event) - events_.begin()) - 1;

@@ -284,6 +284,8 @@ class StateIndex {
   StateIndex& operator=(const StateIndex&) = delete;
 
   [[nodiscard]] const RunResult& result() const;  // the whole run (timeline per op when kept)
+  // The run's curves (keep_curves), handed over: result().curves stays empty.
+  [[nodiscard]] OpCurves takeCurves();
   [[nodiscard]] bool cancelled() const;
   // Segments and blocks after op `op` (kNoOp: before the first op).
   [[nodiscard]] std::vector<sim::SegmentView> segmentsAfterOp(std::uint32_t op) const;
