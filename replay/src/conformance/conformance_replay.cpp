@@ -465,7 +465,7 @@ void Driver::doFree(std::size_t i) {
   handles_[id.value()] = {};
   Op op = makeOp(OpKind::kFree);
   op.alloc = id;
-  op.stream = trace_.events[i].stream;
+  if (options_.program) op.stream_entry = internStream(*options_.program, trace_.events[i].stream);
   op.stack = a.stack;
   op.deferred = a.deferredFree();
   pushOp(op, i, oracle_.pos);
@@ -481,7 +481,7 @@ void Driver::pushOp(Op op, std::size_t first, std::size_t end) {
     if (trace_.events[i].action != Action::kFreeCompleted) continue;
     const AllocationId id = req_.event_allocation[i];
     if (id.valid() && free_op_[id.value()] != kNoOp && p.ops[free_op_[id.value()]].deferred)
-      p.ops[free_op_[id.value()]].completes_at = index;
+      p.ops[free_op_[id.value()]].link = index;  // its completion
     else if (id.valid() && free_op_[id.value()] == kNoOp && req_.allocations[id.value()].beforeWindow())
       p.seed_completes_at.emplace_back(id, index);  // a pending block of the seeded start state
   }
@@ -515,7 +515,7 @@ void Driver::doGroup() {
     detail::modelEmptyCache(model_, pool, true);
     if (oracle_.failed) return;
     Op op = makeOp(OpKind::kEmptyCache);
-    if (options_.program) op.route = internRoute(*options_.program, OpRoute{pool, std::nullopt, true});
+    if (options_.program) op.link = internRoute(*options_.program, OpRoute{pool, std::nullopt, true});
     pushOp(op, first, oracle_.pos);
     first = oracle_.pos;
     if (first == k && !malloc_follows) return;  // the group was the pool's alone
@@ -528,7 +528,7 @@ void Driver::doGroup() {
   Op empty = makeOp(OpKind::kEmptyCache);
   const auto released = releaseFreedPools(first, k);
   if (options_.program && released)
-    empty.route = internRoute(*options_.program, OpRoute{released, std::nullopt, false});
+    empty.link = internRoute(*options_.program, OpRoute{released, std::nullopt, false});
   if (!malloc_follows) {
     current_request_ = Request::kEmptyCacheAlone;
     current_stack_ = StackId(0);
@@ -650,12 +650,12 @@ void Driver::doMalloc(std::size_t k, std::size_t first) {
   Op op = makeOp(OpKind::kMalloc);
   op.alloc = id;
   op.size = t.size;
-  op.stream = t.stream;
   op.stack = t.stack;
   op.recorded_oom = t.action == Action::kOom;
-  if (options_.program)
-    op.route = internRoute(*options_.program,
-                           OpRoute{route, restore ? std::optional<sim::Addr>(t.addr) : std::nullopt});
+  if (options_.program) {
+    op.stream_entry = internStream(*options_.program, t.stream);
+    op.link = internRoute(*options_.program, OpRoute{route, restore ? std::optional<sim::Addr>(t.addr) : std::nullopt});
+  }
   pushOp(op, first, oracle_.pos);
 }
 

@@ -43,7 +43,7 @@ std::vector<std::uint64_t> requestKeys(const PreparedTrace& p, std::vector<std::
   for (std::uint32_t i = 0; i < p.program.ops.size(); ++i) {
     const Op& op = p.program.ops[i];
     if (op.kind != OpKind::kMalloc) continue;
-    keys.push_back(stackKey(op.stack) ^ (op.stream == 0 ? 0 : 0x9e3779b97f4a7c15ull));
+    keys.push_back(stackKey(op.stack) ^ (streamOf(p.program, op) == 0 ? 0 : 0x9e3779b97f4a7c15ull));
     ops->push_back(i);
   }
   return keys;

@@ -61,7 +61,7 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   p.completes_at_by_tag.assign(p.requests.allocations.size() + 1, kNoOp);
   for (const Op& op : p.program.ops)
     if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid())
-      p.completes_at_by_tag[op.alloc.value() + 1u] = op.completes_at;
+      p.completes_at_by_tag[op.alloc.value() + 1u] = completesAt(op);
   for (const auto& [id, at] : p.program.seed_completes_at) p.completes_at_by_tag[id.value() + 1u] = at;
   assignHandleSlots(p.program, p.requests.allocations.size());
   return p;

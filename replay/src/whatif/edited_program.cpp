@@ -117,11 +117,11 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
         b.kind = BackendOpKind::kMalloc;
         b.alloc = op.alloc.valid() ? op.alloc.value() : kNoAllocation;
         b.size = op.size;
-        b.stream = op.stream;
+        b.stream = streamOf(program, op);
         b.pool = routeOf(program, op).pool;
         b.restore_at = routeOf(program, op).restore_at;
         b.recorded_oom = op.recorded_oom;
-        streams.insert(op.stream);
+        streams.insert(b.stream);
         ++out.mallocs;
         if (b.alloc != kNoAllocation) live.insert(b.alloc);
         break;
@@ -129,9 +129,9 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
         if (!op.alloc.valid() || released.count(op.alloc.value()) != 0) continue;  // freed by a release
         b.kind = BackendOpKind::kFree;
         b.alloc = op.alloc.value();
-        b.stream = op.stream;
+        b.stream = streamOf(program, op);
         b.deferred = op.deferred;
-        b.completes_at = op.completes_at;
+        b.completes_at = completesAt(op);
         ++out.frees;
         if (op.deferred) ++out.deferred_frees;
         live.erase(b.alloc);

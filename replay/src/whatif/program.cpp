@@ -6,6 +6,14 @@ namespace reservoir::replay {
 
 using traces::Action;
 
+std::uint32_t internStream(Program& p, sim::StreamId stream) {
+  // A trace has a handful of streams, the default one nearly always: a scan is enough.
+  for (std::size_t k = 0; k < p.streams.size(); ++k)
+    if (p.streams[k] == stream) return static_cast<std::uint32_t>(k);
+  p.streams.push_back(stream);
+  return static_cast<std::uint32_t>(p.streams.size() - 1);
+}
+
 std::uint32_t internRoute(Program& p, const OpRoute& route) {
   if (!route.pool && !route.restore_at) return 0;
   // Pool-only routes are a handful (one per private pool): look them up; each restore is its own.
@@ -100,7 +108,7 @@ void appendStructurally(const traces::DeviceTrace& trace, const traces::RequestS
       if (trace.events[i].action != Action::kFreeCompleted) continue;
       const AllocationId id = req.event_allocation[i];
       if (id.valid() && free_op[id.value()] != kNoOp && program.ops[free_op[id.value()]].deferred)
-        program.ops[free_op[id.value()]].completes_at = op;
+        program.ops[free_op[id.value()]].link = op;  // its completion
     }
   };
   std::size_t pos = from;
@@ -110,7 +118,7 @@ void appendStructurally(const traces::DeviceTrace& trace, const traces::RequestS
     if (e.action == Action::kFreeRequested) {
       Op op = makeOp(OpKind::kFree, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1));
       op.alloc = req.event_allocation[pos];
-      op.stream = e.stream;
+      op.stream_entry = internStream(program, e.stream);
       op.stack = op.alloc.valid() ? req.allocations[op.alloc.value()].stack : e.stack;
       op.deferred = op.alloc.valid() && req.allocations[op.alloc.value()].deferredFree();
       if (!op.deferred && pos + 1 < n && trace.events[pos + 1].action == Action::kFreeCompleted) op.end_event++;
@@ -149,7 +157,7 @@ void appendStructurally(const traces::DeviceTrace& trace, const traces::RequestS
     Op op = makeOp(OpKind::kMalloc, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(k + 1));
     op.alloc = req.event_allocation[k];
     op.size = t.size;
-    op.stream = t.stream;
+    op.stream_entry = internStream(program, t.stream);
     op.stack = t.stack;
     op.recorded_oom = t.action == Action::kOom;
     note_completions(pos, k, static_cast<std::uint32_t>(program.ops.size()));

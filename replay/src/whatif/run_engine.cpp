@@ -155,11 +155,11 @@ void Runner::runOp(std::uint32_t j) {
     case OpKind::kMalloc: {
       const std::uint64_t tag = op.alloc.valid() ? op.alloc.value() + 1u : 0u;
       const OpRoute& route = routeOf(p_.program, op);
-      const auto res = detail::modelMalloc(model_, op.size, op.stream, tag, route.pool, route.restore_at);
+      const auto res = detail::modelMalloc(model_, op.size, streamOf(p_.program, op), tag, route.pool, route.restore_at);
       const std::uint64_t request = mallocs_++;
       if (!res.ok()) {
         if (!r_.oom)
-          r_.oom = OomInfo{j, op.first_event, op.size, op.stream, op.stack, 0, request, reserved(), allocated()};
+          r_.oom = OomInfo{j, op.first_event, op.size, streamOf(p_.program, op), op.stack, 0, request, reserved(), allocated()};
         ++r_.oom->count;
       } else if (const std::uint32_t slot = slotOf(j); slot != HandleSlots::kNone) {
         holdSlot(slot);

@@ -37,7 +37,10 @@ struct OpRoute {
   friend bool operator==(const OpRoute&, const OpRoute&) = default;
 };
 
-// One request of the program: 48 bytes (at 20 M events the ops are the model's largest table).
+// One request of the program: 40 bytes (at 20 M events the ops are the model's largest table).
+// The stream is an entry in Program::streams (a trace has a handful), and one field holds what
+// only mallocs and empty_caches have (a route) or only frees have (a completion): read them with
+// streamOf, routeOf and completesAt.
 struct Op {
   OpKind kind = OpKind::kMalloc;
   bool deferred = false;          // free with record_stream uses: completes later
@@ -46,17 +49,19 @@ struct Op {
   std::uint32_t end_event = 0;
   AllocationId alloc;       // malloc / free
   sim::ByteCount size = 0;  // malloc: requested bytes (an oom records the rounded size)
-  sim::StreamId stream = 0;
-  StackId stack;                       // the allocation's stack
-  std::uint32_t completes_at = kNoOp;  // deferred free: the op at whose start the recording retired it
-  std::uint32_t route = 0;             // malloc: its entry in Program::routes (0: default pool, no restore)
-  std::uint32_t slot = ~0u;            // malloc / free: its handle slot (assignHandleSlots; in the padding)
+  StackId stack;            // the allocation's stack
+  // Malloc and empty_cache: its entry in Program::routes (0: default pool, no restore). Free: the
+  // op at whose start the recording retired it when deferred, else kNoOp (makeOp sets it).
+  std::uint32_t link = 0;
+  std::uint32_t stream_entry = 0;  // its entry in Program::streams (0: the default stream)
+  std::uint32_t slot = ~0u;        // malloc / free: its handle slot (assignHandleSlots)
 };
-static_assert(sizeof(Op) <= 48, "Op grew: it is one per request of the trace");
+static_assert(sizeof(Op) <= 40, "Op grew: it is one per request of the trace");
 
 inline Op makeOp(OpKind kind, std::uint32_t first = 0, std::uint32_t end = 0) {
   Op op;
   op.kind = kind;
+  op.link = kind == OpKind::kFree ? kNoOp : 0;
   op.first_event = first;
   op.end_event = end;
   return op;
@@ -84,7 +89,8 @@ struct Program {
   // start the recording retired each (its free_completed), for the what-if completion model.
   std::vector<std::pair<AllocationId, std::uint32_t>> seed_completes_at;
   std::vector<traces::PoolId> private_pools;
-  std::vector<OpRoute> routes{OpRoute{}};  // Op::route's table; entry 0: default pool, no restore
+  std::vector<OpRoute> routes{OpRoute{}};  // the routes ops link to; entry 0: default pool, no restore
+  std::vector<sim::StreamId> streams{0};   // Op::stream_entry's table; entry 0: the default stream
   std::vector<sim::Addr> reservation_bases;  // expandable reservations, in the order they were made
   std::size_t events = 0;
   HandleSlots handle_slots;  // assignHandleSlots: the seeds' slots and the count (the ops' are in Op::slot)
@@ -97,8 +103,17 @@ void assignHandleSlots(Program& program, std::size_t allocations);
 // Whether `program`'s ops carry their slots (assignHandleSlots ran on all of them).
 bool hasHandleSlots(const Program& program);
 
-// An op's route (its pool and checkpoint restore; entry 0 when it has none).
-inline const OpRoute& routeOf(const Program& program, const Op& op) { return program.routes[op.route]; }
+// An op's route (its pool and checkpoint restore; entry 0 when it has none, and for a free).
+inline const OpRoute& routeOf(const Program& program, const Op& op) {
+  return program.routes[op.kind == OpKind::kFree ? 0 : op.link];
+}
+// A free's completion: the op at whose start the recording retired it (kNoOp when not deferred,
+// and for other ops).
+inline std::uint32_t completesAt(const Op& op) { return op.kind == OpKind::kFree ? op.link : kNoOp; }
+// An op's recorded stream.
+inline sim::StreamId streamOf(const Program& program, const Op& op) { return program.streams[op.stream_entry]; }
+// The table entry for `stream` (added when new).
+std::uint32_t internStream(Program& program, sim::StreamId stream);
 // The table entry for `route`: 0 for none, the existing entry of a pool-only route, a new one for
 // each checkpoint restore.
 std::uint32_t internRoute(Program& program, const OpRoute& route);
