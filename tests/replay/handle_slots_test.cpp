@@ -100,3 +100,37 @@ TEST(HandleSlots, AReplayIsTheSameWithThePreparedSlotsOrItsOwn) {
 
 }  // namespace
 }  // namespace reservoir::replay
+
+namespace reservoir::replay {
+namespace {
+
+// An event boundary's op, found by a binary search or by a cursor galloping over a point's gaps:
+// the same answer for boundaries in order, repeated, going back, past the end, and on ops that
+// share or skip events.
+TEST(OpBoundaries, TheCursorAnswersAsTheSearch) {
+  Program p;
+  std::uint32_t e = 0;
+  for (std::uint32_t j = 0; j < 3000; ++j) {
+    e += (j * 7919u) % 5;  // 0: an op starting with the one before (its first event is shared)
+    p.ops.push_back(makeOp(OpKind::kMalloc, e, e + 1));
+  }
+  p.events = e + 3;
+  auto brute = [&](std::size_t b) {
+    std::uint32_t n = 0;
+    for (const Op& op : p.ops) n += op.first_event < b ? 1u : 0u;
+    return n;
+  };
+  OpBoundaryCursor cursor(p);
+  std::vector<std::size_t> boundaries;
+  for (std::size_t b = 0; b <= p.events + 2; b += 3) boundaries.push_back(b);  // in order
+  for (std::size_t k = 0; k < 400; ++k) boundaries.push_back((k * 104729u) % (p.events + 4));  // anywhere
+  boundaries.push_back(boundaries.back());
+  for (const std::size_t b : boundaries) {
+    ASSERT_EQ(opAtBoundary(p, b), brute(b)) << "boundary " << b;
+    ASSERT_EQ(cursor.at(b), brute(b)) << "boundary " << b;
+  }
+  EXPECT_EQ(OpBoundaryCursor(Program{}).at(5), 0u);
+}
+
+}  // namespace
+}  // namespace reservoir::replay

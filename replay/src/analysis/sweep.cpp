@@ -45,7 +45,8 @@ std::optional<Candidate> cleanupCandidateAt(const PreparedTrace& p, const std::s
   e.point = *point;
   c.cleanups = gaps.size();
   c.first_op = kNoOp;
-  for (const Gap& g : gaps) c.first_op = std::min(c.first_op, opAtBoundary(p.program, g.boundary));
+  OpBoundaryCursor at(p.program);
+  for (const Gap& g : gaps) c.first_op = std::min(c.first_op, at.at(g.boundary));
   c.edits.push_back(ResolvedEdit{e, std::move(gaps)});
   return c;
 }

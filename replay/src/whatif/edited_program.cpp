@@ -41,10 +41,11 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
     out.seed_allocations.push_back(id.valid() ? id.value() : kNoAllocation);
 
   std::vector<Item> items;
+  OpBoundaryCursor at(program);
   for (std::size_t e = 0; e < edits.size(); ++e) {
     out.edits.push_back(edits[e].edit.text);
     for (const Gap& g : edits[e].gaps)
-      items.push_back(Item{opAtBoundary(program, g.boundary), g, detail::kindOrder(edits[e].edit.kind),
+      items.push_back(Item{at.at(g.boundary), g, detail::kindOrder(edits[e].edit.kind),
                            static_cast<std::int32_t>(e)});
   }
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {

@@ -55,9 +55,10 @@ sim::EventSink* Runner::wireSink() {
 }
 
 void Runner::addEdits(const std::vector<ResolvedEdit>& edits) {
+  OpBoundaryCursor at(p_.program);
   for (const auto& e : edits)
     for (const Gap& g : e.gaps) {
-      const std::uint32_t op = opAtBoundary(p_.program, g.boundary);
+      const std::uint32_t op = at.at(g.boundary);
       if (op >= next_op_) items_.push_back(Item{op, g, kindOrder(e.edit.kind), &e});
     }
   sortItems();

@@ -122,6 +122,18 @@ std::uint32_t internRoute(Program& program, const OpRoute& route);
 // before, i.e. the number of ops whose first event is before b (a binary search over the ops'
 // first events; a table per event was 4 bytes per event for a handful of lookups per edit).
 std::uint32_t opAtBoundary(const Program& program, std::size_t boundary);
+// The same for the boundaries of a point (thousands of gaps, in trace order): each is found by
+// galloping forward from the one before, a smaller boundary searching afresh.
+class OpBoundaryCursor {
+ public:
+  explicit OpBoundaryCursor(const Program& program) : program_(program) {}
+  [[nodiscard]] std::uint32_t at(std::size_t boundary);
+
+ private:
+  const Program& program_;
+  std::size_t boundary_ = 0;
+  std::size_t pos_ = 0;  // opAtBoundary(program_, boundary_)
+};
 
 // Continues `program` from recorded event `from` by structure alone (used past a divergence):
 // a cache release followed by a new segment counts as the malloc's own release path.
