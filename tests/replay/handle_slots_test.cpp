@@ -70,8 +70,8 @@ TEST(HandleSlots, AReplayIsTheSameWithThePreparedSlotsOrItsOwn) {
   const HandleSlots& slots = prepared->program.handle_slots;
   EXPECT_TRUE(slots.op.empty()) << "the ops carry their slots: no memory per op";
   EXPECT_GT(slots.count, 0u);
-  EXPECT_LT(slots.count, prepared->requests.allocations.size()) << "slots are reused";
-  const HandleSlots computed = computeHandleSlots(prepared->program, prepared->requests.allocations.size());
+  EXPECT_LT(slots.count, prepared->allocation_stacks.size()) << "slots are reused";
+  const HandleSlots computed = computeHandleSlots(prepared->program, prepared->allocation_stacks.size());
   for (std::size_t j = 0; j < prepared->program.ops.size(); ++j) ASSERT_EQ(prepared->program.ops[j].slot, computed.op[j]) << j;
   auto edits = resolveEdits(*prepared, {*parseCleanup("after:state_dict_loader.py:load"),
                                         *parseRelease("state_dict_loader.py:load@after:state_dict_loader.py:load")});

@@ -62,8 +62,7 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
   RunResult run = replayProgram(p, edits, settings);
   (void)run;
   auto stackOfTag = [&](std::uint64_t tag) -> StackId {
-    if (tag == 0 || tag - 1 >= p.requests.allocations.size()) return StackId(0);
-    return p.requests.allocations[tag - 1].stack;
+    return tag == 0 ? StackId(0) : p.allocationStack(tag - 1);
   };
   out.devices.resize(src.devices.size());
   for (std::size_t d = 0; d < src.devices.size(); ++d) out.devices[d].device = src.devices[d].device;

@@ -76,7 +76,7 @@ ReportFacts reportFacts(const ReportInput& input, const PreparedTrace& p) {
     f.last_time_us = std::max(trace.events.back().time_us, f.first_time_us);
     for (const auto& e : trace.events) f.last_time_us = std::max(f.last_time_us, e.time_us);
   }
-  f.allocations = p.requests.allocations.size();
+  f.allocations = p.allocation_stacks.size();
   f.frames = snap.frames.size();
   f.stacks = snap.stackCount();
   f.recorded_settings = snap.settings.alloc_conf;

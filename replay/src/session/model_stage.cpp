@@ -47,10 +47,9 @@ PeakAnalysis cacheAtEvent(const ModelStage& stage, std::uint32_t event) {
       before_first ? startValue(stage.prepared, PeakQuantity::kReserved) : stage.reserved[op];
   const std::int64_t allocated =
       before_first ? startValue(stage.prepared, PeakQuantity::kAllocated) : stage.allocated[op];
-  const auto& allocations = stage.prepared.requests.allocations;
   const auto segments = stage.stateAtEvent(event);
   return analyzeCache(segments, stage.prepared.recorded_config, reserved, allocated, [&](std::uint64_t tag) {
-    return tag - 1 < allocations.size() ? allocations[tag - 1].stack : StackId(0);
+    return tag == 0 ? StackId(0) : stage.prepared.allocationStack(tag - 1);
   });
 }
 

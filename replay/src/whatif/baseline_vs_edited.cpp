@@ -23,7 +23,8 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   ConformanceOptions opts;
   opts.env = env;
   opts.program = &p.program;
-  opts.request_stream = &p.requests;  // built once, by the conformance replay
+  traces::RequestStream requests;
+  opts.request_stream = &requests;  // built once, by the conformance replay
   opts.find_peak_resets = false;      // a what-if uses the events, not the capture's peaks
   opts.find_missing_fraction = false;  // nor a search for a fraction (check and replay do it)
   opts.cancel = cancel;
@@ -31,8 +32,10 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   if (!report) return report.status();
   if (cancel && cancel->load()) return Status::error("cancelled");
   p.conformance = std::move(*report);
-  // The ops carry their allocations: the per-event links are no longer needed (4 bytes per event).
-  std::vector<AllocationId>().swap(p.requests.event_allocation);
+  // The ops carry their allocations and sizes: of the stream only the stacks are kept.
+  p.allocation_stacks.reserve(requests.allocations.size());
+  for (const auto& a : requests.allocations) p.allocation_stacks.push_back(a.stack);
+  requests = {};
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
   std::int64_t seeded = 0;
@@ -58,12 +61,12 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
     if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentFree)
       p.recorded_segment_events.push_back({e.action == Action::kSegmentAlloc, e.size, e.addr});
   }
-  p.completes_at_by_tag.assign(p.requests.allocations.size() + 1, kNoOp);
+  p.completes_at_by_tag.assign(p.allocation_stacks.size() + 1, kNoOp);
   for (const Op& op : p.program.ops)
     if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid())
       p.completes_at_by_tag[op.alloc.value() + 1u] = completesAt(op);
   for (const auto& [id, at] : p.program.seed_completes_at) p.completes_at_by_tag[id.value() + 1u] = at;
-  assignHandleSlots(p.program, p.requests.allocations.size());
+  assignHandleSlots(p.program, p.allocation_stacks.size());
   return p;
 }
 
@@ -72,8 +75,8 @@ namespace {
 // A release whose selector matches no allocation's stack would silently free nothing.
 Status selectorMatchesSomething(const PreparedTrace& prepared, const FrameSpec& selector) {
   StackMatcher matcher(*prepared.snapshot, selector);
-  for (const auto& a : prepared.requests.allocations)
-    if (matcher.matches(a.stack)) return {};
+  for (const StackId stack : prepared.allocation_stacks)
+    if (matcher.matches(stack)) return {};
   std::string near;
   for (const auto& n : closestFrameNames(*prepared.snapshot, selector.text, 6)) near += (near.empty() ? "" : ", ") + n;
   return Status::usage(

@@ -64,7 +64,7 @@ EditedProgram flattenProgram(const PreparedTrace& prepared, const std::vector<Re
 
   std::vector<std::optional<StackMatcher>> matchers(edits.size());
   auto stackOf = [&](std::uint32_t id) {
-    return id < prepared.requests.allocations.size() ? prepared.requests.allocations[id].stack : StackId(0);
+    return prepared.allocationStack(id);
   };
 
   auto emitItem = [&](const Item& item) {

@@ -33,7 +33,7 @@ void Runner::bindSlots() {
   if (hasHandleSlots(p_.program)) {
     slots_ = &p_.program.handle_slots;
   } else {
-    own_slots_ = std::make_shared<const HandleSlots>(computeHandleSlots(p_.program, p_.requests.allocations.size()));
+    own_slots_ = std::make_shared<const HandleSlots>(computeHandleSlots(p_.program, p_.allocation_stacks.size()));
     slots_ = own_slots_.get();
     op_slots_ = own_slots_->op.data();
   }

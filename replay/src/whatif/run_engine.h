@@ -113,7 +113,7 @@ class Runner {
 
  private:
   [[nodiscard]] StackId stackOf(std::size_t alloc_id) const {
-    return alloc_id < p_.requests.allocations.size() ? p_.requests.allocations[alloc_id].stack : StackId(0);
+    return p_.allocationStack(alloc_id);
   }
   void sortItems();
   void seed();

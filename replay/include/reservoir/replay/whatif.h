@@ -191,7 +191,13 @@ Expected<WhatIfReport> runWhatIf(std::shared_ptr<const traces::Snapshot> snapsho
 struct PreparedTrace {
   std::shared_ptr<const traces::Snapshot> snapshot;  // shared: a prepared trace keeps its snapshot alive
   std::size_t device_index = 0;
-  traces::RequestStream requests;  // its event_allocation is dropped once the program is made
+  // Each allocation's stack, by allocation id (what edits, exports and the state's blocks name):
+  // all a prepared trace needs of the request stream once the program is made (40 bytes per
+  // allocation were kept otherwise).
+  std::vector<StackId> allocation_stacks;
+  [[nodiscard]] StackId allocationStack(std::size_t id) const {
+    return id < allocation_stacks.size() ? allocation_stacks[id] : StackId(0);
+  }
   Program program;
   ConformanceReport conformance;
   sim::AllocatorConfig recorded_config;
