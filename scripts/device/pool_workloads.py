@@ -92,13 +92,19 @@ def captured_step(model, x, warmups):
     return g, loss
 
 
-def graph_workload(release):
+def replayed_graph():
+    """A model, a graph of its training step in the graph's own pool, replayed three times."""
     model = mlp(512, 2048)
     static_x = torch.randn(64, 512, device="cuda")
     g, static_loss = captured_step(model, static_x, 3)
     for _ in range(3):
         static_x.copy_(torch.randn(64, 512, device="cuda"))
         g.replay()
+    return model, static_x, g, static_loss
+
+
+def graph_workload(release):
+    model, static_x, g, static_loss = replayed_graph()
     g2 = torch.cuda.CUDAGraph()
     static_x2 = torch.randn(32, 512, device="cuda")
     with torch.no_grad(), torch.cuda.graph(g2, pool=g.pool()):
@@ -188,12 +194,7 @@ def mempool_released_workload(gone=False):
 
 
 def graph_gone_workload():
-    model = mlp(512, 2048)
-    static_x = torch.randn(64, 512, device="cuda")
-    g, static_loss = captured_step(model, static_x, 3)
-    for _ in range(3):
-        static_x.copy_(torch.randn(64, 512, device="cuda"))
-        g.replay()
+    model, static_x, g, static_loss = replayed_graph()
     del g, static_loss, static_x
     for p in model.parameters():
         p.grad = None  # captured into the graph's pool

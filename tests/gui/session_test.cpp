@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 
 #include "reservoir/replay/session.h"
@@ -86,6 +87,8 @@ TEST(Session, EventTimesRaiseWhatTheClockTookBack) {
     EXPECT_EQ(times.lowerBound(t), static_cast<std::size_t>(std::lower_bound(want.begin(), want.end(), t) - want.begin()));
     EXPECT_EQ(times.upperBound(t), static_cast<std::size_t>(std::upper_bound(want.begin(), want.end(), t) - want.begin()));
   }
+  EXPECT_EQ(times.upperBound(std::numeric_limits<std::int64_t>::max()), want.size());
+  EXPECT_EQ(times.lowerBound(std::numeric_limits<std::int64_t>::min()), 0u);
   EXPECT_EQ(EventTimes(traces::DeviceTrace{}).size(), 0u);
 }
 

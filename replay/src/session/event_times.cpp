@@ -1,6 +1,7 @@
 #include "reservoir/replay/event_times.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace reservoir::replay {
 
@@ -45,13 +46,8 @@ std::size_t EventTimes::lowerBound(std::int64_t t) const {
 }
 
 std::size_t EventTimes::upperBound(std::int64_t t) const {
-  std::size_t lo = 0, hi = size();
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if ((*this)[mid] <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  // The first time > t is the first >= t + 1 (times are integers); none is above the largest.
+  return t == std::numeric_limits<std::int64_t>::max() ? size() : lowerBound(t + 1);
 }
 
 }  // namespace reservoir::replay

@@ -23,11 +23,7 @@ class StepSeries {
   }
   // Appends `later`, a series of the events after this one's (a run's curve taken in pieces).
   void append(const StepSeries& later) {
-    for (std::size_t k = 0; k < later.events_.size(); ++k) {
-      if (!values_.empty() && values_.back() == later.values_[k]) continue;
-      events_.push_back(later.events_[k]);
-      values_.push_back(later.values_[k]);
-    }
+    for (std::size_t k = 0; k < later.events_.size(); ++k) push(later.events_[k], later.values_[k]);
     size_ = std::max(size_, later.size_);
   }
   // The value after event `event` (< size()).
