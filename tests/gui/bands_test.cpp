@@ -15,10 +15,10 @@ namespace {
 struct FakeTrace {
   std::vector<std::uint32_t> begin, end, event_allocation;
   std::vector<std::uint64_t> size;
-  std::vector<std::int64_t> live;
+  replay::CompactSeries live;
   std::vector<StackId> stack;              // per allocation: one of 8 stacks, or none
   std::vector<std::uint32_t> stack_first;  // per stack
-  LifetimeView view() const { return {begin, end, size, event_allocation, live}; }
+  LifetimeView view() const { return {begin, end, size, event_allocation, &live}; }
   std::vector<std::uint8_t> classes;       // eventSizeClasses
   LifetimeView viewWithStacks() const {
     LifetimeView v = view();

@@ -8,7 +8,7 @@ namespace reservoir::gui {
 
 LifetimeView RecordedPlot::lifetimes() const {
   const auto& l = trace->lifetimes;
-  return LifetimeView{l.begin, l.end, l.size, l.event_allocation, trace->series.live, event_size_class,
+  return LifetimeView{l.begin, l.end, l.size, l.event_allocation, &trace->series.live, event_size_class,
                       l.stack, stack_first};
 }
 

@@ -58,7 +58,7 @@ class LiveBlocks {
     std::int64_t counted = 0;
     for (auto a : big_) counted += size(a);
     for (auto f : shown_) counted += bytes_[lt_.stack[f].value()];
-    const std::int64_t grey = lt_.live[event] - counted;
+    const std::int64_t grey = (*lt_.live)[event] - counted;
     std::int64_t y = 0;
     if (grey > 0) {
       out.spans.push_back(BandSpan{0, grey, kMergedBand});
@@ -150,7 +150,7 @@ BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> 
   const auto min_class = static_cast<std::uint8_t>(floorLog2(static_cast<std::uint64_t>(live.floor())) + 1);
   std::uint32_t at = ColumnRange::kNone;  // the event `live` is for
   for (std::uint32_t e : rep) {
-    if (e != ColumnRange::kNone && e < lt.live.size()) {
+    if (e != ColumnRange::kNone && e < lt.live->size()) {
       // Sweep forward; start afresh when the jump is longer than a scan of all allocations.
       if (at == ColumnRange::kNone || e < at || e - at > lt.size.size()) {
         live.scan(e);

@@ -13,6 +13,7 @@
 
 #include "geometry/axis.h"
 #include "reservoir/core/strong_id.h"
+#include "reservoir/replay/compact_series.h"
 
 namespace reservoir::gui {
 
@@ -21,7 +22,7 @@ struct LifetimeView {
   std::span<const std::uint32_t> begin, end;
   std::span<const std::uint64_t> size;
   std::span<const std::uint32_t> event_allocation;  // per event; kNoAllocation for others
-  std::span<const std::int64_t> live;               // sum of live sizes after each event
+  const replay::CompactSeries* live = nullptr;      // sum of live sizes after each event
   // Optional, per event (eventSizeClasses): its allocation's size class and whether it starts
   // or ends a block, so the sweep skips the events that change no band without touching the
   // allocation arrays.

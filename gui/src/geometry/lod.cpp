@@ -6,6 +6,8 @@ namespace reservoir::gui {
 
 MinMaxPyramid::MinMaxPyramid(std::span<const std::int64_t> values) : values_(values) { build(); }
 
+MinMaxPyramid::MinMaxPyramid(const replay::CompactSeries& values) : compact_(&values) { build(); }
+
 MinMaxPyramid::MinMaxPyramid(std::span<const std::uint32_t> step_events, std::span<const std::int64_t> step_values,
                              std::size_t size)
     : values_(step_values), steps_(step_events), size_(size) {
@@ -18,35 +20,36 @@ std::uint32_t MinMaxPyramid::stepOf(std::uint32_t event) const {
 }
 
 void MinMaxPyramid::build() {
-  const std::span<const std::int64_t> values = values_;
-  std::span<const std::int64_t> lo = values, hi = values;
+  // Level 1 from the values (plain or compact), each level above from the one below.
+  std::size_t n = valueCount();
   std::vector<std::uint32_t> prev_arg;
-  std::size_t n = values.size(), block = 1;
   while (n > kFan) {
     const std::size_t m = (n + kFan - 1) / kFan;
     std::vector<std::int64_t> mn(m), mx(m);
     std::vector<std::uint32_t> ag(m);
+    const bool first = min_.empty();
+    const std::int64_t* lo = first ? nullptr : min_.back().data();
+    const std::int64_t* hi = first ? nullptr : max_.back().data();
     for (std::size_t i = 0; i < m; ++i) {
       const std::size_t a = i * kFan, b = std::min(n, a + kFan);
-      mn[i] = lo[a];
-      mx[i] = hi[a];
-      ag[i] = prev_arg.empty() ? static_cast<std::uint32_t>(a) : prev_arg[a];
+      mn[i] = first ? value(a) : lo[a];
+      mx[i] = first ? mn[i] : hi[a];
+      ag[i] = first ? static_cast<std::uint32_t>(a) : prev_arg[a];
       for (std::size_t k = a + 1; k < b; ++k) {
-        mn[i] = std::min(mn[i], lo[k]);
-        if (hi[k] > mx[i]) {
-          mx[i] = hi[k];
-          ag[i] = prev_arg.empty() ? static_cast<std::uint32_t>(k) : prev_arg[k];
+        const std::int64_t l = first ? value(k) : lo[k];
+        const std::int64_t h = first ? l : hi[k];
+        mn[i] = std::min(mn[i], l);
+        if (h > mx[i]) {
+          mx[i] = h;
+          ag[i] = first ? static_cast<std::uint32_t>(k) : prev_arg[k];
         }
       }
     }
     min_.push_back(std::move(mn));
     max_.push_back(std::move(mx));
     argmax_.push_back(std::move(ag));
-    lo = min_.back();
-    hi = max_.back();
     prev_arg = argmax_.back();
     n = m;
-    block *= kFan;
   }
 }
 
@@ -69,13 +72,13 @@ MinMaxPyramid::Range MinMaxPyramid::query(std::uint32_t a, std::uint32_t b) cons
 
 MinMaxPyramid::Range MinMaxPyramid::queryValues(std::uint32_t a, std::uint32_t b) const {
   Range r;
-  b = std::min<std::uint32_t>(b, static_cast<std::uint32_t>(values_.size()));
+  b = std::min<std::uint32_t>(b, static_cast<std::uint32_t>(valueCount()));
   if (a >= b) return r;
-  std::int64_t mn = values_[a], mx = values_[a];
+  std::int64_t mn = value(a), mx = value(a);
   std::uint32_t arg = a;
   // Level 0: raw values; above: block minima, maxima and the index of each block's maximum.
   auto raw = [&](std::uint32_t i) {
-    const std::int64_t v = values_[i];
+    const std::int64_t v = value(i);
     mn = v < mn ? v : mn;
     if (v > mx || (v == mx && i < arg)) {
       mx = v;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "geometry/axis.h"
+#include "reservoir/replay/compact_series.h"
 
 namespace reservoir::gui {
 
@@ -19,6 +20,8 @@ class MinMaxPyramid {
 
   MinMaxPyramid() = default;
   explicit MinMaxPyramid(std::span<const std::int64_t> values);
+  // Over a compact series (kept by the caller, as the span is).
+  explicit MinMaxPyramid(const replay::CompactSeries& values);
   // A step series of `size` events given by its changes: after event e the value is
   // step_values[k] for the last k with step_events[k] <= e (step_events[0] == 0). The pyramid is
   // built over the changes, so it costs per change, not per event.
@@ -32,15 +35,18 @@ class MinMaxPyramid {
   };
   // Over indices [a, b).
   [[nodiscard]] Range query(std::uint32_t a, std::uint32_t b) const;
-  [[nodiscard]] std::size_t size() const { return steps_.empty() ? values_.size() : size_; }
-  [[nodiscard]] std::int64_t at(std::uint32_t i) const { return steps_.empty() ? values_[i] : values_[stepOf(i)]; }
+  [[nodiscard]] std::size_t size() const { return steps_.empty() ? valueCount() : size_; }
+  [[nodiscard]] std::int64_t at(std::uint32_t i) const { return steps_.empty() ? value(i) : value(stepOf(i)); }
   [[nodiscard]] std::size_t memoryBytes() const;
 
  private:
   void build();
   [[nodiscard]] Range queryValues(std::uint32_t a, std::uint32_t b) const;
   [[nodiscard]] std::uint32_t stepOf(std::uint32_t event) const;
+  [[nodiscard]] std::int64_t value(std::size_t i) const { return compact_ ? (*compact_)[i] : values_[i]; }
+  [[nodiscard]] std::size_t valueCount() const { return compact_ ? compact_->size() : values_.size(); }
   std::span<const std::int64_t> values_;  // per event, or per change of a step series
+  const replay::CompactSeries* compact_ = nullptr;  // instead of values_ (per event or op)
   std::span<const std::uint32_t> steps_;  // a step series' change events (empty: values_ is per event)
   std::size_t size_ = 0;                  // a step series' events
   std::vector<std::vector<std::int64_t>> min_, max_;  // level k >= 1: blocks of kFan^k

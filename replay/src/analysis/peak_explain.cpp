@@ -149,15 +149,15 @@ struct Values {
   std::span<const TimelinePoint> timeline;
   const StepSeries* reserved = nullptr;
   mutable std::size_t hint = 0;  // reserved's change index at the last lookup (walks go op by op)
-  std::span<const std::int64_t> allocated;
+  const CompactSeries* allocated = nullptr;
   PeakQuantity q = PeakQuantity::kReserved;
   [[nodiscard]] std::size_t size() const {
     if (!timeline.empty()) return timeline.size();
-    return q == PeakQuantity::kReserved ? (reserved ? reserved->size() : 0) : allocated.size();
+    return q == PeakQuantity::kReserved ? (reserved ? reserved->size() : 0) : (allocated ? allocated->size() : 0);
   }
   [[nodiscard]] std::int64_t at(std::uint32_t op) const {
     if (!timeline.empty()) return q == PeakQuantity::kReserved ? timeline[op].reserved : timeline[op].allocated;
-    return q == PeakQuantity::kReserved ? reserved->at(op, hint) : allocated[op];
+    return q == PeakQuantity::kReserved ? reserved->at(op, hint) : (*allocated)[op];
   }
 };
 
@@ -282,7 +282,7 @@ PeakOrigin peakOrigin(const PreparedTrace& prepared, const RunResult& run, PeakQ
 PeakOrigin peakOrigin(const ModelStage& stage, PeakQuantity q) {
   Values v;
   v.reserved = &stage.reserved;
-  v.allocated = stage.allocated;
+  v.allocated = &stage.allocated;
   v.q = q;
   const RunResult& run = stage.run;
   return originOn(stage.prepared, v, q == PeakQuantity::kReserved ? run.peak_reserved : run.peak_allocated);

@@ -44,7 +44,8 @@ AllocationLifetimes makeLifetimes(const traces::RequestStream& rs, std::size_t e
 void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, std::int64_t start_reserved,
                 std::int64_t start_live, EventSeries& s) {
   const std::size_t n = trace.events.size();
-  s.live.resize(n);
+  s.live.clear();
+  s.live.reserve(n);
   s.time_us = EventTimes(trace);
   bool any_map = false;
   std::int64_t reserved = start_reserved, live = start_live, mapped = 0;
@@ -66,7 +67,7 @@ void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, 
     }
     const auto ev32 = static_cast<std::uint32_t>(e);
     s.reserved.push(ev32, reserved);
-    s.live[e] = live;
+    s.live.push_back(live);
     mapped_series.push(ev32, mapped);
     if (e == 0 || reserved > s.peak_reserved) {
       s.peak_reserved = reserved;

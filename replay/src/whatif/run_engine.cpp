@@ -234,12 +234,12 @@ bool Runner::inWindow(std::uint32_t op) const {
 
 void Runner::moveCurvesTo(OpCurves& out) {
   OpCurves& c = r_.curves;
-  if (out.allocated.empty() && out.allocated.capacity() < c.allocated.capacity()) {
+  if (out.allocated.empty()) {
     std::swap(out, c);  // `out` takes the reservation (one entry per op) and what is in it
   } else {
     out.reserved.append(c.reserved);
-    out.allocated.insert(out.allocated.end(), c.allocated.begin(), c.allocated.end());
-    out.active.insert(out.active.end(), c.active.begin(), c.active.end());
+    out.allocated.append(c.allocated);
+    out.active.append(c.active);
   }
   c.reserved = StepSeries{};
   c.allocated.clear();  // the capacity stays for the next piece; a copy of the runner copies none of it

@@ -21,6 +21,7 @@
 #include "reservoir/replay/capture_facts.h"
 #include "reservoir/replay/conformance.h"
 #include "reservoir/replay/event_times.h"
+#include "reservoir/replay/compact_series.h"
 #include "reservoir/replay/step_series.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
@@ -44,7 +45,7 @@ struct AllocationLifetimes {
 // Per-event values after each event, from the recording alone.
 struct EventSeries {
   StepSeries reserved;                // segment events on top of the window's start state
-  std::vector<std::int64_t> live;     // requested bytes of allocations alive (alloc .. free_completed)
+  CompactSeries live;                 // requested bytes of allocations alive (alloc .. free_completed)
   StepSeries mapped;                  // bytes mapped in expandable segments (empty if none)
   EventTimes time_us;                 // made nondecreasing (read from the entries)
   std::vector<std::uint32_t> ooms;     // events that are oom entries
@@ -109,7 +110,7 @@ struct ModelStage {
   RunResult run;                      // the baseline run (its curves moved to the arrays below)
   // Per op (after op j): modelled reserved (its changes), allocated and active bytes.
   StepSeries reserved;
-  std::vector<std::int64_t> allocated, active;
+  CompactSeries allocated, active;
   std::unique_ptr<CallGraph> graph;
   std::vector<std::uint32_t> op_event;  // first event of each op (sorted)
   // The last op whose first event is <= event (kNoOp before the first op).

@@ -15,6 +15,7 @@
 #include "reservoir/replay/edited_run.h"
 #include "reservoir/replay/point.h"
 #include "reservoir/replay/program.h"
+#include "reservoir/replay/compact_series.h"
 #include "reservoir/replay/step_series.h"
 
 namespace reservoir::replay {
@@ -143,7 +144,7 @@ struct OpWindow {
 // only at the ops that allocate or free a segment: its changes are kept.
 struct OpCurves {
   StepSeries reserved;
-  std::vector<std::int64_t> allocated, active;
+  CompactSeries allocated, active;
 };
 
 struct RunResult {
