@@ -30,6 +30,49 @@ TEST(MinMaxPyramid, MatchesABruteForceScan) {
   }
 }
 
+// Over a compact series (blocks of 64, some kept whole) the pyramid answers as over the plain values.
+TEST(MinMaxPyramid, ACompactSeriesAnswersAsItsValues) {
+  std::mt19937 rng(11);
+  std::vector<std::int64_t> v(5000);
+  std::int64_t x = 0;
+  for (auto& y : v) y = x += (rng() % 50 == 0 ? (std::int64_t{1} << 33) : 0) + static_cast<std::int64_t>(rng() % 2001) - 1000;
+  const replay::CompactSeries c(v);
+  MinMaxPyramid plain(v), compact(c);
+  ASSERT_EQ(compact.size(), v.size());
+  for (int trial = 0; trial < 500; ++trial) {
+    auto a = static_cast<std::uint32_t>(rng() % v.size());
+    auto b = static_cast<std::uint32_t>(rng() % (v.size() + 1));
+    if (a > b) std::swap(a, b);
+    const auto r = compact.query(a, b), q = plain.query(a, b);
+    ASSERT_EQ(r.valid, q.valid);
+    EXPECT_EQ(r.min, q.min);
+    EXPECT_EQ(r.max, q.max);
+    EXPECT_EQ(r.argmax, q.argmax);
+    EXPECT_EQ(compact.at(a), v[a]);
+  }
+}
+
+// The ops' first events searched as std::lower_bound / upper_bound would, from any known start.
+TEST(OpFirstEvents, SearchesAsTheStandardBounds) {
+  std::mt19937 rng(5);
+  std::vector<std::uint32_t> ev;
+  std::uint32_t e = 0;
+  for (int i = 0; i < 300; ++i) ev.push_back(e += rng() % 3);  // repeats: several ops at one event
+  std::vector<replay::Op> ops(ev.size());
+  for (std::size_t j = 0; j < ev.size(); ++j) ops[j].first_event = ev[j];
+  for (const replay::OpFirstEvents view : {replay::OpFirstEvents(ev), replay::OpFirstEvents(ops)}) {
+    ASSERT_EQ(view.size(), ev.size());
+    for (std::uint32_t q = 0; q <= e + 1; ++q) {
+      const auto lo = static_cast<std::size_t>(std::lower_bound(ev.begin(), ev.end(), q) - ev.begin());
+      const auto hi = static_cast<std::size_t>(std::upper_bound(ev.begin(), ev.end(), q) - ev.begin());
+      EXPECT_EQ(view.lowerBound(q), lo);
+      EXPECT_EQ(view.upperBound(q), hi);
+      EXPECT_EQ(view.lowerBound(q, lo / 2), lo);
+      EXPECT_EQ(view.upperBound(q, hi), hi);
+    }
+  }
+}
+
 // A step series given by its changes answers as the same series given per event: values, extremes
 // and the first event holding the maximum (a change's event, or the query's start).
 TEST(MinMaxPyramid, AStepSeriesAnswersAsItsEventsWould) {
@@ -119,7 +162,7 @@ TEST(OpEnvelope, StepsAtTheOpsEvents) {
   std::vector<std::uint32_t> op_event{2, 4, 8};
   MinMaxPyramid p(per_op);
   std::vector<ColumnRange> cols{{0, 2, ColumnRange::kNone}, {2, 4, 1}, {4, 8, 3}, {8, 10, 7}};
-  auto env = opEnvelope(p, op_event, cols);
+  auto env = opEnvelope(p, replay::OpFirstEvents(op_event), cols);
   EXPECT_EQ(env[0].max, 0);
   EXPECT_EQ(env[1].max, 10);
   EXPECT_EQ(env[1].min, 0);

@@ -401,9 +401,9 @@ TEST(CacheAtEvent, BeforeTheFirstOpIsTheStartState) {
   auto model = buildModelStage(**loaded, 256, nullptr, {});
   ASSERT_TRUE(model) << model.message();
   const auto& m = **model;
-  ASSERT_FALSE(m.op_event.empty());
+  ASSERT_GT(m.opEvents().size(), 0u);
   const PeakAnalysis a = cacheAtEvent(m, 0);
-  if (m.op_event.front() > 0) {
+  if (m.opEvents()[0] > 0) {
     EXPECT_EQ(a.reserved, startValue(m.prepared, PeakQuantity::kReserved));
   } else {
     EXPECT_EQ(a.reserved, m.reserved[0]);

@@ -71,10 +71,11 @@ std::shared_ptr<const ModelPlot> makeModelPlot(std::shared_ptr<const replay::Mod
   auto p = std::make_shared<ModelPlot>();
   p->model = std::move(model);
   const auto& m = *p->model;
-  for (std::size_t j = 0; j < m.allocated.size() && j < m.op_event.size(); ++j)
+  const auto op_event = m.opEvents();
+  for (std::size_t j = 0; j < m.allocated.size() && j < op_event.size(); ++j)
     if (m.allocated[j] > p->peak_allocated) {
       p->peak_allocated = m.allocated[j];
-      p->peak_allocated_event = m.op_event[j];
+      p->peak_allocated_event = op_event[j];
     }
   p->allocated_lod = MinMaxPyramid(m.allocated);
   p->active_lod = MinMaxPyramid(m.active);

@@ -161,13 +161,13 @@ std::vector<ColumnEnvelope> envelope(const MinMaxPyramid& s, std::span<const Col
   return out;
 }
 
-std::vector<OpRange> opRanges(std::span<const std::uint32_t> op_event, std::span<const ColumnRange> columns) {
+std::vector<OpRange> opRanges(const replay::OpFirstEvents& op_event, std::span<const ColumnRange> columns) {
   std::vector<OpRange> out(columns.size());
-  auto it = op_event.begin();
+  std::size_t at = 0;
   auto opsBefore = [&](std::uint32_t e) {  // ops with first event < e (columns move forward)
-    if (it != op_event.begin() && *(it - 1) >= e) it = op_event.begin();
-    it = std::lower_bound(it, op_event.end(), e);
-    return static_cast<std::uint32_t>(it - op_event.begin());
+    if (at > 0 && op_event[at - 1] >= e) at = 0;
+    at = op_event.lowerBound(e, at);
+    return static_cast<std::uint32_t>(at);
   };
   for (std::size_t c = 0; c < columns.size(); ++c) {
     const ColumnRange& col = columns[c];
@@ -181,7 +181,7 @@ std::vector<OpRange> opRanges(std::span<const std::uint32_t> op_event, std::span
   return out;
 }
 
-std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& s, std::span<const std::uint32_t> op_event,
+std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& s, const replay::OpFirstEvents& op_event,
                                        std::span<const OpRange> ranges, std::int64_t before) {
   std::vector<ColumnEnvelope> out(ranges.size());
   for (std::size_t c = 0; c < ranges.size(); ++c) {
@@ -195,7 +195,7 @@ std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& s, std::span<const s
   return out;
 }
 
-std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& s, std::span<const std::uint32_t> op_event,
+std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& s, const replay::OpFirstEvents& op_event,
                                        std::span<const ColumnRange> columns, std::int64_t before) {
   const auto ranges = opRanges(op_event, columns);
   return opEnvelope(s, op_event, ranges, before);

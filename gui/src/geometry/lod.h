@@ -11,6 +11,7 @@
 
 #include "geometry/axis.h"
 #include "reservoir/replay/compact_series.h"
+#include "reservoir/replay/session.h"
 
 namespace reservoir::gui {
 
@@ -65,7 +66,7 @@ std::vector<ColumnEnvelope> envelope(const MinMaxPyramid& series, std::span<cons
 
 // A series indexed by op whose op j takes effect at event op_event[j] (sorted): its value at
 // event e is that of the last op at or before e (`before` when there is none).
-std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& series, std::span<const std::uint32_t> op_event,
+std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& series, const replay::OpFirstEvents& op_event,
                                        std::span<const ColumnRange> columns, std::int64_t before = 0);
 // The same in two steps, to share the op ranges among several series of one trace.
 struct OpRange {
@@ -73,8 +74,8 @@ struct OpRange {
   std::uint32_t last_event = 0;
   bool valid = false;
 };
-std::vector<OpRange> opRanges(std::span<const std::uint32_t> op_event, std::span<const ColumnRange> columns);
-std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& series, std::span<const std::uint32_t> op_event,
+std::vector<OpRange> opRanges(const replay::OpFirstEvents& op_event, std::span<const ColumnRange> columns);
+std::vector<ColumnEnvelope> opEnvelope(const MinMaxPyramid& series, const replay::OpFirstEvents& op_event,
                                        std::span<const OpRange> ranges, std::int64_t before = 0);
 
 // The points of a merged curve: per column, a vertical run min..max joined to the next.

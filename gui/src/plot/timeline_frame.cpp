@@ -101,7 +101,7 @@ TimelineFrame buildTimelineFrame(const TimelineRequest& req, const RecordedPlot&
   if (rec.mapped.size() > 0) f.mapped = envelope(rec.mapped, f.columns);
   std::int64_t before = rec.trace->facts.start_reserved;
   if (model) {
-    const auto& ev = model->model->op_event;
+    const auto ev = model->model->opEvents();
     const auto ranges = opRanges(ev, f.columns);
     f.allocated = opEnvelope(model->allocated_lod, ev, ranges);
     f.active = opEnvelope(model->active_lod, ev, ranges);

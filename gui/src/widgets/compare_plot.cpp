@@ -79,7 +79,7 @@ ComparePlot::Series ComparePlot::seriesOf(const TraceDocument& d, const std::vec
   const auto& r = *d.recorded();
   s.reserved = envelope(r.reserved, cols);
   s.run_peak = r.trace->series.peak_reserved;
-  if (const auto m = d.model()) s.allocated = opEnvelope(m->allocated_lod, m->model->op_event, cols);
+  if (const auto m = d.model()) s.allocated = opEnvelope(m->allocated_lod, m->model->opEvents(), cols);
   for (std::size_t c = 0; c < cols.size(); ++c) {
     if (!s.reserved[c].valid) {
       if (!s.allocated.empty()) s.allocated[c].valid = false;

@@ -31,9 +31,9 @@ WindowStartBlocks windowStartBlocks(const LoadStage& loaded, const ModelStage& m
 }
 
 std::uint32_t ModelStage::opAtOrBefore(std::uint32_t event) const {
-  auto it = std::upper_bound(op_event.begin(), op_event.end(), event);
-  if (it == op_event.begin()) return kNoOp;
-  return static_cast<std::uint32_t>((it - op_event.begin()) - 1);
+  const std::size_t after = opEvents().upperBound(event);
+  if (after == 0) return kNoOp;
+  return static_cast<std::uint32_t>(after - 1);
 }
 
 std::vector<sim::SegmentView> ModelStage::stateAtEvent(std::uint32_t event) const {
@@ -62,8 +62,6 @@ Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadStage& loaded, s
   if (!prepared) return prepared.status();
   m->prepared = std::move(*prepared);
   if (cancel && cancel->load()) return Status::error("cancelled");
-  m->op_event.reserve(m->prepared.program.ops.size());
-  for (const auto& op : m->prepared.program.ops) m->op_event.push_back(op.first_event);
   RunSettings rs;
   rs.config = m->prepared.recorded_config;
   rs.fraction = m->prepared.fraction;

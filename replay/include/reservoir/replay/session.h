@@ -103,6 +103,41 @@ struct LoadStage {
   [[nodiscard]] ReplayEnvironment environment() const { return trace.environment(); }
 };
 
+// The ops' first events, read from the ops themselves (sorted: ops run in event order), or from
+// plain event numbers (tests). Neither is copied: the caller keeps them.
+class OpFirstEvents {
+ public:
+  OpFirstEvents() = default;
+  explicit OpFirstEvents(std::span<const Op> ops) : ops_(ops) {}
+  explicit OpFirstEvents(std::span<const std::uint32_t> events) : events_(events) {}
+  [[nodiscard]] std::size_t size() const { return events_.empty() ? ops_.size() : events_.size(); }
+  [[nodiscard]] std::uint32_t operator[](std::size_t j) const {
+    return events_.empty() ? ops_[j].first_event : events_[j];
+  }
+  // The number of ops whose first event is < e (lower bound) or <= e (upper bound), searched
+  // in [from, size()): the caller knows the ops before `from` qualify.
+  [[nodiscard]] std::size_t lowerBound(std::uint32_t e, std::size_t from = 0) const {
+    return search(from, [&](std::uint32_t v) { return v < e; });
+  }
+  [[nodiscard]] std::size_t upperBound(std::uint32_t e, std::size_t from = 0) const {
+    return search(from, [&](std::uint32_t v) { return v <= e; });
+  }
+
+ private:
+  template <typename Before>
+  [[nodiscard]] std::size_t search(std::size_t lo, Before before) const {
+    std::size_t hi = size();
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (before((*this)[mid])) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  std::span<const Op> ops_;
+  std::span<const std::uint32_t> events_;
+};
+
 struct ModelStage {
   Trace trace;                        // the load stage's trace (the same shared snapshot)
   PreparedTrace prepared;             // request stream kept: exports name each block's allocation from it
@@ -112,7 +147,8 @@ struct ModelStage {
   StepSeries reserved;
   CompactSeries allocated, active;
   std::unique_ptr<CallGraph> graph;
-  std::vector<std::uint32_t> op_event;  // first event of each op (sorted)
+  // The first event of each op (sorted), read from the prepared program's ops.
+  [[nodiscard]] OpFirstEvents opEvents() const { return OpFirstEvents(prepared.program.ops); }
   // The last op whose first event is <= event (kNoOp before the first op).
   [[nodiscard]] std::uint32_t opAtOrBefore(std::uint32_t event) const;
   [[nodiscard]] std::vector<sim::SegmentView> stateAtEvent(std::uint32_t event) const;
