@@ -61,13 +61,27 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
     if (e.action == Action::kSegmentAlloc || e.action == Action::kSegmentFree)
       p.recorded_segment_events.push_back({e.action == Action::kSegmentAlloc, e.size, e.addr});
   }
-  p.completes_at_by_tag.assign(p.allocation_stacks.size() + 1, kNoOp);
+  auto& done = p.completes_at_by_tag;
   for (const Op& op : p.program.ops)
-    if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid())
-      p.completes_at_by_tag[op.alloc.value() + 1u] = completesAt(op);
-  for (const auto& [id, at] : p.program.seed_completes_at) p.completes_at_by_tag[id.value() + 1u] = at;
+    if (op.kind == OpKind::kFree && op.deferred && op.alloc.valid()) done.emplace_back(op.alloc.value() + 1u, completesAt(op));
+  for (const auto& [id, at] : p.program.seed_completes_at) done.emplace_back(id.value() + 1u, at);
+  // Per tag the last one given counts (a seed's over an op's), as assignments in this order would.
+  std::stable_sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    if (i + 1 < done.size() && done[i + 1].first == done[i].first) continue;
+    done[kept++] = done[i];
+  }
+  done.resize(kept);
+  done.shrink_to_fit();
   assignHandleSlots(p.program, p.allocation_stacks.size());
   return p;
+}
+
+std::uint32_t PreparedTrace::completionOf(std::uint64_t tag) const {
+  const auto it = std::lower_bound(completes_at_by_tag.begin(), completes_at_by_tag.end(), tag,
+                                   [](const auto& entry, std::uint64_t t) { return entry.first < t; });
+  return it != completes_at_by_tag.end() && it->first == tag ? it->second : kNoOp;
 }
 
 namespace {

@@ -196,8 +196,7 @@ ByteCount WhatIfDevice::deviceFree() {
 }
 
 std::uint32_t WhatIfDevice::completionOf(std::uint64_t tag) const {
-  const auto& v = prepared_->completes_at_by_tag;
-  return tag < v.size() ? v[tag] : kNoOp;
+  return prepared_->completionOf(tag);
 }
 
 void WhatIfDevice::pollEvents(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& completed) {

@@ -213,9 +213,11 @@ struct PreparedTrace {
   std::optional<sim::ByteCount> contradicted_capacity;
   std::int64_t recorded_peak_reserved = 0;
   // For the what-if device models, computed once: the recording's cudaMalloc addresses by
-  // size (in order) and, per allocation tag, the op at which its deferred free completed.
+  // size (in order) and, per allocation tag, the op at which its deferred free completed (only
+  // the allocations freed with record_stream uses: (tag, op), sorted by tag).
   std::map<sim::ByteCount, std::vector<sim::Addr>> recorded_segments_by_size;
-  std::vector<std::uint32_t> completes_at_by_tag;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> completes_at_by_tag;
+  [[nodiscard]] std::uint32_t completionOf(std::uint64_t tag) const;
   // The recording's segment_alloc (alloc) and segment_free events in order (the anchored model).
   struct SegmentEvent {
     bool alloc = true;
