@@ -354,6 +354,35 @@ TEST(BandColouring, NeighboursOfTheDrawnBands) {
   EXPECT_EQ(pairs, want);
 }
 
+// Taken column by column, the bands give the same columns and the same pairs as when held whole,
+// with and without stacks, at thresholds from every block its own band to a few.
+TEST(BandColouring, ColumnByColumnEqualsTheHeldColumns) {
+  const auto t = makeTrace(20000, 3);
+  const auto rep = everyNth(20000, 3);
+  std::vector<std::uint32_t> key(t.size.size());
+  for (std::size_t a = 0; a < key.size(); ++a) key[a] = static_cast<std::uint32_t>(a % 97);
+  for (const bool stacks : {false, true}) {
+    const LifetimeView v = stacks ? t.fastView(true) : t.view();
+    for (std::int64_t threshold : {1, 1000, 1 << 15, 1 << 19}) {
+      const auto held = computeBands(v, rep, threshold);
+      std::size_t c = 0;
+      forEachBandColumn(v, rep, threshold, [&](std::span<const BandSpan> col) {
+        ASSERT_EQ(col.size(), held.column(c).size()) << "column " << c;
+        for (std::size_t k = 0; k < col.size(); ++k) {
+          EXPECT_EQ(col[k].allocation, held.column(c)[k].allocation);
+          EXPECT_EQ(col[k].lo, held.column(c)[k].lo);
+          EXPECT_EQ(col[k].hi, held.column(c)[k].hi);
+        }
+        ++c;
+      });
+      EXPECT_EQ(c, rep.size());
+      const auto pairs = bandNeighbourKeys(v, rep, threshold, key);
+      EXPECT_EQ(pairs, bandNeighbourKeys(held, key)) << "threshold " << threshold;
+      if (threshold == 1) EXPECT_GT(pairs.size(), 1000u);  // many distinct pairs, not a trivial case
+    }
+  }
+}
+
 TEST(BandColouring, NeighboursGetDistantColours) {
   // Key 2 would take index 2 by rank; its neighbour 0 then took index 0. Pick a key set where
   // the rank colours clash: every key's rank colour is checked against its neighbours'.

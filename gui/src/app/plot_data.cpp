@@ -40,7 +40,7 @@ std::vector<std::uint32_t> stackColours(const RecordedPlot& p) {
     for (double t = static_cast<double>(peak) / 1000; t <= static_cast<double>(peak) / 50; t *= 1.5) {
       const auto threshold = static_cast<std::uint64_t>(t);
       if (threshold == 0) continue;
-      const auto more = bandNeighbourKeys(computeBands(lt, rep, static_cast<std::int64_t>(threshold)), stack_of);
+      const auto more = bandNeighbourKeys(lt, rep, static_cast<std::int64_t>(threshold), stack_of);
       pairs.insert(pairs.end(), more.begin(), more.end());
     }
   }

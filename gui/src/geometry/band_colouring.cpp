@@ -32,14 +32,24 @@ class Pairs {
     const std::uint32_t ka = key_[a], kb = key_[b];
     if (ka == kNoAllocation || kb == kNoAllocation || ka == kb) return;
     out_.emplace_back(std::min(ka, kb), std::max(ka, kb));
+    // The same pairs come again and again (column after column): keep each once as they come.
+    if (out_.size() >= next_compact_) {
+      compact();
+      next_compact_ = std::max<std::size_t>(2 * out_.size(), kFirstCompact);
+    }
   }
   std::vector<std::pair<std::uint32_t, std::uint32_t>> take() {
-    std::sort(out_.begin(), out_.end());
-    out_.erase(std::unique(out_.begin(), out_.end()), out_.end());
+    compact();
     return std::move(out_);
   }
 
  private:
+  static constexpr std::size_t kFirstCompact = 1u << 16;
+  void compact() {
+    std::sort(out_.begin(), out_.end());
+    out_.erase(std::unique(out_.begin(), out_.end()), out_.end());
+  }
+  std::size_t next_compact_ = kFirstCompact;
   std::span<const std::uint32_t> key_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> out_;
 };
@@ -73,16 +83,31 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> neighbourKeys(const Lifetim
   return pairs.take();
 }
 
+namespace {
+
+void addColumnPairs(std::span<const BandSpan> col, std::span<const std::uint32_t> key_of_item, Pairs& pairs) {
+  for (std::size_t i = 1; i < col.size(); ++i) {
+    const auto a = col[i - 1].allocation, b = col[i].allocation;
+    if (a != kMergedBand && b != kMergedBand && a < key_of_item.size() && b < key_of_item.size()) pairs.add(a, b);
+  }
+}
+
+}  // namespace
+
 std::vector<std::pair<std::uint32_t, std::uint32_t>> bandNeighbourKeys(const BandColumns& bands,
                                                                        std::span<const std::uint32_t> key_of_item) {
   Pairs pairs(key_of_item);
-  for (std::size_t c = 0; c + 1 < bands.offsets.size(); ++c) {
-    const auto col = bands.column(c);
-    for (std::size_t i = 1; i < col.size(); ++i) {
-      const auto a = col[i - 1].allocation, b = col[i].allocation;
-      if (a != kMergedBand && b != kMergedBand && a < key_of_item.size() && b < key_of_item.size()) pairs.add(a, b);
-    }
-  }
+  for (std::size_t c = 0; c + 1 < bands.offsets.size(); ++c) addColumnPairs(bands.column(c), key_of_item, pairs);
+  return pairs.take();
+}
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> bandNeighbourKeys(const LifetimeView& lt,
+                                                                       std::span<const std::uint32_t> representative,
+                                                                       std::int64_t threshold,
+                                                                       std::span<const std::uint32_t> key_of_item) {
+  Pairs pairs(key_of_item);
+  forEachBandColumn(lt, representative, threshold,
+                    [&](std::span<const BandSpan> col) { addColumnPairs(col, key_of_item, pairs); });
   return pairs.take();
 }
 

@@ -27,6 +27,12 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> neighbourKeys(const Lifetim
 // themselves never touch. Each pair once, (smaller key, larger key).
 std::vector<std::pair<std::uint32_t, std::uint32_t>> bandNeighbourKeys(const BandColumns& bands,
                                                                        std::span<const std::uint32_t> key_of_item);
+// The same for the bands computeBands(lt, representative, threshold) would give, taken column by
+// column (forEachBandColumn) so that neither the columns nor the repeated pairs are held.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> bandNeighbourKeys(const LifetimeView& lt,
+                                                                       std::span<const std::uint32_t> representative,
+                                                                       std::int64_t threshold,
+                                                                       std::span<const std::uint32_t> key_of_item);
 
 // A palette index per key: keys in the order of `rank` (colourRanks), each given the first
 // index from its rank on whose colour is at least `min_distance` (RGB distance, 0..441) from

@@ -138,12 +138,14 @@ std::vector<std::uint32_t> firstAllocationOfStacks(std::span<const StackId> stac
   return out;
 }
 
-BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> rep, std::int64_t threshold) {
-  BandColumns out;
+namespace {
+
+// The sweep behind computeBands and forEachBandColumn: the spans of each column are appended to
+// out.spans, then `column_done(out)` is called (once per entry of `rep`, with or without spans).
+template <typename ColumnDone>
+void sweepBands(const LifetimeView& lt, std::span<const std::uint32_t> rep, std::int64_t threshold, BandColumns& out,
+                ColumnDone column_done) {
   out.threshold = std::max<std::int64_t>(threshold, 1);
-  out.offsets.reserve(rep.size() + 1);
-  out.offsets.push_back(0);
-  out.event.assign(rep.begin(), rep.end());
   LiveBlocks live(lt, out.threshold);
   out.stack_floor = live.floor();
   // An allocation the sweep must see has a size class of at least this.
@@ -167,9 +169,29 @@ BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> 
       at = e;
       live.emit(e, out);
     }
-    out.offsets.push_back(static_cast<std::uint32_t>(out.spans.size()));
+    column_done(out);
   }
+}
+
+}  // namespace
+
+BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> rep, std::int64_t threshold) {
+  BandColumns out;
+  out.offsets.reserve(rep.size() + 1);
+  out.offsets.push_back(0);
+  out.event.assign(rep.begin(), rep.end());
+  sweepBands(lt, rep, threshold, out,
+             [](BandColumns& o) { o.offsets.push_back(static_cast<std::uint32_t>(o.spans.size())); });
   return out;
+}
+
+void forEachBandColumn(const LifetimeView& lt, std::span<const std::uint32_t> rep, std::int64_t threshold,
+                       const std::function<void(std::span<const BandSpan>)>& column) {
+  BandColumns out;
+  sweepBands(lt, rep, threshold, out, [&](BandColumns& o) {
+    column(o.spans);
+    o.spans.clear();
+  });
 }
 
 std::vector<std::uint8_t> eventSizeClasses(const LifetimeView& lt) {

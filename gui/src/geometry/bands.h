@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -66,6 +67,10 @@ struct BandColumns {
 // Blocks of at least `threshold` bytes get bands of their own; smaller ones of at least
 // threshold / 4096 (stackFloor) are summed per stack when the view has stacks.
 BandColumns computeBands(const LifetimeView& lt, std::span<const std::uint32_t> representative, std::int64_t threshold);
+// The same columns handed to `column` one at a time, none kept: at a low threshold over thousands
+// of columns they are tens of MB (computeBands holds them for a plot, this is for a scan).
+void forEachBandColumn(const LifetimeView& lt, std::span<const std::uint32_t> representative, std::int64_t threshold,
+                       const std::function<void(std::span<const BandSpan>)>& column);
 
 std::int64_t stackFloor(std::int64_t threshold);
 
