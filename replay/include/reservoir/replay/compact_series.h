@@ -1,7 +1,7 @@
 // A series of byte counts that changes at nearly every index (live bytes per event; allocated and
 // active bytes per op), kept in blocks of 64 values: each value as a 32-bit offset from its
-// block's first value, or the block whole where an offset would not fit. About 4.3 bytes a value
-// instead of 8 (StepSeries is the form for series that change at few indices).
+// block's first value, or the block whole (as well) where an offset would not fit. About 4.3
+// bytes a value instead of 8 (StepSeries is the form for series that change at few indices).
 #pragma once
 
 #include <array>
@@ -46,11 +46,12 @@ class CompactSeries {
   }
 
   [[nodiscard]] std::int64_t operator[](std::size_t i) const {
-    const std::size_t b = i / kBlock, k = i % kBlock;
-    if (b == blocks_.size()) return tail_[k];
-    const Block& blk = blocks_[b];
-    if (blk.wide) return wide_[blk.at + k];
-    return blk.base + narrow_[blk.at + k];
+    const std::size_t b = i / kBlock;
+    if (b < blocks_.size()) [[likely]] {
+      const Block& blk = blocks_[b];
+      return blk.wide ? wide_[blk.at + i % kBlock] : blk.base + narrow_[i];
+    }
+    return tail_[i % kBlock];
   }
   [[nodiscard]] std::int64_t back() const { return (*this)[size() - 1]; }
   [[nodiscard]] std::size_t size() const { return blocks_.size() * kBlock + tail_n_; }
@@ -74,7 +75,7 @@ class CompactSeries {
  private:
   struct Block {
     std::int64_t base = 0;
-    std::uint32_t at = 0;  // first index of its values in narrow_ or wide_
+    std::uint32_t at = 0;  // a wide block: the first index of its values in wide_
     bool wide = false;
   };
 
@@ -88,10 +89,10 @@ class CompactSeries {
     Block blk;
     blk.base = base;
     blk.wide = !fits;
-    if (fits) {
-      blk.at = static_cast<std::uint32_t>(narrow_.size());
-      for (std::size_t k = 0; k < kBlock; ++k) narrow_.push_back(static_cast<std::int32_t>(tail_[k] - base));
-    } else {
+    // narrow_ has a slot per value, so that a narrow value is found by its index alone; a wide
+    // block leaves its slots at 0 and keeps its values in wide_.
+    for (std::size_t k = 0; k < kBlock; ++k) narrow_.push_back(fits ? static_cast<std::int32_t>(tail_[k] - base) : 0);
+    if (!fits) {
       blk.at = static_cast<std::uint32_t>(wide_.size());
       wide_.insert(wide_.end(), tail_.begin(), tail_.end());
     }

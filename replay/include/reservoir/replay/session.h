@@ -12,6 +12,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <span>
 #include <string>
 #include <thread>
@@ -108,11 +111,16 @@ struct LoadStage {
 class OpFirstEvents {
  public:
   OpFirstEvents() = default;
-  explicit OpFirstEvents(std::span<const Op> ops) : ops_(ops) {}
-  explicit OpFirstEvents(std::span<const std::uint32_t> events) : events_(events) {}
-  [[nodiscard]] std::size_t size() const { return events_.empty() ? ops_.size() : events_.size(); }
+  explicit OpFirstEvents(std::span<const Op> ops)
+      : base_(reinterpret_cast<const char*>(ops.data()) + offsetof(Op, first_event)), stride_(sizeof(Op)),
+        size_(ops.size()) {}
+  explicit OpFirstEvents(std::span<const std::uint32_t> events)
+      : base_(reinterpret_cast<const char*>(events.data())), stride_(sizeof(std::uint32_t)), size_(events.size()) {}
+  [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] std::uint32_t operator[](std::size_t j) const {
-    return events_.empty() ? ops_[j].first_event : events_[j];
+    std::uint32_t v;  // one load at a fixed stride, for ops and plain events alike
+    std::memcpy(&v, base_ + j * stride_, sizeof v);
+    return v;
   }
   // The number of ops whose first event is < e (lower bound) or <= e (upper bound), searched
   // in [from, size()): the caller knows the ops before `from` qualify.
@@ -124,9 +132,16 @@ class OpFirstEvents {
   }
 
  private:
+  // Galloping from `lo` (the plots' columns move forward a few hundred ops at a time: probes
+  // near `lo` stay in cache, where a binary search over all later ops missed it at each step).
   template <typename Before>
   [[nodiscard]] std::size_t search(std::size_t lo, Before before) const {
-    std::size_t hi = size();
+    std::size_t hi = size(), step = 1;
+    while (lo + step < hi && before((*this)[lo + step - 1])) {
+      lo += step;
+      step *= 2;
+    }
+    hi = std::min(hi, lo + step);
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
       if (before((*this)[mid])) lo = mid + 1;
@@ -134,8 +149,9 @@ class OpFirstEvents {
     }
     return lo;
   }
-  std::span<const Op> ops_;
-  std::span<const std::uint32_t> events_;
+  const char* base_ = nullptr;
+  std::size_t stride_ = sizeof(std::uint32_t);
+  std::size_t size_ = 0;
 };
 
 struct ModelStage {
