@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "reservoir/traces/reader.h"
+#include "reservoir/traces/stack_interner.h"
+#include "reservoir/traces/writer.h"
 
 namespace reservoir::traces {
 namespace {
@@ -60,6 +62,45 @@ TEST(Limits, MillionNestedTuples) {
 
 TEST(Limits, MillionMarksThenStop) {
   expectRejectedQuickly(pickleOf(std::string(kDepth, '(')), "STOP with an empty stack");
+}
+
+// Entries with more distinct extras (here user_metadata strings) than the limit: refused in plain
+// words rather than kept under ids that no longer fit; up to the limit they read back whole.
+TEST(Limits, DistinctEntryExtrasBeyondTheLimitAreRefused) {
+  Snapshot s;
+  StackInterner interner(&s);
+  const StackId empty = interner.emptyStack();
+  DeviceTrace d;
+  for (int i = 0; i < 5; ++i) {
+    TraceEvent e;
+    e.action = Action::kAlloc;
+    e.addr = 4096u * static_cast<unsigned>(i + 1);
+    e.size = 512;
+    e.stack = empty;
+    s.editExtra(e, [&](EventExtra& x) {
+      x.has_frames = true;
+      x.user_metadata = s.strings.intern("step " + std::to_string(i));
+    });
+    d.events.push_back(e);
+  }
+  s.devices.push_back(std::move(d));
+  const auto bytes = writeSnapshotBytes(s);
+  ASSERT_TRUE(bytes) << bytes.message();
+  ReadOptions o;
+  o.limits.max_event_extras = 5;
+  const auto whole = readSnapshotBytes(*bytes, "extras", o);
+  ASSERT_TRUE(whole) << whole.message();
+  ASSERT_EQ(whole->devices.at(0).events.size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    const TraceEvent& e = whole->devices[0].events[static_cast<std::size_t>(i)];
+    EXPECT_EQ(whole->strings.view(whole->extra(e).user_metadata), "step " + std::to_string(i));
+    EXPECT_EQ(e.action, Action::kAlloc);
+  }
+  o.limits.max_event_extras = 4;
+  const auto refused = readSnapshotBytes(*bytes, "extras", o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("more than 4 distinct combinations of an entry's pool_id"), std::string::npos)
+      << refused.message();
 }
 
 }  // namespace

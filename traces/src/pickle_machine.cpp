@@ -44,6 +44,7 @@ PickleMachine::PickleMachine(ByteSource& source, std::uint64_t stored_size, bool
   // The fast paths check the limit once per opcode (each pushes at most one value).
   stack_limit_ = options.limits.max_stack_values;
   memo_.reserve(1u << 16);
+  assembler_.setMaxExtras(options.limits.max_event_extras);
 }
 
 Status PickleMachine::failAt(std::uint64_t at, const Status& error) const { return error.at({}, at); }

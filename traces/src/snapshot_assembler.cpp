@@ -343,6 +343,7 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
   }
   noteMissingFields(ev, addr_key, has_size);
   snap_.setExtra(ev, x);
+  if (tooManyExtras()) return false;  // convertEvent says why
   list.events.push_back(ev);
   return true;
 }
@@ -427,6 +428,11 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
   if (!ev.stack.valid()) ev.stack = StackId(0);
   noteMissingFields(ev, addr_key, has_size);
   snap_.setExtra(ev, x);
+  if (tooManyExtras())
+    return Status::error(fmt::format(
+        "more than {} distinct combinations of an entry's pool_id, forward_frames, compile_context and "
+        "user_metadata (a real trace has a few hundred): too many to keep",
+        max_extras_));
   list.events.push_back(ev);
   return Conversion{true, Value::consumed(), false};
 }

@@ -4,6 +4,7 @@
 // top-level dict at STOP.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <string>
@@ -44,6 +45,9 @@ class SnapshotAssembler {
 
   Expected<Snapshot> finish(const Value& root, int protocol);
 
+  // The most distinct entry extras accepted (at most kMaxEventExtras: an entry keeps its id in 24 bits).
+  void setMaxExtras(std::uint64_t n) { max_extras_ = std::min<std::uint64_t>(n, kMaxEventExtras); }
+
   // The hot path for the bulk of a snapshot: is `dict` a trace entry, and convert it into
   // `list` (false: malformed, the general path will report why).
   [[nodiscard]] bool looksLikeEvent(const Container& dict) const;
@@ -59,6 +63,8 @@ class SnapshotAssembler {
   std::string framesTypeName(const Value& v);
 
  private:
+  std::uint64_t max_extras_ = kMaxEventExtras;
+  [[nodiscard]] bool tooManyExtras() const { return snap_.extras.size() > max_extras_ + 1; }
   struct Keys;
   Expected<Conversion> convertEvent(Container& list, Container& dict);
   Expected<Conversion> convertFrame(Container& dict);

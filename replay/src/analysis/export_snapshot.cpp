@@ -90,7 +90,7 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
       extra.user_metadata = out.strings.intern("");
       extra_id = out.extras.intern(extra);
     }
-    e.extra = extra_id;
+    e.setExtraId(extra_id);
     trace.push_back(e);
   }
   // The final state, from a second replay that stops at the end (the run above has gone).

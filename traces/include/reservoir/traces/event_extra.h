@@ -26,6 +26,10 @@ struct EventExtraTag;
 // Index into a snapshot's EventExtraTable; EventExtraId(0) is the entry with none of them.
 using EventExtraId = StrongId<EventExtraTag>;
 inline constexpr EventExtraId kNoExtra{0};
+// The most distinct extras a snapshot holds besides kNoExtra (an entry keeps its id in 24 bits):
+// far more than a real trace has (one per pool, forward stack, compile context and metadata
+// string in use together).
+inline constexpr std::uint32_t kMaxEventExtras = (1u << 24) - 1;
 
 struct EventExtra {
   PoolId pool;               // the private pool it went to ((0, 0): the default pools)

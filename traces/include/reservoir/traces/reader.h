@@ -33,6 +33,9 @@ struct ReadLimits {
   std::uint64_t max_memo_gap = 1u << 20;        // BINPUT index beyond the memo's end
   std::uint64_t max_string_bytes = 1ull << 28;  // one string / bytes object (a frame's file name is < 4 KiB)
   std::uint64_t max_container_items = 1ull << 28;
+  // Distinct combinations of an entry's pool_id, forward_frames, compile_context and
+  // user_metadata (EventExtra): at most kMaxEventExtras, as an entry keeps its id in 24 bits.
+  std::uint64_t max_event_extras = kMaxEventExtras;
   // The reader's total memory (buffers, stack, memo, live containers and the model built so
   // far) may not exceed memory_floor_bytes + memory_per_pickle_byte x the pickle bytes read so
   // far (decompressed): a real snapshot needs about 1-2 bytes per pickle byte.

@@ -56,20 +56,24 @@ struct Frame {
 // The "key=value" pairs of Frame::fx, in order.
 std::vector<std::pair<std::string_view, std::string_view>> fxFields(std::string_view fx);
 
-// One trace entry: 48 bytes, the rarely varying fields interned in Snapshot::extras (read
+// One trace entry: 40 bytes, the rarely varying fields interned in Snapshot::extras (read
 // them with Snapshot::extra). For `oom` entries, `addr` holds `device_free`.
 struct TraceEvent {
   Addr addr = 0;
   ByteCount size = 0;
   StreamValue stream = 0;
   std::int64_t time_us = 0;
-  StackId stack;                 // empty stack when the entry had no frames
-  EventExtraId extra = kNoExtra;  // its pool, forward frames, compile_context, user_metadata
-  Action action = Action::kUnknown;
+  StackId stack;  // empty stack when the entry had no frames
+  Action action : 8 = Action::kUnknown;
+  // Its EventExtraId (pool, forward frames, compile_context, user_metadata) in the 24 bits
+  // beside the action: a snapshot holds at most kMaxEventExtras of them (the reader refuses more).
+  std::uint32_t extra_index : 24 = 0;
 
   [[nodiscard]] std::uint64_t deviceFree() const { return addr; }
+  [[nodiscard]] EventExtraId extraId() const { return EventExtraId(extra_index); }
+  void setExtraId(EventExtraId id) { extra_index = id.value() & kMaxEventExtras; }
 };
-static_assert(sizeof(TraceEvent) == 48, "a trace entry is 48 bytes: 20 M of them are most of a read's memory");
+static_assert(sizeof(TraceEvent) == 40, "a trace entry is 40 bytes: 20 M of them are most of a read's memory");
 
 enum class BlockState : std::uint8_t { kActiveAllocated, kActivePendingFree, kInactive, kUnknown };
 std::string_view blockStateName(BlockState state);
@@ -159,9 +163,10 @@ struct Snapshot {
   [[nodiscard]] std::span<const FrameId> stack(StackId id) const;
   // The stack of `e` that points and call sites use (its forward frames when it has no own).
   [[nodiscard]] StackId callStack(const TraceEvent& e) const;
-  [[nodiscard]] const EventExtra& extra(const TraceEvent& e) const { return extras[e.extra]; }
-  // Gives `e` the extra fields `x` (interned).
-  void setExtra(TraceEvent& e, const EventExtra& x) { e.extra = extras.intern(x); }
+  [[nodiscard]] const EventExtra& extra(const TraceEvent& e) const { return extras[e.extraId()]; }
+  // Gives `e` the extra fields `x` (interned; the table holds at most kMaxEventExtras + 1, which
+  // the reader checks: other snapshots are made from ones it read).
+  void setExtra(TraceEvent& e, const EventExtra& x) { e.setExtraId(extras.intern(x)); }
   // Changes `e`'s extra fields through `edit(EventExtra&)`.
   template <typename Edit>
   void editExtra(TraceEvent& e, Edit&& edit) {
