@@ -17,7 +17,7 @@ namespace reservoir::gui {
 
 class MinMaxPyramid {
  public:
-  static constexpr std::uint32_t kFan = 8;
+  static constexpr std::uint32_t kFan = 16;
 
   MinMaxPyramid() = default;
   explicit MinMaxPyramid(std::span<const std::int64_t> values);
