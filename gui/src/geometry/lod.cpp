@@ -163,12 +163,8 @@ std::vector<ColumnEnvelope> envelope(const MinMaxPyramid& s, std::span<const Col
 
 std::vector<OpRange> opRanges(const replay::OpFirstEvents& op_event, std::span<const ColumnRange> columns) {
   std::vector<OpRange> out(columns.size());
-  std::size_t at = 0;
-  auto opsBefore = [&](std::uint32_t e) {  // ops with first event < e (columns move forward)
-    if (at > 0 && op_event[at - 1] >= e) at = 0;
-    at = op_event.lowerBound(e, at);
-    return static_cast<std::uint32_t>(at);
-  };
+  replay::OpBoundaryCursor cursor(op_event);
+  auto opsBefore = [&](std::uint32_t e) { return cursor.at(e); };  // ops with first event < e
   for (std::size_t c = 0; c < columns.size(); ++c) {
     const ColumnRange& col = columns[c];
     if (col.empty() && col.carry == ColumnRange::kNone) continue;

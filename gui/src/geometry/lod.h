@@ -11,7 +11,7 @@
 
 #include "geometry/axis.h"
 #include "reservoir/replay/compact_series.h"
-#include "reservoir/replay/session.h"
+#include "reservoir/replay/program.h"
 
 namespace reservoir::gui {
 

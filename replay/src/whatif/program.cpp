@@ -83,27 +83,13 @@ bool hasHandleSlots(const Program& program) {
 }
 
 std::uint32_t opAtBoundary(const Program& p, std::size_t boundary) {
-  const auto it = std::partition_point(p.ops.begin(), p.ops.end(),
-                                       [boundary](const Op& op) { return op.first_event < boundary; });
-  return static_cast<std::uint32_t>(it - p.ops.begin());
+  return static_cast<std::uint32_t>(OpFirstEvents(p.ops).lowerBound(boundary));
 }
 
 std::uint32_t OpBoundaryCursor::at(std::size_t boundary) {
-  const auto& ops = program_.ops;
-  const std::size_t n = ops.size();
   if (boundary < boundary_) pos_ = 0;  // the ops before pos_ start before every boundary from here on
   boundary_ = boundary;
-  // Gallop: [lo, hi] holds the answer once ops[hi] starts at or after the boundary (or hi == n).
-  std::size_t lo = pos_, hi = pos_, step = 1;
-  while (hi < n && ops[hi].first_event < boundary) {
-    lo = hi + 1;
-    hi = std::min(n, hi + step);
-    step *= 2;
-  }
-  const auto first = ops.begin() + static_cast<std::ptrdiff_t>(lo);
-  const auto last = ops.begin() + static_cast<std::ptrdiff_t>(std::max(lo, hi));
-  pos_ = static_cast<std::size_t>(
-      std::partition_point(first, last, [boundary](const Op& op) { return op.first_event < boundary; }) - ops.begin());
+  pos_ = ops_.lowerBound(boundary, pos_);  // galloping from the last answer
   return static_cast<std::uint32_t>(pos_);
 }
 

@@ -66,11 +66,8 @@ std::vector<sim::SegmentView> StateIndex::segmentsAfterOp(std::uint32_t op) cons
 
 std::uint32_t StateIndex::opAtEvent(std::uint32_t event) const {
   // The op containing `event` starts at or before it: the last op whose first event <= event.
-  const auto& ops = impl_->prepared.program.ops;
-  auto it =
-      std::upper_bound(ops.begin(), ops.end(), event, [](std::uint32_t e, const Op& op) { return e < op.first_event; });
-  if (it == ops.begin()) return 0;
-  return static_cast<std::uint32_t>((it - ops.begin()) - 1);
+  const std::size_t after = OpFirstEvents(impl_->prepared.program.ops).upperBound(event);
+  return after == 0 ? 0 : static_cast<std::uint32_t>(after - 1);
 }
 
 }  // namespace reservoir::replay

@@ -3,9 +3,13 @@
 // backends execute it.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "reservoir/core/status.h"
@@ -118,21 +122,70 @@ std::uint32_t internStream(Program& program, sim::StreamId stream);
 // each checkpoint restore.
 std::uint32_t internRoute(Program& program, const OpRoute& route);
 
+// The ops' first events, read from the ops themselves (sorted: ops run in event order), or from
+// plain event numbers (tests). Neither is copied: the caller keeps them.
+class OpFirstEvents {
+ public:
+  OpFirstEvents() = default;
+  explicit OpFirstEvents(std::span<const Op> ops)
+      : base_(reinterpret_cast<const char*>(ops.data()) + offsetof(Op, first_event)), stride_(sizeof(Op)),
+        size_(ops.size()) {}
+  explicit OpFirstEvents(std::span<const std::uint32_t> events)
+      : base_(reinterpret_cast<const char*>(events.data())), stride_(sizeof(std::uint32_t)), size_(events.size()) {}
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] std::uint32_t operator[](std::size_t j) const {
+    std::uint32_t v;  // one load at a fixed stride, for ops and plain events alike
+    std::memcpy(&v, base_ + j * stride_, sizeof v);
+    return v;
+  }
+  // The number of ops whose first event is < e (lower bound) or <= e (upper bound), searched
+  // in [from, size()): the caller knows the ops before `from` qualify.
+  [[nodiscard]] std::size_t lowerBound(std::size_t e, std::size_t from = 0) const {
+    return search(from, [&](std::uint32_t v) { return v < e; });
+  }
+  [[nodiscard]] std::size_t upperBound(std::size_t e, std::size_t from = 0) const {
+    return search(from, [&](std::uint32_t v) { return v <= e; });
+  }
+
+ private:
+  // Galloping from `lo` (the plots' columns move forward a few hundred ops at a time: probes
+  // near `lo` stay in cache, where a binary search over all later ops missed it at each step).
+  template <typename Before>
+  [[nodiscard]] std::size_t search(std::size_t lo, Before before) const {
+    std::size_t hi = size(), step = 1;
+    while (lo + step < hi && before((*this)[lo + step - 1])) {
+      lo += step;
+      step *= 2;
+    }
+    hi = std::min(hi, lo + step);
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (before((*this)[mid])) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  const char* base_ = nullptr;
+  std::size_t stride_ = sizeof(std::uint32_t);
+  std::size_t size_ = 0;
+};
+
 // Position of event boundary b (between events b-1 and b) among the ops: the op it lies
-// before, i.e. the number of ops whose first event is before b (a binary search over the ops'
+// before, i.e. the number of ops whose first event is before b (a search over the ops'
 // first events; a table per event was 4 bytes per event for a handful of lookups per edit).
 std::uint32_t opAtBoundary(const Program& program, std::size_t boundary);
 // The same for the boundaries of a point (thousands of gaps, in trace order): each is found by
 // galloping forward from the one before, a smaller boundary searching afresh.
 class OpBoundaryCursor {
  public:
-  explicit OpBoundaryCursor(const Program& program) : program_(program) {}
+  explicit OpBoundaryCursor(const Program& program) : ops_(program.ops) {}
+  explicit OpBoundaryCursor(const OpFirstEvents& ops) : ops_(ops) {}
   [[nodiscard]] std::uint32_t at(std::size_t boundary);
 
  private:
-  const Program& program_;
+  OpFirstEvents ops_;
   std::size_t boundary_ = 0;
-  std::size_t pos_ = 0;  // opAtBoundary(program_, boundary_)
+  std::size_t pos_ = 0;  // the answer for boundary_
 };
 
 // Continues `program` from recorded event `from` by structure alone (used past a divergence):

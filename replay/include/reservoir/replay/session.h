@@ -12,9 +12,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <algorithm>
-#include <cstddef>
-#include <cstring>
 #include <span>
 #include <string>
 #include <thread>
@@ -104,54 +101,6 @@ struct LoadStage {
   [[nodiscard]] const std::string& path() const { return trace.path; }
   [[nodiscard]] const traces::DeviceTrace& deviceTrace() const { return snapshot().devices[device_index]; }
   [[nodiscard]] ReplayEnvironment environment() const { return trace.environment(); }
-};
-
-// The ops' first events, read from the ops themselves (sorted: ops run in event order), or from
-// plain event numbers (tests). Neither is copied: the caller keeps them.
-class OpFirstEvents {
- public:
-  OpFirstEvents() = default;
-  explicit OpFirstEvents(std::span<const Op> ops)
-      : base_(reinterpret_cast<const char*>(ops.data()) + offsetof(Op, first_event)), stride_(sizeof(Op)),
-        size_(ops.size()) {}
-  explicit OpFirstEvents(std::span<const std::uint32_t> events)
-      : base_(reinterpret_cast<const char*>(events.data())), stride_(sizeof(std::uint32_t)), size_(events.size()) {}
-  [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] std::uint32_t operator[](std::size_t j) const {
-    std::uint32_t v;  // one load at a fixed stride, for ops and plain events alike
-    std::memcpy(&v, base_ + j * stride_, sizeof v);
-    return v;
-  }
-  // The number of ops whose first event is < e (lower bound) or <= e (upper bound), searched
-  // in [from, size()): the caller knows the ops before `from` qualify.
-  [[nodiscard]] std::size_t lowerBound(std::uint32_t e, std::size_t from = 0) const {
-    return search(from, [&](std::uint32_t v) { return v < e; });
-  }
-  [[nodiscard]] std::size_t upperBound(std::uint32_t e, std::size_t from = 0) const {
-    return search(from, [&](std::uint32_t v) { return v <= e; });
-  }
-
- private:
-  // Galloping from `lo` (the plots' columns move forward a few hundred ops at a time: probes
-  // near `lo` stay in cache, where a binary search over all later ops missed it at each step).
-  template <typename Before>
-  [[nodiscard]] std::size_t search(std::size_t lo, Before before) const {
-    std::size_t hi = size(), step = 1;
-    while (lo + step < hi && before((*this)[lo + step - 1])) {
-      lo += step;
-      step *= 2;
-    }
-    hi = std::min(hi, lo + step);
-    while (lo < hi) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      if (before((*this)[mid])) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-  const char* base_ = nullptr;
-  std::size_t stride_ = sizeof(std::uint32_t);
-  std::size_t size_ = 0;
 };
 
 struct ModelStage {
