@@ -1,6 +1,6 @@
 // A sorted set of small trivially-copyable keys for the allocator's free lists: a vector of
-// leaves of up to kLeaf keys each, found by binary search over the leaves' last keys (a flat
-// two-level B+ tree). Far fewer allocations and cache misses than std::set; a copy is a deep
+// leaves of up to kLeaf keys each, found by a search over the leaves' last keys (a flat
+// two-level B+ tree); within a leaf, and among a few leaves, the search is a forward scan. Far fewer allocations and cache misses than std::set; a copy is a deep
 // copy (checkpoints). Any insert or erase invalidates every cursor.
 #pragma once
 
@@ -71,7 +71,7 @@ class OrderedSet {
     const std::size_t leaf = leafFor(k);
     if (leaf == leaves_.size()) return end();
     const Leaf& l = *leaves_[leaf];
-    const auto* it = std::lower_bound(l.keys.data(), l.keys.data() + l.n, k);
+    const auto* it = scan(l.keys.data(), l.keys.data() + l.n, k);
     return {leaf, static_cast<std::size_t>(it - l.keys.data())};
   }
 
@@ -91,7 +91,7 @@ class OrderedSet {
     if (leaf == leaves_.size()) leaf = leaves_.size() - 1;  // beyond every key: the last leaf
     Leaf& l = *leaves_[leaf];
     Key* end = l.keys.data() + l.n;
-    Key* pos = std::lower_bound(l.keys.data(), end, k);
+    Key* pos = scan(l.keys.data(), end, k);
     if (pos != end && !(k < *pos)) return false;
     if (l.n == kLeaf) {
       splitAndInsert(leaf, k);
@@ -110,7 +110,7 @@ class OrderedSet {
     const std::size_t leaf = leafFor(k);
     if (leaf == leaves_.size()) return 0;
     Leaf& l = *leaves_[leaf];
-    Key* pos = std::lower_bound(l.keys.data(), l.keys.data() + l.n, k);
+    Key* pos = scan(l.keys.data(), l.keys.data() + l.n, k);
     if (pos == l.keys.data() + l.n || k < *pos) return 0;
     eraseAt({leaf, static_cast<std::size_t>(pos - l.keys.data())});
     return 1;
@@ -131,13 +131,13 @@ class OrderedSet {
     Key* keys = l.keys.data();
     Key* at = keys + c.pos;
     if (k < *at) {
-      Key* pos = std::lower_bound(keys, at, k);
+      Key* pos = scan(keys, at, k);
       if (pos != at && !(k < *pos)) return eraseDuplicate(c);
       std::copy_backward(pos, at, at + 1);
       *pos = k;
     } else if (*at < k) {
       Key* end = keys + l.n;
-      Key* pos = std::lower_bound(at + 1, end, k);
+      Key* pos = scan(at + 1, end, k);
       if (pos != end && !(k < *pos)) return eraseDuplicate(c);
       std::copy(at + 1, pos, at);
       *(pos - 1) = k;
@@ -183,10 +183,32 @@ class OrderedSet {
     return c.leaf + 1 == leaves_.size() || k < leaves_[c.leaf + 1]->keys[0];
   }
 
-  // The first leaf whose last key is not less than `k` (leaves_.size() if none).
-  [[nodiscard]] std::size_t leafFor(const Key& k) const {
-    return static_cast<std::size_t>(std::lower_bound(last_.begin(), last_.end(), k) - last_.begin());
+  // The first key in [first, last) not less than `k`, for a leaf's keys: a forward scan. On the
+  // free lists of real traces it is faster than a binary search (13% of a replay, measured):
+  // a binary search's branches go either way at random, the scan's only at its end.
+  template <typename K>
+  static K* scan(K* first, K* last, const Key& k) {
+    while (first != last && *first < k) ++first;
+    return first;
   }
+
+  // The first leaf whose last key is not less than `k` (leaves_.size() if none): a binary search
+  // down to kScanLeaves leaves, then a scan.
+  [[nodiscard]] std::size_t leafFor(const Key& k) const {
+    const Key* first = last_.data();
+    std::size_t n = last_.size();
+    while (n > kScanLeaves) {
+      const std::size_t half = n / 2;
+      if (first[half] < k) {
+        first += half + 1;
+        n -= half + 1;
+      } else {
+        n = half;
+      }
+    }
+    return static_cast<std::size_t>(scan(first, first + n, k) - last_.data());
+  }
+  static constexpr std::size_t kScanLeaves = 32;
 
   // A leaf with no keys; the key slots are left uninitialised (value-initialising them cleared
   // a kilobyte per leaf).

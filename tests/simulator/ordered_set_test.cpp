@@ -77,6 +77,32 @@ TEST(OrderedSet, ReplaceFindInsertEraseMatchStdSet) {
   }
 }
 
+// lowerBound against std::set::lower_bound on sets of 3 to 300 leaves: the leaf search scans a
+// few leaves' last keys and halves the range above that, the key search scans within a leaf.
+TEST(OrderedSet, LowerBoundMatchesStdSetOverFewAndManyLeaves) {
+  std::mt19937 rng(11);
+  for (int keys : {10, 100, 1200}) {
+    Small s;
+    std::set<Key> ref;
+    while (static_cast<int>(ref.size()) < keys) {
+      const int v = 2 * static_cast<int>(rng() % 5000);  // even values: odd probes fall between keys
+      s.insert(Key{v, 0});
+      ref.insert(Key{v, 0});
+    }
+    expectSame(s, ref);
+    for (int probe = -1; probe <= 10001; ++probe) {
+      const auto want = ref.lower_bound(Key{probe, 0});
+      const auto got = s.lowerBound(Key{probe, 0});
+      if (want == ref.end()) {
+        ASSERT_EQ(got, s.end()) << "probe " << probe << " of " << keys;
+      } else {
+        ASSERT_NE(got, s.end()) << "probe " << probe << " of " << keys;
+        ASSERT_EQ(s.at(got).value, want->value) << "probe " << probe << " of " << keys;
+      }
+    }
+  }
+}
+
 TEST(OrderedSet, ReplaceByAnEqualKeyStoresTheNewKey) {
   Small s;
   for (int v = 0; v < 10; ++v) s.insert(Key{v, 0});
