@@ -218,8 +218,8 @@ bool CachingAllocator::Impl::allocBlock(AllocParams& p, bool is_retry) {
   p.block = newBlock(p.stream, size, p.pool, *ptr);
   arena[p.block].segment_tag = p.tag;
   forStats(p.pool, [&](std::size_t t) {
-    stats.segment[t].increase(1);
-    stats.reserved_bytes[t].increase(static_cast<std::int64_t>(size));
+    poolIncrease(stats.segment, t, 1);
+    poolIncrease(stats.reserved_bytes, t, static_cast<std::int64_t>(size));
   });
   if (size >= config.max_split_size) stats.oversize_segments.increase(1);
   stats.num_device_alloc++;
@@ -267,12 +267,12 @@ BlockRef CachingAllocator::Impl::allocFoundBlock(const AllocParams& p, ByteCount
     }
     if (already_split && !expandable) {
       forStats(p.pool,
-               [&](std::size_t t) { stats.inactive_split_bytes[t].decrease(static_cast<std::int64_t>(p.size)); });
+               [&](std::size_t t) { poolDecrease(stats.inactive_split_bytes, t, static_cast<std::int64_t>(p.size)); });
     } else if (!expandable) {
       const auto rem = static_cast<std::int64_t>(arena[remaining].size);
       forStats(p.pool, [&](std::size_t t) {
-        stats.inactive_split_bytes[t].increase(rem);
-        stats.inactive_split[t].increase(1);
+        poolIncrease(stats.inactive_split_bytes, t, rem);
+        poolIncrease(stats.inactive_split, t, 1);
       });
     }
   } else if (p.listed) {
@@ -281,8 +281,8 @@ BlockRef CachingAllocator::Impl::allocFoundBlock(const AllocParams& p, ByteCount
   if (!split && already_split && !expandable) {
     const auto sz = static_cast<std::int64_t>(arena[block].size);
     forStats(p.pool, [&](std::size_t t) {
-      stats.inactive_split_bytes[t].decrease(sz);
-      stats.inactive_split[t].decrease(1);
+      poolDecrease(stats.inactive_split_bytes, t, sz);
+      poolDecrease(stats.inactive_split, t, 1);
     });
   }
   Block& b = arena[block];
@@ -293,11 +293,11 @@ BlockRef CachingAllocator::Impl::allocFoundBlock(const AllocParams& p, ByteCount
   ++active_count;
   const auto sz = static_cast<std::int64_t>(b.size);
   forStats(b.pool, [&](std::size_t t) {
-    stats.allocation[t].increase(1);
-    stats.allocated_bytes[t].increase(sz);
-    stats.active[t].increase(1);
-    stats.active_bytes[t].increase(sz);
-    stats.requested_bytes[t].increase(static_cast<std::int64_t>(orig_size));
+    poolIncrease(stats.allocation, t, 1);
+    poolIncrease(stats.allocated_bytes, t, sz);
+    poolIncrease(stats.active, t, 1);
+    poolIncrease(stats.active_bytes, t, sz);
+    poolIncrease(stats.requested_bytes, t, static_cast<std::int64_t>(orig_size));
   });
   if (b.size >= config.max_split_size) stats.oversize_allocations.increase(1);
   return block;
@@ -314,8 +314,8 @@ void CachingAllocator::Impl::free(BlockRef block) {
   b.allocated = false;
   const auto sz = static_cast<std::int64_t>(b.size);
   forStats(b.pool, [&](std::size_t t) {
-    stats.allocation[t].decrease(1);
-    stats.allocated_bytes[t].decrease(sz);
+    poolDecrease(stats.allocation, t, 1);
+    poolDecrease(stats.allocated_bytes, t, sz);
   });
   emit(Action::kFreeRequested, b.ptr, b.requested_size, b.stream, b.tag, b.pool);
   if (b.size >= config.max_split_size) stats.oversize_allocations.decrease(1);
@@ -373,17 +373,17 @@ void CachingAllocator::Impl::freeBlock(BlockRef block) {
   forStats(pool, [&](std::size_t t) {
     if (!expandable) {
       if (net_blocks > 0)
-        stats.inactive_split[t].increase(net_blocks);
+        poolIncrease(stats.inactive_split, t, net_blocks);
       else if (net_blocks < 0)
-        stats.inactive_split[t].decrease(-net_blocks);
+        poolDecrease(stats.inactive_split, t, -net_blocks);
       if (net_size > 0)
-        stats.inactive_split_bytes[t].increase(net_size);
+        poolIncrease(stats.inactive_split_bytes, t, net_size);
       else if (net_size < 0)
-        stats.inactive_split_bytes[t].decrease(-net_size);
+        poolDecrease(stats.inactive_split_bytes, t, -net_size);
     }
-    stats.active[t].decrease(1);
-    stats.active_bytes[t].decrease(static_cast<std::int64_t>(original_size));
-    stats.requested_bytes[t].decrease(static_cast<std::int64_t>(requested));
+    poolDecrease(stats.active, t, 1);
+    poolDecrease(stats.active_bytes, t, static_cast<std::int64_t>(original_size));
+    poolDecrease(stats.requested_bytes, t, static_cast<std::int64_t>(requested));
   });
 }
 

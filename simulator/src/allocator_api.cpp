@@ -107,7 +107,8 @@ void CachingAllocator::releasePool(PoolId pool) {
   if (--m.private_pools[found->second].use_count == 0) m.pools_freeable[pool] = found->second;
 }
 
-const DeviceStats& CachingAllocator::stats() const { return impl_->stats; }
+DeviceStats CachingAllocator::stats() const { return impl_->summedStats(); }
+StatTotals CachingAllocator::totals() const { return impl_->totals(); }
 void CachingAllocator::resetPeakStats() { impl_->stats.resetPeaks(); }
 const AllocatorConfig& CachingAllocator::config() const { return impl_->config; }
 ByteCount CachingAllocator::totalAllocatedMemory() const { return impl_->total_allocated_memory; }

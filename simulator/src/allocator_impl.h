@@ -125,6 +125,20 @@ struct AllocParams {
   bool rejected = false;
 };
 
+// A statistic of pool type t goes up or down by v: the pool's figures and the aggregate's current
+// value and peak, as c10 updates both. The aggregate's cumulative counts (allocated, freed) are
+// the sums of the pools', made when the statistics are read (DeviceStats::sumPools).
+inline void poolIncrease(StatArray& a, std::size_t t, std::int64_t v) {
+  a[t].increase(v);
+  Stat& all = a[kAggregate];
+  all.current = saturatingAdd(all.current, v);
+  if (all.current > all.peak) all.peak = all.current;
+}
+inline void poolDecrease(StatArray& a, std::size_t t, std::int64_t v) {
+  a[t].decrease(v);
+  a[kAggregate].current = saturatingAdd(a[kAggregate].current, -v);
+}
+
 struct CachingAllocator::Impl {
   AllocatorConfig config;
   DeviceModel* device = nullptr;
@@ -169,10 +183,21 @@ struct CachingAllocator::Impl {
   void replaceInBlocks(FreeCursor at, BlockRef b);
   [[nodiscard]] bool poolIsSmall(std::uint32_t pool) const { return pools[pool].is_small; }
   [[nodiscard]] PoolId poolIdOf(std::uint32_t pool) const;
+  // Calls f(t) with the pool's StatType; f updates the statistics with poolIncrease and
+  // poolDecrease, which update the aggregate too.
   template <typename F>
   void forStats(std::uint32_t pool, F f) {
-    f(kAggregate);
     f(pools[pool].is_small ? kSmallPool : kLargePool);
+  }
+  // The statistics as torch.cuda.memory_stats() has them, aggregates included.
+  [[nodiscard]] DeviceStats summedStats() const {
+    DeviceStats s = stats;
+    s.sumPools();
+    return s;
+  }
+  [[nodiscard]] StatTotals totals() const {
+    return {stats.reserved_bytes[kAggregate].current, stats.allocated_bytes[kAggregate].current,
+            stats.active_bytes[kAggregate].current, stats.requested_bytes[kAggregate].current};
   }
 
   // --- events

@@ -147,8 +147,8 @@ void CachingAllocator::Impl::releaseBlock(BlockRef b) {
   if (owner != kNil) private_pools[owner].cuda_malloc_count--;
   const auto sz = static_cast<std::int64_t>(blk.size);
   forStats(blk.pool, [&](std::size_t t) {
-    stats.segment[t].decrease(1);
-    stats.reserved_bytes[t].decrease(sz);
+    poolDecrease(stats.segment, t, 1);
+    poolDecrease(stats.reserved_bytes, t, sz);
   });
   if (blk.size >= config.max_split_size) stats.oversize_segments.decrease(1);
   eraseFromBlocks(b);
@@ -203,7 +203,7 @@ void CachingAllocator::Impl::unmapBlock(BlockRef b) {
   tryMergeBlocks(b, arena[b].next, pool);
   pools[pool].unmapped.insert(addrKey(b));
   total_allocated_memory -= unmapped_size;
-  forStats(pool, [&](std::size_t t) { stats.reserved_bytes[t].decrease(static_cast<std::int64_t>(unmapped_size)); });
+  forStats(pool, [&](std::size_t t) { poolDecrease(stats.reserved_bytes, t, static_cast<std::int64_t>(unmapped_size)); });
   const std::uint32_t owner = pools[pool].owner;
   if (owner != kNil) private_pools[owner].cuda_malloc_count--;
   stats.num_device_free++;

@@ -47,8 +47,8 @@ void seedFree(CachingAllocator::Impl& m, BlockRef b, std::uint32_t pool) {
   m.insertIntoBlocks(b);
   if (m.arena[b].isSplit())
     m.forStats(pool, [&](std::size_t t) {
-      m.stats.inactive_split[t].increase(1);
-      m.stats.inactive_split_bytes[t].increase(static_cast<std::int64_t>(m.arena[b].size));
+      poolIncrease(m.stats.inactive_split, t, 1);
+      poolIncrease(m.stats.inactive_split_bytes, t, static_cast<std::int64_t>(m.arena[b].size));
     });
 }
 
@@ -60,9 +60,9 @@ void seedOccupied(CachingAllocator::Impl& m, BlockRef b, const SeedBlock& sb, st
   const auto sz = static_cast<std::int64_t>(blk.size);
   ++m.active_count;
   m.forStats(pool, [&](std::size_t t) {
-    m.stats.active[t].increase(1);
-    m.stats.active_bytes[t].increase(sz);
-    m.stats.requested_bytes[t].increase(static_cast<std::int64_t>(sb.requested));
+    poolIncrease(m.stats.active, t, 1);
+    poolIncrease(m.stats.active_bytes, t, sz);
+    poolIncrease(m.stats.requested_bytes, t, static_cast<std::int64_t>(sb.requested));
   });
   if (sb.pending) {
     blk.event_count = 1;
@@ -72,8 +72,8 @@ void seedOccupied(CachingAllocator::Impl& m, BlockRef b, const SeedBlock& sb, st
   }
   blk.allocated = true;
   m.forStats(pool, [&](std::size_t t) {
-    m.stats.allocation[t].increase(1);
-    m.stats.allocated_bytes[t].increase(sz);
+    poolIncrease(m.stats.allocation, t, 1);
+    poolIncrease(m.stats.allocated_bytes, t, sz);
   });
   if (blk.size >= m.config.max_split_size) m.stats.oversize_allocations.increase(1);
 }
@@ -123,8 +123,8 @@ Expected<std::vector<BlockHandle>> CachingAllocator::seed(std::span<const SeedSe
     if (m.pools[pool].owner != kNil) m.private_pools[m.pools[pool].owner].cuda_malloc_count++;
     m.total_allocated_memory += s.size;
     m.forStats(pool, [&](std::size_t t) {
-      m.stats.segment[t].increase(1);
-      m.stats.reserved_bytes[t].increase(static_cast<std::int64_t>(s.size));
+      poolIncrease(m.stats.segment, t, 1);
+      poolIncrease(m.stats.reserved_bytes, t, static_cast<std::int64_t>(s.size));
     });
     if (s.size >= m.config.max_split_size) m.stats.oversize_segments.increase(1);
     // Carve the segment into blocks: occupied ones from the seed, free gaps between them.
@@ -216,7 +216,7 @@ Status CachingAllocator::seedExpandable(const SeedSegment& s, std::vector<BlockH
   if (m.pools[pool].owner != kNil)
     m.private_pools[m.pools[pool].owner].cuda_malloc_count += static_cast<int>(mapped_total / seg.page);
   m.total_allocated_memory += mapped_total;
-  m.forStats(pool, [&](std::size_t t) { m.stats.reserved_bytes[t].increase(static_cast<std::int64_t>(mapped_total)); });
+  m.forStats(pool, [&](std::size_t t) { poolIncrease(m.stats.reserved_bytes, t, static_cast<std::int64_t>(mapped_total)); });
   return {};
 }
 

@@ -31,6 +31,17 @@ void DeviceStats::resetPeaks() {
   oversize_segments.resetPeak();
 }
 
+void DeviceStats::sumPools() {
+  for (StatArray* a : {&allocation, &segment, &active, &inactive_split, &allocated_bytes, &reserved_bytes,
+                       &active_bytes, &inactive_split_bytes, &requested_bytes}) {
+    const Stat& small = (*a)[kSmallPool];
+    const Stat& large = (*a)[kLargePool];
+    Stat& all = (*a)[kAggregate];
+    all.allocated = saturatingAdd(small.allocated, large.allocated);
+    all.freed = saturatingAdd(small.freed, large.freed);
+  }
+}
+
 void DeviceStats::resetAccumulated() {
   forEachArray(*this, [](Stat& s) { s.resetAccumulated(); });
   oversize_allocations.resetAccumulated();

@@ -4,7 +4,9 @@
 
 #include <limits>
 
+#include "reservoir/simulator/allocator.h"
 #include "reservoir/simulator/stats.h"
+#include "test_device.h"
 
 namespace reservoir::sim {
 namespace {
@@ -35,6 +37,50 @@ TEST(Stats, OrdinaryAmountsAddExactly) {
   EXPECT_EQ(s.freed, 512);
   EXPECT_EQ(saturatingAdd(kMax, 1), kMax);
   EXPECT_EQ(saturatingAdd(std::numeric_limits<std::int64_t>::min(), -1), std::numeric_limits<std::int64_t>::min());
+}
+
+TEST(Stats, SumPoolsAddsTheCumulativeCountsAndLeavesCurrentAndPeak) {
+  DeviceStats d;
+  d.allocated_bytes[kSmallPool].allocated = 3;
+  d.allocated_bytes[kLargePool].allocated = 4;
+  d.allocated_bytes[kLargePool].freed = kMax;
+  d.allocated_bytes[kSmallPool].freed = 1;
+  d.allocated_bytes[kAggregate].current = 5;
+  d.allocated_bytes[kAggregate].peak = 9;
+  d.sumPools();
+  EXPECT_EQ(d.allocated_bytes[kAggregate].allocated, 7);
+  EXPECT_EQ(d.allocated_bytes[kAggregate].freed, kMax);  // saturates
+  EXPECT_EQ(d.allocated_bytes[kAggregate].current, 5);
+  EXPECT_EQ(d.allocated_bytes[kAggregate].peak, 9);
+}
+
+// The model updates the aggregates' current values and peaks as it goes and sums their
+// cumulative counts when asked: stats() is what c10 would report, totals() its currents.
+TEST(Stats, TheModelsAggregatesAreThePoolsTogether) {
+  const AllocatorConfig config = *parseAllocConf("");
+  test::TestDevice device;
+  test::RecordingSink sink;
+  CachingAllocator alloc(config, &device, &sink);
+  alloc.setCheckLevel(CheckLevel::kExpensive);
+  const auto small = alloc.malloc(1000, 0, 1);  // 1024 bytes in a 2 MiB small segment
+  const auto large = alloc.malloc(4 * kMiB, 0, 2);
+  ASSERT_TRUE(small.ok() && large.ok());
+  alloc.free(small.block);
+  const DeviceStats s = alloc.stats();
+  const StatArray& a = s.allocated_bytes;
+  EXPECT_EQ(a[kSmallPool].allocated, 1024);
+  EXPECT_EQ(a[kLargePool].allocated, static_cast<std::int64_t>(4 * kMiB));
+  EXPECT_EQ(a[kAggregate].allocated, a[kSmallPool].allocated + a[kLargePool].allocated);
+  EXPECT_EQ(a[kAggregate].freed, 1024);
+  EXPECT_EQ(a[kAggregate].current, static_cast<std::int64_t>(4 * kMiB));
+  EXPECT_EQ(a[kAggregate].peak, static_cast<std::int64_t>(4 * kMiB + 1024));
+  EXPECT_EQ(s.reserved_bytes[kAggregate].current, static_cast<std::int64_t>(2 * kMiB + 20 * kMiB));  // a 20 MiB large buffer
+  const StatTotals t = alloc.totals();
+  EXPECT_EQ(t.reserved, s.reserved_bytes[kAggregate].current);
+  EXPECT_EQ(t.allocated, a[kAggregate].current);
+  EXPECT_EQ(t.active, s.active_bytes[kAggregate].current);
+  EXPECT_EQ(t.requested, static_cast<std::int64_t>(4 * kMiB));
+  EXPECT_EQ(alloc.invariantFailure(), "");
 }
 
 }  // namespace

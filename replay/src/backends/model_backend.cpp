@@ -120,9 +120,8 @@ class ModelTarget final : public OpTarget {
   void resetPeaks() override { model_.resetPeakStats(); }
 
   Figures read(Reading) override {
-    const sim::DeviceStats& s = model_.stats();
-    return Figures{s.reserved_bytes[sim::kAggregate].current, s.allocated_bytes[sim::kAggregate].current,
-                   s.active_bytes[sim::kAggregate].current};
+    const sim::StatTotals t = model_.totals();
+    return Figures{t.reserved, t.allocated, t.active};
   }
 
  private:
@@ -145,8 +144,8 @@ BackendResult runModel(const ReplayJob& job, sim::DeviceModel& device, Completio
   ModelTarget target(model, hooks);
   target.seed(prog, r);
   driveOps(job, schedule, target, /*track_peaks=*/true, r);
-  r.final_reserved = model.stats().reserved_bytes[sim::kAggregate].current;
-  r.final_allocated = model.stats().allocated_bytes[sim::kAggregate].current;
+  r.final_reserved = model.totals().reserved;
+  r.final_allocated = model.totals().allocated;
   r.final_stats = model.stats();
   r.stats_known = true;
   r.segments = model.segments();

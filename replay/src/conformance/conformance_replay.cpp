@@ -423,9 +423,8 @@ void Driver::run() {
 
 void Driver::noteTimeline(std::size_t from, std::size_t to) {
   if (!options_.keep_timeline) return;
-  const auto& s = model_.stats();
-  const TimelinePoint p{s.reserved_bytes[sim::kAggregate].current, s.allocated_bytes[sim::kAggregate].current,
-                        s.active_bytes[sim::kAggregate].current, s.requested_bytes[sim::kAggregate].current};
+  const sim::StatTotals t = model_.totals();
+  const TimelinePoint p{t.reserved, t.allocated, t.active, t.requested};
   // Events of one request are emitted together; the state after the request stands for all.
   report_.timeline.resize(to, p);
   (void)from;

@@ -134,7 +134,7 @@ void Runner::applyEdit(const Item& item) {
       r_.peak_allocated = PeakInfo{};
       break;
     case Edit::Kind::kProbe:
-      r_.probes.push_back(Probe{e.text, reserved(), allocated(), model_.stats().active_bytes[sim::kAggregate].current,
+      r_.probes.push_back(Probe{e.text, reserved(), allocated(), model_.totals().active,
                                 item.gap.boundary});
       break;
     case Edit::Kind::kDemand: {
@@ -215,14 +215,13 @@ void Runner::track(std::uint32_t j) {
   if (!s_.peak_windows.empty() && inWindow(j))
     r_.peak_in_windows = std::max(r_.peak_in_windows.value_or(0), reserved());
   if (s_.keep_timeline) {
-    const auto& st = model_.stats();
-    r_.timeline.push_back(TimelinePoint{reserved(), allocated(), st.active_bytes[sim::kAggregate].current,
-                                        st.requested_bytes[sim::kAggregate].current});
+    const sim::StatTotals t = model_.totals();
+    r_.timeline.push_back(TimelinePoint{t.reserved, t.allocated, t.active, t.requested});
   }
   if (s_.keep_curves) {
     r_.curves.reserved.push(j, res);
     r_.curves.allocated.push_back(alloc);
-    r_.curves.active.push_back(model_.stats().active_bytes[sim::kAggregate].current);
+    r_.curves.active.push_back(model_.totals().active);
   }
 }
 

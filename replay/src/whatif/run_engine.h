@@ -128,8 +128,8 @@ class Runner {
   }
   void track(std::uint32_t j);
   [[nodiscard]] bool inWindow(std::uint32_t op) const;
-  [[nodiscard]] std::int64_t reserved() const { return model_.stats().reserved_bytes[sim::kAggregate].current; }
-  [[nodiscard]] std::int64_t allocated() const { return model_.stats().allocated_bytes[sim::kAggregate].current; }
+  [[nodiscard]] std::int64_t reserved() const { return model_.totals().reserved; }
+  [[nodiscard]] std::int64_t allocated() const { return model_.totals().allocated; }
 
   const PreparedTrace& p_;
   RunSettings s_;

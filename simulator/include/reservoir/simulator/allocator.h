@@ -165,7 +165,11 @@ class CachingAllocator {
   void endAllocateToPool(PoolId pool);
   void releasePool(PoolId pool);
 
-  [[nodiscard]] const DeviceStats& stats() const;
+  // torch.cuda.memory_stats(), made when asked (the aggregates are summed from the pools).
+  [[nodiscard]] DeviceStats stats() const;
+  // The aggregate reserved, allocated, active and requested bytes now: what a replay reads
+  // after every request, without the whole of stats().
+  [[nodiscard]] StatTotals totals() const;
   void resetPeakStats();
   [[nodiscard]] const AllocatorConfig& config() const;
   [[nodiscard]] ByteCount totalAllocatedMemory() const;  // bytes obtained from the driver

@@ -55,6 +55,18 @@ struct DeviceStats {
 
   void resetPeaks();
   void resetAccumulated();
+  // Sets each statistic's aggregate ("all") cumulative counts (allocated, freed) to the sums of
+  // the small and large pools' (saturating). The allocator model updates the aggregates'
+  // current values and peaks as it goes and sums these when the statistics are read.
+  void sumPools();
+};
+
+// The aggregate figures a replay reads after every request.
+struct StatTotals {
+  std::int64_t reserved = 0;
+  std::int64_t allocated = 0;
+  std::int64_t active = 0;
+  std::int64_t requested = 0;
 };
 
 // The flat dict torch.cuda.memory_stats() returns ("allocated_bytes.all.peak" -> value).
