@@ -66,9 +66,9 @@ PoolId CachingAllocator::Impl::poolIdOf(std::uint32_t pool) const {
   return owner == kNil ? PoolId{} : private_pools[owner].id;
 }
 
-void CachingAllocator::Impl::emit(Action action, Addr addr, ByteCount size, StreamId stream, std::uint64_t tag,
-                                  std::uint32_t pool) {
-  if (sink) sink->onEvent(SimEvent{action, addr, size, stream, tag, poolIdOf(pool)});
+void CachingAllocator::Impl::emitTo(Action action, Addr addr, ByteCount size, StreamId stream, std::uint64_t tag,
+                                    std::uint32_t pool) {
+  sink->onEvent(SimEvent{action, addr, size, stream, tag, poolIdOf(pool)});
 }
 
 // ---------------------------------------------------------------- lookup

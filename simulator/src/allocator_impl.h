@@ -201,7 +201,11 @@ struct CachingAllocator::Impl {
   }
 
   // --- events
-  void emit(Action action, Addr addr, ByteCount size, StreamId stream, std::uint64_t tag, std::uint32_t pool);
+  // Hands the event to the sink, if any (inline: a replay without a sink pays one test).
+  void emit(Action action, Addr addr, ByteCount size, StreamId stream, std::uint64_t tag, std::uint32_t pool) {
+    if (sink) emitTo(action, addr, size, stream, tag, pool);
+  }
+  void emitTo(Action action, Addr addr, ByteCount size, StreamId stream, std::uint64_t tag, std::uint32_t pool);
 
   // --- malloc path (allocator.cpp)
   MallocResult malloc(ByteCount orig_size, StreamId stream, std::uint64_t tag);

@@ -207,21 +207,19 @@ void Runner::track(std::uint32_t j) {
     PeakInfo pi{v, j, ev, ev < trace.events.size() ? trace.events[ev].time_us : 0, op.stack};
     return pi;
   };
-  const std::int64_t res = reserved();
-  const std::int64_t alloc = allocated();
+  const sim::StatTotals now = model_.totals();  // one call per op (it is on the replay's hot path)
+  const std::int64_t res = now.reserved;
+  const std::int64_t alloc = now.allocated;
   if (res > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(res, reservedEventOf(trace, op));
   if (alloc > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(alloc, lastEventOf(op));
   reserved_sum_ += static_cast<double>(res);
   if (!s_.peak_windows.empty() && inWindow(j))
-    r_.peak_in_windows = std::max(r_.peak_in_windows.value_or(0), reserved());
-  if (s_.keep_timeline) {
-    const sim::StatTotals t = model_.totals();
-    r_.timeline.push_back(TimelinePoint{t.reserved, t.allocated, t.active, t.requested});
-  }
+    r_.peak_in_windows = std::max(r_.peak_in_windows.value_or(0), res);
+  if (s_.keep_timeline) r_.timeline.push_back(TimelinePoint{res, alloc, now.active, now.requested});
   if (s_.keep_curves) {
     r_.curves.reserved.push(j, res);
     r_.curves.allocated.push_back(alloc);
-    r_.curves.active.push_back(model_.totals().active);
+    r_.curves.active.push_back(now.active);
   }
 }
 
