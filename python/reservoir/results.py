@@ -95,6 +95,7 @@ class SweepReport(TypedDict, total=False):
     candidates: List[SweepCandidate]
     pareto: List[SweepCandidate]
     evaluated: int
+    replays: int  # runs replayed: candidates with the same run share one
     cancelled: bool
 
 

@@ -121,8 +121,11 @@ replay::SweepReport sweep(const replay::PreparedTrace& p, std::size_t slice, std
   return std::move(*rep);
 }
 
+// The answer without the work it took: seconds, and the replays (a slice shares runs only
+// among its own candidates; over traces they add up).
 nlohmann::json untimed(nlohmann::json j) {
   j.erase("seconds");
+  j.erase("replays");
   return j;
 }
 
@@ -140,6 +143,8 @@ TEST(SweepSlices, MergedSlicesAreTheWholeSweep) {
   EXPECT_EQ(in_parts, whole.candidates.size());
   const auto merged = replay::mergeSweepSlices(parts);
   EXPECT_EQ(untimed(replay::sweepJson(merged, "t", 1000)), untimed(replay::sweepJson(whole, "t", 1000)));
+  EXPECT_GE(merged.replays, whole.replays);
+  EXPECT_LE(merged.replays, merged.evaluated);
   // And it travels as JSON without a change.
   const auto back = replay::sweepReportFromJson(replay::sweepJson(whole, "t", 1000));
   EXPECT_EQ(replay::sweepJson(back, "t", 1000), replay::sweepJson(whole, "t", 1000));
@@ -152,6 +157,7 @@ TEST(SweepOverTraces, EachCandidateIsScoredOnItsWorstTrace) {
   EXPECT_EQ(untimed(replay::sweepJson(replay::worstOverTraces({a, a}), "t", 1000)),
             untimed(replay::sweepJson(a, "t", 1000)));
   const auto both = replay::worstOverTraces({a, b});
+  EXPECT_EQ(both.replays, a.replays + b.replays);
   EXPECT_EQ(both.baseline_peak_reserved, std::max(a.baseline_peak_reserved, b.baseline_peak_reserved));
   auto find = [](const replay::SweepReport& r, const std::vector<std::string>& edits) -> const replay::SweepCandidate* {
     for (const auto& c : r.candidates)

@@ -361,17 +361,61 @@ bool cancelledAt(const SweepOptions& o, std::uint32_t op) {
   return o.cancel && (op & 4095) == 0 && o.cancel->load(std::memory_order_relaxed);
 }
 
+// What decides a placement's replay: the op before which each of its empty_cache calls runs (one
+// entry per call, as the runner counts them). Where an observed point (the objective's probe) is
+// at the same op, the order between the two depends on their events, so the call's event
+// boundary and phase are part of the key there. Two placements with the same key replay the same
+// run: cleanups at different events between the same two allocator requests do the same thing.
+std::vector<std::uint64_t> runKey(const PreparedTrace& p, const Candidate& c, const std::set<std::uint32_t>& observed) {
+  std::vector<std::uint64_t> key;
+  for (const ResolvedEdit& e : c.edits) {
+    OpBoundaryCursor at(p.program);
+    for (const Gap& g : e.gaps) {
+      const std::uint32_t op = at.at(g.boundary);
+      const std::uint64_t order = observed.count(op) ? std::uint64_t{g.boundary} * 2 + static_cast<std::uint32_t>(g.phase) + 1 : 0;
+      key.push_back(std::uint64_t{op} << 32 | order);
+    }
+  }
+  std::sort(key.begin(), key.end());
+  return key;
+}
+
+// For each candidate, the first candidate whose replay is the same run (itself if none): a
+// placement under another name, or at other events between the same allocator requests, is
+// replayed once. Settings candidates are all replayed.
+std::vector<std::size_t> sameRunAs(const PreparedTrace& p, const std::vector<Candidate>& cands,
+                                   const std::vector<ResolvedEdit>& observe) {
+  std::set<std::uint32_t> observed;
+  for (const ResolvedEdit& e : observe) {
+    OpBoundaryCursor at(p.program);
+    for (const Gap& g : e.gaps) observed.insert(at.at(g.boundary));
+  }
+  std::map<std::vector<std::uint64_t>, std::size_t> first;
+  std::vector<std::size_t> out(cands.size());
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    out[i] = cands[i].settings ? i : first.try_emplace(runKey(p, cands[i], observed), i).first->second;
+  return out;
+}
+
 // Every candidate replayed: settings from the start, a placement from the checkpoint before
-// its first cleanup; `results[i]` stays empty for the ones a cancel skipped.
+// its first cleanup; one run serves the candidates `same_run` maps to the same one. `results[i]`
+// stays empty for the ones a cancel skipped.
 std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const SweepOptions& o,
                                                    const std::vector<Candidate>& cands,
+                                                   const std::vector<std::size_t>& same_run,
                                                    const std::vector<ResolvedEdit>& observe, const RunSettings& base,
                                                    const std::deque<detail::Runner>& checkpoints, std::uint32_t every,
                                                    const std::function<void(std::size_t, const Evaluation&)>& arrived) {
   // Longest replays first (settings run the whole trace; a placement from its first cleanup
   // on), so that the workers finish together instead of one waiting on a long last one.
-  std::vector<std::size_t> order(cands.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<std::size_t> order;
+  std::vector<std::vector<std::size_t>> shared(cands.size());  // the other candidates a run serves
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (same_run[i] == i)
+      order.push_back(i);
+    else
+      shared[same_run[i]].push_back(i);
+  }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
     const std::uint32_t fx = cands[x].settings ? 0 : cands[x].first_op, fy = cands[y].settings ? 0 : cands[y].first_op;
     return fx < fy;
@@ -380,7 +424,7 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex progress_mutex;
   auto worker = [&] {
-    for (std::size_t n = next++; n < cands.size(); n = next++) {
+    for (std::size_t n = next++; n < order.size(); n = next++) {
       if (o.cancel && o.cancel->load()) return;
       const std::size_t i = order[n];
       const Candidate& c = cands[i];
@@ -401,9 +445,15 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
       }
       if (o.cancel && o.cancel->load()) return;  // an incomplete run is no result
       ev.at_point = probeValue(ev.run);
+      for (std::size_t other : shared[i]) results[other] = ev;
       results[i] = std::move(ev);
-      const std::size_t d = ++done;
       std::lock_guard<std::mutex> lock(progress_mutex);
+      for (std::size_t served : shared[i]) {
+        const std::size_t d = ++done;
+        if (arrived) arrived(served, *results[served]);
+        if (o.progress) o.progress(d, cands.size());
+      }
+      const std::size_t d = ++done;
       if (arrived) arrived(i, *results[i]);
       if (o.progress) o.progress(d, cands.size());
     }
@@ -472,12 +522,14 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   std::function<void(std::size_t, const Evaluation&)> arrived;
   if (o.on_candidate)
     arrived = [&](std::size_t i, const Evaluation& ev) { o.on_candidate(scoreCandidate(cands[i], ev, b, o, rep)); };
-  const auto results = evaluateAll(p, o, cands, observe, base, checkpoints, every, arrived);
+  const std::vector<std::size_t> same_run = sameRunAs(p, cands, observe);
+  const auto results = evaluateAll(p, o, cands, same_run, observe, base, checkpoints, every, arrived);
   for (std::size_t i = 0; i < cands.size(); ++i) {
     if (!results[i]) {
       rep.cancelled = true;
       continue;
     }
+    if (same_run[i] == i) ++rep.replays;
     rep.candidates.push_back(scoreCandidate(cands[i], *results[i], b, o, rep));
   }
   rep.evaluated = rep.candidates.size();
@@ -493,10 +545,12 @@ SweepReport mergeSweepSlices(const std::vector<SweepReport>& slices) {
   rep.candidates.clear();
   rep.pareto.clear();
   rep.evaluated = 0;
+  rep.replays = 0;
   rep.seconds = 0;
   for (const auto& s : slices) {
     rep.candidates.insert(rep.candidates.end(), s.candidates.begin(), s.candidates.end());
     rep.evaluated += s.evaluated;
+    rep.replays += s.replays;
     rep.seconds += s.seconds;
     rep.cancelled = rep.cancelled || s.cancelled;
   }
@@ -629,6 +683,7 @@ SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace) {
     rep.candidates.push_back(std::move(c));
   }
   rep.evaluated = rep.candidates.size();
+  for (const SweepReport& t : per_trace) rep.replays += t.replays;
   std::stable_sort(rep.candidates.begin(), rep.candidates.end(), sweepRanksBefore);
   markPareto(rep);
   return rep;

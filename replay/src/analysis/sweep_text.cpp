@@ -41,7 +41,7 @@ std::string candidateLine(std::size_t rank, const SweepCandidate& c) {
 }  // namespace
 
 std::string sweepReportText(const SweepReport& rep, const std::string& path, std::size_t top) {
-  std::string out = fmt::format("{}: {} candidates in {:.2f} s{}\n", path, rep.evaluated, rep.seconds,
+  std::string out = fmt::format("{}: {} candidates ({} replays) in {:.2f} s{}\n", path, rep.evaluated, rep.replays, rep.seconds,
                                 rep.cancelled ? " (cancelled: the rest were not replayed)" : "");
   out += fmt::format("minimizing {}: baseline {} (run peak {})\n", rep.objective, size(rep.baseline_objective),
                      size(rep.baseline_peak_reserved));

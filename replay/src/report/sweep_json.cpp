@@ -76,6 +76,7 @@ nlohmann::json sweepJson(const SweepReport& rep, const std::string& path, std::s
   j["max_calls"] = rep.max_calls ? nlohmann::json(*rep.max_calls) : nlohmann::json(nullptr);
   j["max_calls_source"] = rep.max_calls_source;
   j["evaluated"] = rep.evaluated;
+  j["replays"] = rep.replays;
   j["seconds"] = rep.seconds;
   j["cancelled"] = rep.cancelled;
   j["candidates"] = nlohmann::json::array();
@@ -158,6 +159,7 @@ SweepReport sweepReportFromJson(const nlohmann::json& j) {
   rep.max_calls = optionalField<std::size_t>(j, "max_calls");
   rep.max_calls_source = j.at("max_calls_source").get<std::string>();
   rep.evaluated = j.at("evaluated").get<std::size_t>();
+  rep.replays = optionalField<std::size_t>(j, "replays").value_or(rep.evaluated);
   rep.seconds = j.at("seconds").get<double>();
   rep.cancelled = j.at("cancelled").get<bool>();
   for (const auto& cj : j.at("candidates")) rep.candidates.push_back(candidateFromJson(cj));

@@ -137,6 +137,9 @@ struct SweepReport {
   std::vector<SweepCandidate> candidates;  // best first: within the cap, largest saving, cheapest
   std::vector<std::size_t> pareto;         // indices into candidates: saving against price, cheapest first
   std::size_t evaluated = 0;
+  // The replays that made them: placements whose runs are the same (the same empty_cache calls
+  // between the same allocator requests) share one.
+  std::size_t replays = 0;
   double seconds = 0;
   bool cancelled = false;
 };
