@@ -320,8 +320,7 @@ class CudaBackend final : public ReplayBackend {
     } before;
     hooks.before = [&](std::size_t, const BackendOp& op, const sim::CachingAllocator& model) {
       if (op.kind != BackendOpKind::kEmptyCache) return;
-      before = Before{model.totals().reserved, dev.free_seconds, dev.sync_seconds,
-                      dev.frees, Clock::now()};
+      before = Before{model.totals().reserved, dev.free_seconds, dev.sync_seconds, dev.frees, Clock::now()};
     };
     hooks.after = [&](std::size_t i, const BackendOp& op, const sim::CachingAllocator& model) {
       const std::int64_t reserved = model.totals().reserved;

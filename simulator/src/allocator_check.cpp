@@ -88,17 +88,12 @@ std::string CachingAllocator::Impl::validate() const {
   if (free_mapped != listed) return fmt::format("{} free mapped blocks but {} free-list entries", free_mapped, listed);
   const StatTotals t = totals();
   if (rc.reserved != t.reserved)
-    return fmt::format("reserved_bytes {} but the blocks add up to {}", t.reserved,
-                       rc.reserved);
+    return fmt::format("reserved_bytes {} but the blocks add up to {}", t.reserved, rc.reserved);
   if (rc.allocated != t.allocated)
-    return fmt::format("allocated_bytes {} but the blocks add up to {}", t.allocated,
-                       rc.allocated);
-  if (rc.active != t.active)
-    return fmt::format("active_bytes {} but the blocks add up to {}", t.active,
-                       rc.active);
+    return fmt::format("allocated_bytes {} but the blocks add up to {}", t.allocated, rc.allocated);
+  if (rc.active != t.active) return fmt::format("active_bytes {} but the blocks add up to {}", t.active, rc.active);
   if (rc.requested != t.requested)
-    return fmt::format("requested_bytes {} but the blocks add up to {}", t.requested,
-                       rc.requested);
+    return fmt::format("requested_bytes {} but the blocks add up to {}", t.requested, rc.requested);
   if (static_cast<std::int64_t>(total_allocated_memory) != rc.reserved)
     return fmt::format("total_allocated_memory {} != reserved {}", total_allocated_memory, rc.reserved);
   return {};

@@ -203,7 +203,8 @@ void CachingAllocator::Impl::unmapBlock(BlockRef b) {
   tryMergeBlocks(b, arena[b].next, pool);
   pools[pool].unmapped.insert(addrKey(b));
   total_allocated_memory -= unmapped_size;
-  forStats(pool, [&](std::size_t t) { poolDecrease(stats.reserved_bytes, t, static_cast<std::int64_t>(unmapped_size)); });
+  forStats(pool,
+           [&](std::size_t t) { poolDecrease(stats.reserved_bytes, t, static_cast<std::int64_t>(unmapped_size)); });
   const std::uint32_t owner = pools[pool].owner;
   if (owner != kNil) private_pools[owner].cuda_malloc_count--;
   stats.num_device_free++;

@@ -216,7 +216,8 @@ Status CachingAllocator::seedExpandable(const SeedSegment& s, std::vector<BlockH
   if (m.pools[pool].owner != kNil)
     m.private_pools[m.pools[pool].owner].cuda_malloc_count += static_cast<int>(mapped_total / seg.page);
   m.total_allocated_memory += mapped_total;
-  m.forStats(pool, [&](std::size_t t) { poolIncrease(m.stats.reserved_bytes, t, static_cast<std::int64_t>(mapped_total)); });
+  m.forStats(pool,
+             [&](std::size_t t) { poolIncrease(m.stats.reserved_bytes, t, static_cast<std::int64_t>(mapped_total)); });
   return {};
 }
 

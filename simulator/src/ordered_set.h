@@ -1,7 +1,7 @@
 // A sorted set of small trivially-copyable keys for the allocator's free lists: a vector of
 // leaves of up to kLeaf keys each, found by a search over the leaves' last keys (a flat
-// two-level B+ tree); within a leaf, and among a few leaves, the search is a forward scan. Far fewer allocations and cache misses than std::set; a copy is a deep
-// copy (checkpoints). Any insert or erase invalidates every cursor.
+// two-level B+ tree); within a leaf, and among a few leaves, the search is a forward scan. Far fewer allocations and
+// cache misses than std::set; a copy is a deep copy (checkpoints). Any insert or erase invalidates every cursor.
 #pragma once
 
 #include <algorithm>

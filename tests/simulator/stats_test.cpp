@@ -74,7 +74,8 @@ TEST(Stats, TheModelsAggregatesAreThePoolsTogether) {
   EXPECT_EQ(a[kAggregate].freed, 1024);
   EXPECT_EQ(a[kAggregate].current, static_cast<std::int64_t>(4 * kMiB));
   EXPECT_EQ(a[kAggregate].peak, static_cast<std::int64_t>(4 * kMiB + 1024));
-  EXPECT_EQ(s.reserved_bytes[kAggregate].current, static_cast<std::int64_t>(2 * kMiB + 20 * kMiB));  // a 20 MiB large buffer
+  EXPECT_EQ(s.reserved_bytes[kAggregate].current,
+            static_cast<std::int64_t>(2 * kMiB + 20 * kMiB));  // a 20 MiB large buffer
   const StatTotals t = alloc.totals();
   EXPECT_EQ(t.reserved, s.reserved_bytes[kAggregate].current);
   EXPECT_EQ(t.allocated, a[kAggregate].current);

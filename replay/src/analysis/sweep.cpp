@@ -372,7 +372,8 @@ std::vector<std::uint64_t> runKey(const PreparedTrace& p, const Candidate& c, co
     OpBoundaryCursor at(p.program);
     for (const Gap& g : e.gaps) {
       const std::uint32_t op = at.at(g.boundary);
-      const std::uint64_t order = observed.count(op) ? std::uint64_t{g.boundary} * 2 + static_cast<std::uint32_t>(g.phase) + 1 : 0;
+      const std::uint64_t order =
+          observed.count(op) ? std::uint64_t{g.boundary} * 2 + static_cast<std::uint32_t>(g.phase) + 1 : 0;
       key.push_back(std::uint64_t{op} << 32 | order);
     }
   }

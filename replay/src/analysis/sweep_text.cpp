@@ -41,8 +41,8 @@ std::string candidateLine(std::size_t rank, const SweepCandidate& c) {
 }  // namespace
 
 std::string sweepReportText(const SweepReport& rep, const std::string& path, std::size_t top) {
-  std::string out = fmt::format("{}: {} candidates ({} replays) in {:.2f} s{}\n", path, rep.evaluated, rep.replays, rep.seconds,
-                                rep.cancelled ? " (cancelled: the rest were not replayed)" : "");
+  std::string out = fmt::format("{}: {} candidates ({} replays) in {:.2f} s{}\n", path, rep.evaluated, rep.replays,
+                                rep.seconds, rep.cancelled ? " (cancelled: the rest were not replayed)" : "");
   out += fmt::format("minimizing {}: baseline {} (run peak {})\n", rep.objective, size(rep.baseline_objective),
                      size(rep.baseline_peak_reserved));
   out += rep.max_calls ? fmt::format("empty_cache calls allowed: at most {} in the trace, {}\n", *rep.max_calls,

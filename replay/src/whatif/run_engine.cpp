@@ -134,8 +134,7 @@ void Runner::applyEdit(const Item& item) {
       r_.peak_allocated = PeakInfo{};
       break;
     case Edit::Kind::kProbe:
-      r_.probes.push_back(Probe{e.text, reserved(), allocated(), model_.totals().active,
-                                item.gap.boundary});
+      r_.probes.push_back(Probe{e.text, reserved(), allocated(), model_.totals().active, item.gap.boundary});
       break;
     case Edit::Kind::kDemand: {
       DemandResult d{e.text, e.bytes, device_.usable().has_value(), true, 0};
@@ -213,8 +212,7 @@ void Runner::track(std::uint32_t j) {
   if (res > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(res, reservedEventOf(trace, op));
   if (alloc > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(alloc, lastEventOf(op));
   reserved_sum_ += static_cast<double>(res);
-  if (!s_.peak_windows.empty() && inWindow(j))
-    r_.peak_in_windows = std::max(r_.peak_in_windows.value_or(0), res);
+  if (!s_.peak_windows.empty() && inWindow(j)) r_.peak_in_windows = std::max(r_.peak_in_windows.value_or(0), res);
   if (s_.keep_timeline) r_.timeline.push_back(TimelinePoint{res, alloc, now.active, now.requested});
   if (s_.keep_curves) {
     r_.curves.reserved.push(j, res);
