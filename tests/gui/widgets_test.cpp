@@ -513,6 +513,8 @@ TEST_F(WidgetsTest, SweepFromThePanelRanksCandidates) {
   EXPECT_EQ(QApplication::clipboard()->text(), table->item(0, column_edit)->text());
   EXPECT_TRUE(QApplication::clipboard()->text().startsWith(QStringLiteral("--")));
   EXPECT_TRUE(dialog.statusText().contains(QStringLiteral("training step"))) << dialog.statusText().toStdString();
+  EXPECT_TRUE(dialog.statusText().contains(QStringLiteral("(%1 replays)").arg(rep.replays)))
+      << dialog.statusText().toStdString();
   // The candidate column keeps room for its text: the edit column does not take the width.
   dialog.resize(1200, 560);
   dialog.show();

@@ -297,9 +297,11 @@ void SweepDialog::showReport() {
                                         .arg(QString::fromStdString(rep.steps->source))
                                   : tr("training steps unknown");
   // "0.0 s" for a small trace's 30 ms read as nothing done: the same units as the Events table's times.
-  status_->setText(tr("%1 candidates in %2%3. Minimizing %4 (now %5); %6; %7. Double-click a row to run it as a "
-                      "variant.")
+  // "replays": the candidates whose runs are the same share one (SweepReport::replays).
+  status_->setText(tr("%1 candidates (%2 replays) in %3%4. Minimizing %5 (now %6); %7; %8. Double-click a row to run "
+                      "it as a variant.")
                        .arg(rep.evaluated)
+                       .arg(rep.replays)
                        .arg(timeText(static_cast<std::int64_t>(rep.seconds * 1e6)))
                        .arg(rep.cancelled ? tr(" (cancelled: the rest were not replayed)") : QString())
                        .arg(QString::fromStdString(rep.objective), sizeText(rep.baseline_objective), steps, cap));
