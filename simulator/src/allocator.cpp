@@ -217,10 +217,9 @@ bool CachingAllocator::Impl::allocBlock(AllocParams& p, bool is_retry) {
   total_allocated_memory += size;
   p.block = newBlock(p.stream, size, p.pool, *ptr);
   arena[p.block].segment_tag = p.tag;
-  forStats(p.pool, [&](std::size_t t) {
-    poolIncrease(stats.segment, t, 1);
-    poolIncrease(stats.reserved_bytes, t, static_cast<std::int64_t>(size));
-  });
+  const std::size_t t = statType(p.pool);
+  poolIncrease(stats.segment, t, 1);
+  poolIncrease(stats.reserved_bytes, t, static_cast<std::int64_t>(size));
   if (size >= config.max_split_size) stats.oversize_segments.increase(1);
   stats.num_device_alloc++;
   emit(Action::kSegmentAlloc, *ptr, size, p.stream, p.tag, p.pool);
@@ -266,24 +265,21 @@ BlockRef CachingAllocator::Impl::allocFoundBlock(const AllocParams& p, ByteCount
       insertIntoBlocks(remaining);
     }
     if (already_split && !expandable) {
-      forStats(p.pool,
-               [&](std::size_t t) { poolDecrease(stats.inactive_split_bytes, t, static_cast<std::int64_t>(p.size)); });
+      poolDecrease(stats.inactive_split_bytes, statType(p.pool), static_cast<std::int64_t>(p.size));
     } else if (!expandable) {
       const auto rem = static_cast<std::int64_t>(arena[remaining].size);
-      forStats(p.pool, [&](std::size_t t) {
-        poolIncrease(stats.inactive_split_bytes, t, rem);
-        poolIncrease(stats.inactive_split, t, 1);
-      });
+      const std::size_t t = statType(p.pool);
+      poolIncrease(stats.inactive_split_bytes, t, rem);
+      poolIncrease(stats.inactive_split, t, 1);
     }
   } else if (p.listed) {
     pools[p.pool].blocks.erase(p.at);
   }
   if (!split && already_split && !expandable) {
     const auto sz = static_cast<std::int64_t>(arena[block].size);
-    forStats(p.pool, [&](std::size_t t) {
-      poolDecrease(stats.inactive_split_bytes, t, sz);
-      poolDecrease(stats.inactive_split, t, 1);
-    });
+    const std::size_t t = statType(p.pool);
+    poolDecrease(stats.inactive_split_bytes, t, sz);
+    poolDecrease(stats.inactive_split, t, 1);
   }
   Block& b = arena[block];
   b.allocated = true;
@@ -292,13 +288,12 @@ BlockRef CachingAllocator::Impl::allocFoundBlock(const AllocParams& p, ByteCount
   emit(Action::kAlloc, b.ptr, orig_size, b.stream, p.tag, b.pool);
   ++active_count;
   const auto sz = static_cast<std::int64_t>(b.size);
-  forStats(b.pool, [&](std::size_t t) {
-    poolIncrease(stats.allocation, t, 1);
-    poolIncrease(stats.allocated_bytes, t, sz);
-    poolIncrease(stats.active, t, 1);
-    poolIncrease(stats.active_bytes, t, sz);
-    poolIncrease(stats.requested_bytes, t, static_cast<std::int64_t>(orig_size));
-  });
+  const std::size_t t = statType(b.pool);
+  poolIncrease(stats.allocation, t, 1);
+  poolIncrease(stats.allocated_bytes, t, sz);
+  poolIncrease(stats.active, t, 1);
+  poolIncrease(stats.active_bytes, t, sz);
+  poolIncrease(stats.requested_bytes, t, static_cast<std::int64_t>(orig_size));
   if (b.size >= config.max_split_size) stats.oversize_allocations.increase(1);
   return block;
 }
@@ -313,10 +308,9 @@ void CachingAllocator::Impl::free(BlockRef block) {
   }
   b.allocated = false;
   const auto sz = static_cast<std::int64_t>(b.size);
-  forStats(b.pool, [&](std::size_t t) {
-    poolDecrease(stats.allocation, t, 1);
-    poolDecrease(stats.allocated_bytes, t, sz);
-  });
+  const std::size_t t = statType(b.pool);
+  poolDecrease(stats.allocation, t, 1);
+  poolDecrease(stats.allocated_bytes, t, sz);
   emit(Action::kFreeRequested, b.ptr, b.requested_size, b.stream, b.tag, b.pool);
   if (b.size >= config.max_split_size) stats.oversize_allocations.decrease(1);
   if (!b.stream_uses.empty()) {
@@ -370,21 +364,20 @@ void CachingAllocator::Impl::freeBlock(BlockRef block) {
     net_size += static_cast<std::int64_t>(b.size);
   }
   const bool expandable = b.expandable != kNil;
-  forStats(pool, [&](std::size_t t) {
-    if (!expandable) {
-      if (net_blocks > 0)
-        poolIncrease(stats.inactive_split, t, net_blocks);
-      else if (net_blocks < 0)
-        poolDecrease(stats.inactive_split, t, -net_blocks);
-      if (net_size > 0)
-        poolIncrease(stats.inactive_split_bytes, t, net_size);
-      else if (net_size < 0)
-        poolDecrease(stats.inactive_split_bytes, t, -net_size);
-    }
-    poolDecrease(stats.active, t, 1);
-    poolDecrease(stats.active_bytes, t, static_cast<std::int64_t>(original_size));
-    poolDecrease(stats.requested_bytes, t, static_cast<std::int64_t>(requested));
-  });
+  const std::size_t t = statType(pool);
+  if (!expandable) {
+    if (net_blocks > 0)
+      poolIncrease(stats.inactive_split, t, net_blocks);
+    else if (net_blocks < 0)
+      poolDecrease(stats.inactive_split, t, -net_blocks);
+    if (net_size > 0)
+      poolIncrease(stats.inactive_split_bytes, t, net_size);
+    else if (net_size < 0)
+      poolDecrease(stats.inactive_split_bytes, t, -net_size);
+  }
+  poolDecrease(stats.active, t, 1);
+  poolDecrease(stats.active_bytes, t, static_cast<std::int64_t>(original_size));
+  poolDecrease(stats.requested_bytes, t, static_cast<std::int64_t>(requested));
 }
 
 void CachingAllocator::Impl::eraseMergedNeighbour(BlockRef src, std::uint32_t pool, HeldEntry* hold) {

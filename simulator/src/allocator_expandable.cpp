@@ -78,7 +78,7 @@ bool CachingAllocator::Impl::mapBlock(BlockRef to_map, ByteCount size, std::uint
   tryMergeBlocks(to_map, arena[to_map].next, pool);
   insertIntoBlocks(to_map);
   total_allocated_memory += mapped_size;
-  forStats(pool, [&](std::size_t t) { poolIncrease(stats.reserved_bytes, t, static_cast<std::int64_t>(mapped_size)); });
+  poolIncrease(stats.reserved_bytes, statType(pool), static_cast<std::int64_t>(mapped_size));
   stats.num_device_alloc++;
   if (arena[to_map].prev == kNil && arena[to_map].segment_tag == 0) arena[to_map].segment_tag = tag;
   emit(Action::kSegmentMap, mapped_ptr, mapped_size, arena[to_map].stream, tag, pool);

@@ -183,11 +183,9 @@ struct CachingAllocator::Impl {
   void replaceInBlocks(FreeCursor at, BlockRef b);
   [[nodiscard]] bool poolIsSmall(std::uint32_t pool) const { return pools[pool].is_small; }
   [[nodiscard]] PoolId poolIdOf(std::uint32_t pool) const;
-  // Calls f(t) with the pool's StatType; f updates the statistics with poolIncrease and
-  // poolDecrease, which update the aggregate too.
-  template <typename F>
-  void forStats(std::uint32_t pool, F f) {
-    f(pools[pool].is_small ? kSmallPool : kLargePool);
+  // The StatType of a pool's statistics (poolIncrease and poolDecrease update the aggregate too).
+  [[nodiscard]] std::size_t statType(std::uint32_t pool) const {
+    return pools[pool].is_small ? kSmallPool : kLargePool;
   }
   // The statistics as torch.cuda.memory_stats() has them, aggregates included.
   [[nodiscard]] DeviceStats summedStats() const {

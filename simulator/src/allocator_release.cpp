@@ -146,10 +146,9 @@ void CachingAllocator::Impl::releaseBlock(BlockRef b) {
   const std::uint32_t owner = pools[blk.pool].owner;
   if (owner != kNil) private_pools[owner].cuda_malloc_count--;
   const auto sz = static_cast<std::int64_t>(blk.size);
-  forStats(blk.pool, [&](std::size_t t) {
-    poolDecrease(stats.segment, t, 1);
-    poolDecrease(stats.reserved_bytes, t, sz);
-  });
+  const std::size_t t = statType(blk.pool);
+  poolDecrease(stats.segment, t, 1);
+  poolDecrease(stats.reserved_bytes, t, sz);
   if (blk.size >= config.max_split_size) stats.oversize_segments.decrease(1);
   eraseFromBlocks(b);
   deleteBlock(b);
@@ -203,8 +202,7 @@ void CachingAllocator::Impl::unmapBlock(BlockRef b) {
   tryMergeBlocks(b, arena[b].next, pool);
   pools[pool].unmapped.insert(addrKey(b));
   total_allocated_memory -= unmapped_size;
-  forStats(pool,
-           [&](std::size_t t) { poolDecrease(stats.reserved_bytes, t, static_cast<std::int64_t>(unmapped_size)); });
+  poolDecrease(stats.reserved_bytes, statType(pool), static_cast<std::int64_t>(unmapped_size));
   const std::uint32_t owner = pools[pool].owner;
   if (owner != kNil) private_pools[owner].cuda_malloc_count--;
   stats.num_device_free++;

@@ -45,11 +45,10 @@ namespace {
 // A seeded free block: in its pool's free list, counted as an inactive split block if split.
 void seedFree(CachingAllocator::Impl& m, BlockRef b, std::uint32_t pool) {
   m.insertIntoBlocks(b);
-  if (m.arena[b].isSplit())
-    m.forStats(pool, [&](std::size_t t) {
-      poolIncrease(m.stats.inactive_split, t, 1);
-      poolIncrease(m.stats.inactive_split_bytes, t, static_cast<std::int64_t>(m.arena[b].size));
-    });
+  if (!m.arena[b].isSplit()) return;
+  const std::size_t t = m.statType(pool);
+  poolIncrease(m.stats.inactive_split, t, 1);
+  poolIncrease(m.stats.inactive_split_bytes, t, static_cast<std::int64_t>(m.arena[b].size));
 }
 
 // A seeded occupied block: allocated, or freed and waiting for an unknown stream's event.
@@ -59,11 +58,10 @@ void seedOccupied(CachingAllocator::Impl& m, BlockRef b, const SeedBlock& sb, st
   blk.tag = sb.tag;
   const auto sz = static_cast<std::int64_t>(blk.size);
   ++m.active_count;
-  m.forStats(pool, [&](std::size_t t) {
-    poolIncrease(m.stats.active, t, 1);
-    poolIncrease(m.stats.active_bytes, t, sz);
-    poolIncrease(m.stats.requested_bytes, t, static_cast<std::int64_t>(sb.requested));
-  });
+  const std::size_t t = m.statType(pool);
+  poolIncrease(m.stats.active, t, 1);
+  poolIncrease(m.stats.active_bytes, t, sz);
+  poolIncrease(m.stats.requested_bytes, t, static_cast<std::int64_t>(sb.requested));
   if (sb.pending) {
     blk.event_count = 1;
     m.outstanding.push_back(OutstandingEvent{kUnknownUseStream, blk.stream, blk.ptr, blk.tag, m.event_sequence++});
@@ -71,10 +69,8 @@ void seedOccupied(CachingAllocator::Impl& m, BlockRef b, const SeedBlock& sb, st
     return;
   }
   blk.allocated = true;
-  m.forStats(pool, [&](std::size_t t) {
-    poolIncrease(m.stats.allocation, t, 1);
-    poolIncrease(m.stats.allocated_bytes, t, sz);
-  });
+  poolIncrease(m.stats.allocation, t, 1);
+  poolIncrease(m.stats.allocated_bytes, t, sz);
   if (blk.size >= m.config.max_split_size) m.stats.oversize_allocations.increase(1);
 }
 
@@ -122,10 +118,9 @@ Expected<std::vector<BlockHandle>> CachingAllocator::seed(std::span<const SeedSe
     const std::uint32_t pool = seedPool(s);
     if (m.pools[pool].owner != kNil) m.private_pools[m.pools[pool].owner].cuda_malloc_count++;
     m.total_allocated_memory += s.size;
-    m.forStats(pool, [&](std::size_t t) {
-      poolIncrease(m.stats.segment, t, 1);
-      poolIncrease(m.stats.reserved_bytes, t, static_cast<std::int64_t>(s.size));
-    });
+    const std::size_t t = m.statType(pool);
+    poolIncrease(m.stats.segment, t, 1);
+    poolIncrease(m.stats.reserved_bytes, t, static_cast<std::int64_t>(s.size));
     if (s.size >= m.config.max_split_size) m.stats.oversize_segments.increase(1);
     // Carve the segment into blocks: occupied ones from the seed, free gaps between them.
     std::vector<BlockRef> chain;
@@ -216,8 +211,7 @@ Status CachingAllocator::seedExpandable(const SeedSegment& s, std::vector<BlockH
   if (m.pools[pool].owner != kNil)
     m.private_pools[m.pools[pool].owner].cuda_malloc_count += static_cast<int>(mapped_total / seg.page);
   m.total_allocated_memory += mapped_total;
-  m.forStats(pool,
-             [&](std::size_t t) { poolIncrease(m.stats.reserved_bytes, t, static_cast<std::int64_t>(mapped_total)); });
+  poolIncrease(m.stats.reserved_bytes, m.statType(pool), static_cast<std::int64_t>(mapped_total));
   return {};
 }
 

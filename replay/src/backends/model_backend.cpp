@@ -144,8 +144,9 @@ BackendResult runModel(const ReplayJob& job, sim::DeviceModel& device, Completio
   ModelTarget target(model, hooks);
   target.seed(prog, r);
   driveOps(job, schedule, target, /*track_peaks=*/true, r);
-  r.final_reserved = model.totals().reserved;
-  r.final_allocated = model.totals().allocated;
+  const sim::StatTotals end = model.totals();
+  r.final_reserved = end.reserved;
+  r.final_allocated = end.allocated;
   r.final_stats = model.stats();
   r.stats_known = true;
   r.segments = model.segments();
