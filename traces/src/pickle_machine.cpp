@@ -393,44 +393,13 @@ Status PickleMachine::step(std::uint8_t op) {
     case kAddItems:
       if (Status st = popMark(&from); !st.ok()) return st;
       return appendItems(from);
-    case kSetItem: {
-      const std::size_t floor = marks_.empty() ? 0 : marks_.back();
-      if (stack_.size() < floor + 3) return fail("SETITEM needs a dict, a key and a value");
-      const Value value = stack_.back();
-      const Value key = stack_[stack_.size() - 2];
-      const Value target = stack_[stack_.size() - 3];
-      Container* dict = pool_.get(target);
-      if (!dict || dict->kind != CKind::kDict) return fail("SETITEM target is not a dict");
-      stack_.resize(stack_.size() - 2);
-      return setInDict(target.handle(), key, value);
-    }
-    case kAppend: {
-      const std::size_t floor = marks_.empty() ? 0 : marks_.back();
-      if (stack_.size() < floor + 2) return fail("APPEND needs a list and an item");
-      const Value item = stack_.back();
-      const Value target = stack_[stack_.size() - 2];
-      Container* list = pool_.get(target);
-      if (!list || list->kind != CKind::kList) return fail("APPEND target is not a list");
-      stack_.pop_back();
-      return insertIntoList(target.handle(), item);
-    }
+    case kSetItem: return setItem();
+    case kAppend: return append();
     case kMemoize: return memoPut(memo_.size());
     case kBinPut:
-    case kLongBinPut: {
-      const std::size_t w = op == kBinPut ? 1 : 4;
-      if (!fill(w)) return truncated(op, w);
-      const std::uint64_t idx = loadLE(buf_.data() + pos_, w);
-      pos_ += w;
-      return memoPut(idx);
-    }
+    case kLongBinPut:
     case kBinGet:
-    case kLongBinGet: {
-      const std::size_t w = op == kBinGet ? 1 : 4;
-      if (!fill(w)) return truncated(op, w);
-      const std::uint64_t idx = loadLE(buf_.data() + pos_, w);
-      pos_ += w;
-      return memoGet(idx);
-    }
+    case kLongBinGet: return memoAtIndex(op);
     case kPop:
       if (!marks_.empty() && marks_.back() == stack_.size()) {
         marks_.pop_back();
@@ -461,8 +430,47 @@ Status PickleMachine::step(std::uint8_t op) {
       protocol_ = p;
       return {};
     }
-    default: break;
+    default: return refuseOpcode(op);
   }
+}
+
+// SETITEM: dict[key] = value, the three on top of the stack (above the last MARK).
+Status PickleMachine::setItem() {
+  const std::size_t floor = marks_.empty() ? 0 : marks_.back();
+  if (stack_.size() < floor + 3) return fail("SETITEM needs a dict, a key and a value");
+  const Value value = stack_.back();
+  const Value key = stack_[stack_.size() - 2];
+  const Value target = stack_[stack_.size() - 3];
+  Container* dict = pool_.get(target);
+  if (!dict || dict->kind != CKind::kDict) return fail("SETITEM target is not a dict");
+  stack_.resize(stack_.size() - 2);
+  return setInDict(target.handle(), key, value);
+}
+
+// APPEND: list.append(item), the two on top of the stack (above the last MARK).
+Status PickleMachine::append() {
+  const std::size_t floor = marks_.empty() ? 0 : marks_.back();
+  if (stack_.size() < floor + 2) return fail("APPEND needs a list and an item");
+  const Value item = stack_.back();
+  const Value target = stack_[stack_.size() - 2];
+  Container* list = pool_.get(target);
+  if (!list || list->kind != CKind::kList) return fail("APPEND target is not a list");
+  stack_.pop_back();
+  return insertIntoList(target.handle(), item);
+}
+
+// BINPUT / LONG_BINPUT / BINGET / LONG_BINGET: the memo index that follows (1 or 4 bytes).
+Status PickleMachine::memoAtIndex(std::uint8_t op) {
+  const std::size_t w = op == kBinPut || op == kBinGet ? 1 : 4;
+  if (!fill(w)) return truncated(op, w);
+  const std::uint64_t idx = loadLE(buf_.data() + pos_, w);
+  pos_ += w;
+  return op == kBinPut || op == kLongBinPut ? memoPut(idx) : memoGet(idx);
+}
+
+// An opcode step() does not run: code (refused by name), out-of-band buffers, protocol-0 text,
+// or none known.
+Status PickleMachine::refuseOpcode(std::uint8_t op) {
   if (isCodeOpcode(op)) return refuseCode(op);
   if (op == kNextBuffer || op == kReadonlyBuffer)
     return fail(ReadProblem::kNotASnapshot,

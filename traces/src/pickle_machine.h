@@ -57,6 +57,10 @@ class PickleMachine {
 
   // --- opcodes
   Status step(std::uint8_t op);
+  Status setItem();
+  Status append();
+  Status memoAtIndex(std::uint8_t op);
+  Status refuseOpcode(std::uint8_t op);
   bool fastStep(std::uint8_t op, StringId frames_key);
   Status pushString(std::uint8_t op, std::size_t len_bytes, bool is_bytes);
   Status pushLong(std::uint8_t op, std::size_t len_bytes);
