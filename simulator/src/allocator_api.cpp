@@ -109,6 +109,7 @@ void CachingAllocator::releasePool(PoolId pool) {
 
 DeviceStats CachingAllocator::stats() const { return impl_->summedStats(); }
 StatTotals CachingAllocator::totals() const { return impl_->totals(); }
+PeakValues CachingAllocator::peaks() const { return peaksOf(impl_->stats); }
 void CachingAllocator::resetPeakStats() { impl_->stats.resetPeaks(); }
 const AllocatorConfig& CachingAllocator::config() const { return impl_->config; }
 ByteCount CachingAllocator::totalAllocatedMemory() const { return impl_->total_allocated_memory; }

@@ -23,6 +23,27 @@ void forEachArray(DeviceStats& s, F f) {
     for (Stat& st : *a) f(st);
 }
 
+// The statistics with a peak, in the order of peakStatKeys(): f(name, pool suffix, stat).
+template <typename Stats, typename F>
+void forEachPeakStat(Stats& s, F f) {
+  const std::pair<const char*, decltype(&s.allocation)> arrays[] = {{"allocation", &s.allocation},
+                                                                    {"segment", &s.segment},
+                                                                    {"active", &s.active},
+                                                                    {"inactive_split", &s.inactive_split},
+                                                                    {"allocated_bytes", &s.allocated_bytes},
+                                                                    {"reserved_bytes", &s.reserved_bytes},
+                                                                    {"active_bytes", &s.active_bytes},
+                                                                    {"inactive_split_bytes", &s.inactive_split_bytes},
+                                                                    {"requested_bytes", &s.requested_bytes}};
+  for (const auto& [name, a] : arrays) {
+    f(name, ".all", (*a)[kAggregate]);
+    f(name, ".small_pool", (*a)[kSmallPool]);
+    f(name, ".large_pool", (*a)[kLargePool]);
+  }
+  f("oversize_allocations", "", s.oversize_allocations);
+  f("oversize_segments", "", s.oversize_segments);
+}
+
 }  // namespace
 
 void DeviceStats::resetPeaks() {
@@ -68,6 +89,25 @@ std::map<std::string, std::int64_t> memoryStatsMap(const DeviceStats& s) {
   out["num_device_alloc"] = s.num_device_alloc;
   out["num_device_free"] = s.num_device_free;
   out["max_split_size"] = s.max_split_size;
+  return out;
+}
+
+const std::array<std::string, kPeakStats>& peakStatKeys() {
+  static const std::array<std::string, kPeakStats> keys = [] {
+    std::array<std::string, kPeakStats> out;
+    std::size_t i = 0;
+    const DeviceStats none;
+    forEachPeakStat(
+        none, [&](const char* name, const char* pool, const Stat&) { out[i++] = std::string(name) + pool + ".peak"; });
+    return out;
+  }();
+  return keys;
+}
+
+PeakValues peaksOf(const DeviceStats& s) {
+  PeakValues out{};
+  std::size_t i = 0;
+  forEachPeakStat(s, [&](const char*, const char*, const Stat& stat) { out[i++] = stat.peak; });
   return out;
 }
 

@@ -196,6 +196,47 @@ TEST(PeakResets, FoundFromTheReplayWhereThePointSays) {
   EXPECT_FALSE(plain->exact());
 }
 
+// The range a search reports is the whole of the resets that fit: a reset at either end makes
+// the replay exact, one boundary outside either end does not.
+TEST(PeakResets, TheFoundRangeEndsWhereTheResetsThatFitEnd) {
+  for (const char* name : {"resume-tiny/resume-main.rank0.pickle", "resume-tiny/resume-main.rank1.pickle",
+                           "resume-tiny/resume-postload.rank0.pickle", "resume-tiny/fresh.rank0.pickle",
+                           "resume-expandable/resume-main.rank0.pickle"}) {
+    SCOPED_TRACE(name);
+    const std::string path = (test::samplesDir() / name).string();
+    auto snap = traces::readSnapshotFile(path);
+    ASSERT_TRUE(snap.ok()) << snap.message();
+    auto facts = findCaptureFacts(path);
+    ASSERT_TRUE(facts.has_value());
+    const std::size_t dev = snap->busiestDevice();
+    ConformanceOptions opts;
+    opts.env.capture = std::make_shared<const CaptureFacts>(*facts);
+    auto report = runConformance(*snap, dev, opts);
+    ASSERT_TRUE(report.ok()) << report.message();
+    ASSERT_TRUE(report->exact());
+    std::smatch m;
+    std::string note;
+    for (const auto& n : report->notes)
+      if (n.find("peaks were reset") != std::string::npos) note = n;
+    ASSERT_TRUE(std::regex_search(note, m, std::regex("before event (\\d+)"))) << note;
+    const std::size_t first = std::stoul(m[1]);
+    std::size_t last = first;
+    if (std::regex_search(note, m, std::regex("up to event (\\d+)"))) last = std::stoul(m[1]);
+    auto exactWithResetAt = [&](std::size_t b) {
+      ConformanceOptions given = opts;
+      given.reset_peaks_at = {static_cast<std::uint32_t>(b)};
+      auto r = runConformance(*snap, dev, given);
+      return r.ok() && r->exact();
+    };
+    EXPECT_TRUE(exactWithResetAt(first)) << note;
+    EXPECT_TRUE(exactWithResetAt(last)) << note;
+    EXPECT_TRUE(exactWithResetAt(first + (last - first) / 2)) << note;
+    ASSERT_GT(first, 1u) << note;
+    EXPECT_FALSE(exactWithResetAt(first - 1)) << note;
+    EXPECT_FALSE(exactWithResetAt(last + 1)) << note;
+  }
+}
+
 TEST(PeakResets, PeaksNoResetExplainsAreNamedNotHidden) {
   const std::string path = (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string();
   auto snap = traces::readSnapshotFile(path);

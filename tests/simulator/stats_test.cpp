@@ -2,6 +2,9 @@
 // allocated bytes of a few blocks near 2^62 passed 2^63, undefined behaviour in C++).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include <limits>
 
 #include "reservoir/simulator/allocator.h"
@@ -37,6 +40,30 @@ TEST(Stats, OrdinaryAmountsAddExactly) {
   EXPECT_EQ(s.freed, 512);
   EXPECT_EQ(saturatingAdd(kMax, 1), kMax);
   EXPECT_EQ(saturatingAdd(std::numeric_limits<std::int64_t>::min(), -1), std::numeric_limits<std::int64_t>::min());
+}
+
+// The peaks read without stats() are memory_stats()'s `.peak` values, key for key: every
+// statistic given a peak of its own, each found under its key and no `.peak` key missed.
+TEST(Stats, PeaksOfAreTheMapsPeakValuesInTheKeysOrder) {
+  DeviceStats s;
+  std::int64_t next = 1;
+  for (StatArray* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes, &s.reserved_bytes,
+                       &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes})
+    for (Stat& st : *a) st.peak = next++;
+  s.oversize_allocations.peak = next++;
+  s.oversize_segments.peak = next++;
+  const auto map = memoryStatsMap(s);
+  const auto peaks = peaksOf(s);
+  const auto& keys = peakStatKeys();
+  std::set<std::int64_t> seen(peaks.begin(), peaks.end());
+  EXPECT_EQ(seen.size(), kPeakStats);  // every peak read once
+  for (std::size_t i = 0; i < kPeakStats; ++i) {
+    ASSERT_TRUE(map.count(keys[i])) << keys[i];
+    EXPECT_EQ(map.at(keys[i]), peaks[i]) << keys[i];
+  }
+  const auto peak_keys =
+      std::count_if(map.begin(), map.end(), [](const auto& kv) { return kv.first.ends_with(".peak"); });
+  EXPECT_EQ(static_cast<std::size_t>(peak_keys), kPeakStats);
 }
 
 TEST(Stats, SumPoolsAddsTheCumulativeCountsAndLeavesCurrentAndPeak) {

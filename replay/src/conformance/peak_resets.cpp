@@ -81,41 +81,91 @@ ConformanceOptions searchReplayOptions(const ConformanceOptions& options) {
   inner.program = nullptr;
   inner.request_stream = nullptr;
   inner.progress = nullptr;
+  inner.after_request = nullptr;
   inner.keep_timeline = false;
   return inner;
 }
 
-void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, const ConformanceOptions& options,
-                   ConformanceReport& report) {
-  if (!options.env.capture || !onlyPeaksDiffer(report)) return;
-  const ConformanceOptions inner = searchReplayOptions(options);
-  ConformanceOptions timeline_opts = inner;
-  timeline_opts.keep_timeline = true;
-  auto with_timeline = runConformance(snapshot, device_index, timeline_opts);
-  if (!with_timeline) return;
-  const auto range = candidateRange(with_timeline->timeline, *options.env.capture);
-  const Wording& wording = wordingOr(options.env.wording);
-  const std::string no_single = fmt::format(
-      "only .peak statistics differ from the capture's: the program reset peaks "
-      "(torch.cuda.reset_peak_memory_stats), but no single reset explains them (give {})",
-      wording.give_value(Input::kResetPeaks, "POINT"));
-  if (!range) {
-    report.notes.push_back(no_single);
-    return;
+namespace {
+
+// For every `.peak` statistic the report compared, where a reset may go so that its peak comes
+// out as the capture's, from one replay that resets the peaks before every request: a request's
+// peak is then the highest the statistic stood during it (or at its start). A reset before
+// event b acts before the first request that starts at b or later, and the final peak is the
+// highest of those requests' peaks; it falls as b moves later. So each statistic allows the
+// boundaries after the last request that exceeded its capture's value and up to the last that
+// reached it, and one reset fits every statistic inside the intersection of those intervals.
+class ResetBounds {
+ public:
+  ResetBounds(const ConformanceReport& report, const CaptureFacts& capture) {
+    const auto& keys = sim::peakStatKeys();
+    for (const std::string& key : report.stats_compared) {
+      const auto k = std::find(keys.begin(), keys.end(), key);
+      const auto target = capture.memory_stats.find(key);
+      if (k != keys.end() && target != capture.memory_stats.end())
+        stats_.push_back({static_cast<std::size_t>(k - keys.begin()), target->second, std::nullopt, std::nullopt});
+    }
   }
+
+  void request(std::size_t first, const sim::PeakValues& peaks) {
+    if (first == 0)  // a refitted replay starts again
+      for (Bound& b : stats_) b.reached = b.exceeded = std::nullopt;
+    last_start_ = first;
+    for (Bound& b : stats_) {
+      if (peaks[b.index] >= b.target) b.reached = first;
+      if (peaks[b.index] > b.target) b.exceeded = first;
+    }
+  }
+
+  // The boundaries b (a reset just before event b) that give every peak, or nullopt.
+  [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> range() const {
+    std::size_t lo = 1, hi = last_start_;  // a reset past the last request's start acts on none
+    for (const Bound& b : stats_) {
+      if (!b.reached) return std::nullopt;
+      hi = std::min(hi, *b.reached);
+      if (b.exceeded) lo = std::max(lo, *b.exceeded + 1);
+    }
+    if (lo > hi) return std::nullopt;
+    return std::pair{lo, hi};
+  }
+
+ private:
+  struct Bound {
+    std::size_t index = 0;  // in sim::peakStatKeys()
+    std::int64_t target = 0;
+    std::optional<std::size_t> reached, exceeded;  // the start of the last request whose peak did
+  };
+  std::vector<Bound> stats_;
+  std::size_t last_start_ = 0;
+};
+
+// The full replay with one reset at b, when it is exact.
+std::optional<ConformanceReport> exactWithResetAt(const traces::Snapshot& snapshot, std::size_t device_index,
+                                                  const ConformanceOptions& inner, std::size_t b) {
+  ConformanceOptions o = inner;
+  o.reset_peaks_at = {static_cast<std::uint32_t>(b)};
+  auto r = runConformance(snapshot, device_index, o);
+  if (!r || !r->exact()) return std::nullopt;
+  return std::move(*r);
+}
+
+// The same interval by bisection, a replay per probe: for a search the one-pass bounds cannot
+// settle (they are verified, and this decides when a verification fails).
+std::optional<std::pair<std::size_t, std::size_t>> bisectResetRange(const traces::Snapshot& snapshot,
+                                                                    std::size_t device_index,
+                                                                    const ConformanceOptions& inner,
+                                                                    std::pair<std::size_t, std::size_t> range) {
   // Every peak only falls as the reset moves later, so the boundaries where all agree form
   // one interval inside the aggregate range: find one by bisection, then its two ends.
-  std::map<std::size_t, std::pair<int, std::optional<ConformanceReport>>> tried;
+  std::map<std::size_t, int> tried;
   auto at = [&](std::size_t b) -> int {
-    if (auto it = tried.find(b); it != tried.end()) return it->second.first;
+    if (auto it = tried.find(b); it != tried.end()) return it->second;
     ConformanceOptions o = inner;
     o.reset_peaks_at = {static_cast<std::uint32_t>(b)};
     auto r = runConformance(snapshot, device_index, o);
-    const int d = r ? direction(*r) : 2;
-    tried[b] = {d, d == 0 ? std::optional<ConformanceReport>(std::move(*r)) : std::nullopt};
-    return d;
+    return tried[b] = r ? direction(*r) : 2;
   };
-  std::size_t lo = range->first, hi = range->second;
+  std::size_t lo = range.first, hi = range.second;
   std::optional<std::size_t> found;
   while (lo <= hi && !found) {
     const std::size_t mid = lo + (hi - lo) / 2;
@@ -129,34 +179,78 @@ void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, c
     else
       break;
   }
-  if (!found) {
-    report.notes.push_back(no_single);
-    return;
-  }
+  if (!found) return std::nullopt;
   std::size_t first = *found, last = *found;
-  for (std::size_t a = range->first, b = *found; a < b;) {  // the lowest valid boundary
+  for (std::size_t a = range.first, b = *found; a < b;) {  // the lowest valid boundary
     const std::size_t mid = a + (b - a) / 2;
     if (at(mid) == 0)
       b = first = mid;
     else
       a = mid + 1;
   }
-  for (std::size_t a = *found, b = range->second; a < b;) {  // the highest
+  for (std::size_t a = *found, b = range.second; a < b;) {  // the highest
     const std::size_t mid = a + (b - a + 1) / 2;
     if (at(mid) == 0)
       a = last = mid;
     else
       b = mid - 1;
   }
-  ConformanceReport verified = std::move(*tried[first].second);
+  return std::pair{first, last};
+}
+
+}  // namespace
+
+void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, const ConformanceOptions& options,
+                   ConformanceReport& report) {
+  if (!options.env.capture || !onlyPeaksDiffer(report)) return;
+  const ConformanceOptions inner = searchReplayOptions(options);
+  // One replay gives the aggregate timeline and, with a reset before every event, each
+  // request's peaks.
+  ConformanceOptions every = inner;
+  every.keep_timeline = true;
+  ResetBounds bounds(report, *options.env.capture);
+  every.after_request = [&](std::size_t first, std::size_t, const sim::PeakValues& peaks) {
+    bounds.request(first, peaks);
+  };
+  const std::size_t n = snapshot.devices[device_index].events.size();
+  every.reset_peaks_at.reserve(n);
+  for (std::size_t b = 1; b < n; ++b) every.reset_peaks_at.push_back(static_cast<std::uint32_t>(b));
+  auto with_timeline = runConformance(snapshot, device_index, every);
+  if (!with_timeline) return;
+  const auto range = candidateRange(with_timeline->timeline, *options.env.capture);
+  const Wording& wording = wordingOr(options.env.wording);
+  const std::string no_single = fmt::format(
+      "only .peak statistics differ from the capture's: the program reset peaks "
+      "(torch.cuda.reset_peak_memory_stats), but no single reset explains them (give {})",
+      wording.give_value(Input::kResetPeaks, "POINT"));
+  std::optional<std::pair<std::size_t, std::size_t>> found;
+  if (const auto one_pass = bounds.range(); range && one_pass) {
+    found = std::pair{std::max(one_pass->first, range->first), std::min(one_pass->second, range->second)};
+    if (found->first > found->second) found.reset();
+  }
+  // Both ends are verified by a replay each; should either not be exact, bisection decides.
+  std::optional<ConformanceReport> verified;
+  if (found) {
+    verified = exactWithResetAt(snapshot, device_index, inner, found->first);
+    if (!verified ||
+        (found->second > found->first && !exactWithResetAt(snapshot, device_index, inner, found->second))) {
+      found = bisectResetRange(snapshot, device_index, inner, *range);
+      verified = found ? exactWithResetAt(snapshot, device_index, inner, found->first) : std::nullopt;
+    }
+  }
+  if (!found || !verified) {
+    report.notes.push_back(no_single);
+    return;
+  }
+  const auto [first, last] = *found;
   const auto& events = snapshot.devices[device_index].events;
   std::string note = fmt::format("peaks were reset after event {}, before event {} ({}: {})", first - 1, first,
                                  describeEvent(events[first]), describeStack(snapshot, events[first].stack, 1));
   if (last > first) note += fmt::format("; a reset anywhere up to event {} gives the same peaks", last);
   note += fmt::format(" (found from the replay; {} pins it)",
                       wording.give_value(Input::kResetPeaks, fmt::format("event:{}", first - 1)));
-  verified.notes.push_back(std::move(note));
-  report = std::move(verified);
+  verified->notes.push_back(std::move(note));
+  report = std::move(*verified);
 }
 
 }  // namespace reservoir::replay::detail

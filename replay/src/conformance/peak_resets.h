@@ -14,9 +14,11 @@ namespace reservoir::replay::detail {
 // True when the report is exact but for `.peak` statistics (the sign of a reset).
 [[nodiscard]] bool onlyPeaksDiffer(const ConformanceReport& report);
 
-// Looks for one reset that makes every peak agree: narrows the candidates with the aggregate
-// timeline (a second replay), then verifies the first candidate with a full replay. On
-// success `report` becomes the verified replay's, with a note naming the position.
+// Looks for the resets that make every peak agree: one replay with a reset before every
+// request gives each statistic's interval of fitting positions (and the aggregate timeline);
+// the ends of their intersection are each verified with a full replay (should one not be
+// exact, bisection over replays decides). On success `report` becomes the replay's with the
+// first fitting reset, with a note naming the positions.
 void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, const ConformanceOptions& options,
                    ConformanceReport& report);
 

@@ -49,7 +49,7 @@ struct ConformanceOptions {
   // the capture's memory_stats() count from the last one.
   std::vector<std::uint32_t> reset_peaks_at;
   // With no reset_peaks_at: when only `.peak` statistics differ from the capture's, find the
-  // reset position from the replay (two more replays) and report it in a note.
+  // reset position from the replay (three more replays) and report it in a note.
   bool find_peak_resets = true;
   // With no fraction known (none given, no capture JSON's): when the replay diverges as a memory
   // fraction would make it (ConformanceReport::missing_fraction), say so, and look for the
@@ -57,6 +57,10 @@ struct ConformanceOptions {
   bool find_missing_fraction = true;
   std::function<void(std::size_t done, std::size_t total)> progress;
   const std::atomic<bool>* cancel = nullptr;
+  // Called after each request the replay makes (its events [first, end)) with every statistic's
+  // peak then (sim::peakStatKeys()'s order). A replay that refits its start state calls it again
+  // from event 0. With a reset before every event, each call gives the one request's peaks.
+  std::function<void(std::size_t first, std::size_t end, const sim::PeakValues& peaks)> after_request;
 };
 
 struct Divergence {

@@ -170,6 +170,8 @@ class CachingAllocator {
   // The aggregate reserved, allocated, active and requested bytes now: what a replay reads
   // after every request, without the whole of stats().
   [[nodiscard]] StatTotals totals() const;
+  // Every statistic's peak, in peakStatKeys()'s order, without the whole of stats().
+  [[nodiscard]] PeakValues peaks() const;
   void resetPeakStats();
   [[nodiscard]] const AllocatorConfig& config() const;
   [[nodiscard]] ByteCount totalAllocatedMemory() const;  // bytes obtained from the driver

@@ -72,4 +72,11 @@ struct StatTotals {
 // The flat dict torch.cuda.memory_stats() returns ("allocated_bytes.all.peak" -> value).
 std::map<std::string, std::int64_t> memoryStatsMap(const DeviceStats& stats);
 
+// Every statistic that keeps a peak, in one fixed order: their memoryStatsMap keys
+// ("allocation.all.peak", ...) and, for a DeviceStats, their peaks in that order.
+inline constexpr std::size_t kPeakStats = 9 * kStatTypes + 2;
+using PeakValues = std::array<std::int64_t, kPeakStats>;
+const std::array<std::string, kPeakStats>& peakStatKeys();
+PeakValues peaksOf(const DeviceStats& stats);
+
 }  // namespace reservoir::sim
