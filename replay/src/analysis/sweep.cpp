@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -51,15 +52,6 @@ std::optional<Candidate> cleanupCandidateAt(const PreparedTrace& p, const std::s
   return c;
 }
 
-std::optional<Candidate> cleanupCandidate(const PreparedTrace& p, const EventStacks& stacks,
-                                          const std::string& point_text, std::string description) {
-  auto point = parsePoint(point_text);
-  if (!point) return std::nullopt;
-  auto gaps = resolvePoint(*point, *p.snapshot, p.device_index, stacks);
-  if (!gaps) return std::nullopt;
-  return cleanupCandidateAt(p, point_text, std::move(description), std::move(*gaps));
-}
-
 bool isLibraryFile(std::string_view file) {
   return file.find("site-packages/") != std::string_view::npos ||
          file.find("dist-packages/") != std::string_view::npos || file.find("/lib/python") != std::string_view::npos ||
@@ -101,41 +93,103 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> userDepths(cons
 // annotations) are not candidates.
 constexpr std::size_t kMaxPointText = 4096;
 
-void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vector<Candidate>& out,
-                         std::set<std::vector<std::uint32_t>>& seen_gaps) {
+// Runs `worker` on `jobs` threads, this one included; when the system gives no more threads,
+// the ones started (and this one) do the work.
+template <typename F>
+void runOnThreads(unsigned jobs, F& worker) {
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) {
+    try {
+      threads.emplace_back(std::ref(worker));
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  worker();
+  for (auto& t : threads) t.join();
+}
+
+unsigned jobsOf(const SweepOptions& o) { return o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency()); }
+
+// The placements tried around one function: after and before each of its calls, and after and
+// before each single call when it is called 2-4 times.
+struct RegionFunction {
+  std::uint32_t depth = 0;
+  std::vector<std::pair<std::string, std::string>> points;  // (point text, description)
+};
+
+std::vector<RegionFunction> regionFunctions(const PreparedTrace& p, const SweepOptions& o) {
   const CallGraph graph(*p.snapshot, p.device_index);
-  if (o.cancel && o.cancel->load()) return;
   const auto depths = userDepths(*p.snapshot, p.device_index);
   const auto ranked = graph.byAllocatedBytes(1);
-  // Each candidate point is a pass over the trace's events: what it reads of them, made once.
-  const EventStacks stacks = eventStacks(*p.snapshot, p.device_index);
-  std::uint32_t depth = 0;
-  auto add = [&](const std::string& text, const std::string& why) {
-    if (o.cancel && o.cancel->load(std::memory_order_relaxed)) return;  // each point is a pass over the trace
-    auto c = cleanupCandidate(p, stacks, text, why);
-    if (!c) return;
-    c->depth = depth;
-    std::vector<std::uint32_t> key;
-    for (const auto& g : c->edits[0].gaps) key.push_back(g.boundary * 2 + static_cast<std::uint32_t>(g.phase));
-    if (!seen_gaps.insert(key).second) return;  // another name for the same placement
-    out.push_back(std::move(*c));
-  };
+  std::vector<RegionFunction> out;
   for (std::size_t i = 0, considered = 0; i < ranked.size() && considered < o.top_functions; ++i) {
     const Function& f = graph.function(ranked[i]);
     if (f.point_name.size() > kMaxPointText) continue;
     ++considered;
+    RegionFunction r;
     const auto d = depths.find({f.file.value(), f.name.value()});
-    depth = d == depths.end() ? f.depth : d->second;
+    r.depth = d == depths.end() ? f.depth : d->second;
     const std::string why = fmt::format("{} ({} allocated in {} run{})", f.point_name, sim::formatSize(f.alloc_bytes),
                                         f.runs, f.runs == 1 ? "" : "s");
-    add("after:" + f.point_name, "empty_cache after each run of " + why);
-    add("before:" + f.point_name, "empty_cache before each run of " + why);
+    r.points.emplace_back("after:" + f.point_name, "empty_cache after each run of " + why);
+    r.points.emplace_back("before:" + f.point_name, "empty_cache before each run of " + why);
     if (f.runs > 1 && f.runs <= 4)
       for (std::uint32_t k = 1; k <= f.runs; ++k) {
-        add(fmt::format("after:{}#{}", f.point_name, k), fmt::format("empty_cache after run {} of {}", k, why));
-        add(fmt::format("before:{}#{}", f.point_name, k), fmt::format("empty_cache before run {} of {}", k, why));
+        r.points.emplace_back(fmt::format("after:{}#{}", f.point_name, k),
+                              fmt::format("empty_cache after run {} of {}", k, why));
+        r.points.emplace_back(fmt::format("before:{}#{}", f.point_name, k),
+                              fmt::format("empty_cache before run {} of {}", k, why));
       }
+    out.push_back(std::move(r));
   }
+  return out;
+}
+
+// One function's candidates, a point each (none where the point names no gap). Its points
+// share their frame's calls, found once (a pass over the trace) rather than once per point.
+std::vector<std::optional<Candidate>> functionCandidates(const PreparedTrace& p, const EventStacks& stacks,
+                                                         const RegionFunction& f) {
+  std::vector<std::optional<Candidate>> out;
+  std::map<std::string, std::vector<FrameCall>> calls;  // by frame text ("f#12" may name another frame)
+  for (const auto& [text, why] : f.points) {
+    auto point = parsePoint(text);
+    if (!point) {
+      out.emplace_back();
+      continue;
+    }
+    auto it = calls.find(point->frame.text);
+    if (it == calls.end()) it = calls.emplace(point->frame.text, frameCalls(*point, *p.snapshot, stacks)).first;
+    out.push_back(cleanupCandidateAt(p, text, why, gapsOfCalls(*point, it->second)));
+    if (out.back()) out.back()->depth = f.depth;
+  }
+  return out;
+}
+
+// The region candidates, in the order of the functions by allocated bytes; the functions are
+// shared out over the sweep's threads.
+void addRegionCandidates(const PreparedTrace& p, const SweepOptions& o, std::vector<Candidate>& out,
+                         std::set<std::vector<std::uint32_t>>& seen_gaps) {
+  const auto functions = regionFunctions(p, o);
+  if (o.cancel && o.cancel->load()) return;
+  // Each candidate point is a pass over the trace's events: what it reads of them, made once.
+  const EventStacks stacks = eventStacks(*p.snapshot, p.device_index);
+  std::vector<std::vector<std::optional<Candidate>>> found(functions.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < functions.size(); i = next++) {
+      if (o.cancel && o.cancel->load(std::memory_order_relaxed)) return;  // each function is a pass over the trace
+      found[i] = functionCandidates(p, stacks, functions[i]);
+    }
+  };
+  runOnThreads(jobsOf(o), worker);
+  for (auto& candidates : found)
+    for (auto& c : candidates) {
+      if (!c) continue;
+      std::vector<std::uint32_t> key;
+      for (const auto& g : c->edits[0].gaps) key.push_back(g.boundary * 2 + static_cast<std::uint32_t>(g.phase));
+      if (seen_gaps.insert(key).second) out.push_back(std::move(*c));  // else another name for the same placement
+    }
 }
 
 void addAnnotationCandidates(const PreparedTrace& p, std::vector<Candidate>& out,
@@ -226,22 +280,6 @@ Expected<std::vector<OpWindow>> annotationWindows(const PreparedTrace& p, const 
       w.push_back(OpWindow{begin, end});
   }
   return w;
-}
-
-// Runs `worker` on `jobs` threads, this one included; when the system gives no more threads,
-// the ones started (and this one) do the work.
-template <typename F>
-void runOnThreads(unsigned jobs, F& worker) {
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t) {
-    try {
-      threads.emplace_back(std::ref(worker));
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  worker();
-  for (auto& t : threads) t.join();
 }
 
 // What every candidate's run observes: a probe at the objective's point, or the windows of
@@ -459,7 +497,7 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
       if (o.progress) o.progress(d, cands.size());
     }
   };
-  runOnThreads(o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency()), worker);
+  runOnThreads(jobsOf(o), worker);
   return results;
 }
 

@@ -159,15 +159,13 @@ std::vector<std::string> closestFrameNames(const traces::Snapshot& snap, std::st
   return out;
 }
 
-namespace {
-
 // A call of the function is a run of events whose stacks hold its frame. Events that cannot
 // belong to the calling thread do not end a run: an event with no Python frame (the autograd
 // engine's backward thread, C++ threads) and one whose outermost frame differs from the run's
 // (another Python thread: its stack starts at its own entry point).
-std::vector<Gap> frameRuns(const Point& p, const traces::Snapshot& snap, const EventStacks& stacks) {
+std::vector<FrameCall> frameCalls(const Point& p, const traces::Snapshot& snap, const EventStacks& stacks) {
   StackMatcher matcher(snap, p.frame);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // [first, last]
+  std::vector<FrameCall> runs;
   bool in_run = false;
   FrameId thread_root;  // outermost frame of the run's first event
   auto outermost = [&](StackId s) {
@@ -178,11 +176,11 @@ std::vector<Gap> frameRuns(const Point& p, const traces::Snapshot& snap, const E
     const StackId stack = stacks.call[i];  // forward frames for backward-pass entries
     const bool m = matcher.matches(stack);
     if (m && !in_run) {
-      runs.emplace_back(i, i);
+      runs.push_back(FrameCall{i, i});
       thread_root = outermost(stack);
     }
     if (m) {
-      runs.back().second = i;
+      runs.back().last = i;
       in_run = true;
       continue;
     }
@@ -190,16 +188,22 @@ std::vector<Gap> frameRuns(const Point& p, const traces::Snapshot& snap, const E
     const bool other_thread = !root.valid() || root != thread_root;
     if (!other_thread) in_run = false;
   }
+  return runs;
+}
+
+std::vector<Gap> gapsOfCalls(const Point& p, const std::vector<FrameCall>& calls) {
   std::vector<Gap> gaps;
-  for (std::size_t r = 0; r < runs.size(); ++r) {
+  for (std::size_t r = 0; r < calls.size(); ++r) {
     if (p.occurrence && static_cast<std::size_t>(*p.occurrence) != r + 1) continue;
     if (p.kind == Point::Kind::kAfter)
-      gaps.push_back(Gap{runs[r].second + 1, Phase::kAfter});
+      gaps.push_back(Gap{calls[r].last + 1, Phase::kAfter});
     else
-      gaps.push_back(Gap{runs[r].first, Phase::kBefore});
+      gaps.push_back(Gap{calls[r].first, Phase::kBefore});
   }
   return gaps;
 }
+
+namespace {
 
 std::uint32_t boundaryAtTime(const traces::DeviceTrace& trace, std::int64_t t) {
   const auto it = std::upper_bound(trace.events.begin(), trace.events.end(), t,
@@ -259,7 +263,7 @@ Expected<std::vector<Gap>> resolvePoint(const Point& p, const traces::Snapshot& 
   switch (p.kind) {
     case Point::Kind::kAfter:
     case Point::Kind::kBefore:
-      gaps = frameRuns(p, snap, stacks);
+      gaps = gapsOfCalls(p, frameCalls(p, snap, stacks));
       if (gaps.empty()) {
         std::string near;
         for (const auto& n : closestFrameNames(snap, p.frame.text, 6)) near += (near.empty() ? "" : ", ") + n;

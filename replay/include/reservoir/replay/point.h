@@ -86,6 +86,19 @@ Expected<std::vector<Gap>> resolvePoint(const Point& point, const traces::Snapsh
 Expected<std::vector<Gap>> resolvePoint(const Point& point, const traces::Snapshot& snap, std::size_t device_index,
                                         const EventStacks& stacks);
 
+// The calls of the function a frame point (after:/before:) names: each run of events whose
+// stacks hold its frame, as [first event, last event]. What resolvePoint reads them from; the
+// points of one function (after:, before:, each #k) differ only in which gaps they take of its
+// calls, so a sweep finds the calls once per function.
+struct FrameCall {
+  std::uint32_t first = 0;
+  std::uint32_t last = 0;
+};
+std::vector<FrameCall> frameCalls(const Point& point, const traces::Snapshot& snap, const EventStacks& stacks);
+// The gaps a frame point takes of its function's calls (its kind and #k choose): resolvePoint's
+// answer when not empty.
+std::vector<Gap> gapsOfCalls(const Point& point, const std::vector<FrameCall>& calls);
+
 // The gaps of every annotation point at once, by name: [0] for annotation:NAME:start, [1] for
 // annotation:NAME:end, as resolvePoint gives each (one pass; resolving tens of thousands of names
 // one by one, as a sweep's candidates did, was quadratic).
