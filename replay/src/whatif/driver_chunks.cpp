@@ -43,36 +43,52 @@ std::map<Addr, Addr>::const_iterator DriverChunks::chunkHolding(Addr addr) const
   return it->second > addr ? it : chunks_.end();
 }
 
+std::vector<DriverChunks::Room>::iterator DriverChunks::roomFrom(Addr addr) {
+  return std::lower_bound(room_.begin(), room_.end(), addr, [](const Room& r, Addr a) { return r.start < a; });
+}
+
 void DriverChunks::carve(Addr from, Addr to) {
-  auto it = room_.upper_bound(from);
+  auto it = std::upper_bound(room_.begin(), room_.end(), from, [](Addr a, const Room& r) { return a < r.start; });
   if (it != room_.begin()) --it;
-  while (it != room_.end() && it->first < to) {
-    const auto [start, end] = *it;
-    if (end <= from) {
+  while (it != room_.end() && it->start < to) {
+    const Room r = *it;
+    if (r.end <= from) {
       ++it;
       continue;
     }
-    it = room_.erase(it);
-    if (start < from) room_.emplace(start, from);
-    if (end > to) it = room_.emplace(to, end).first;
+    // What stays of the room: its part below `from` and its part above `to`.
+    if (r.start < from && r.end > to) {
+      it->end = from;
+      room_.insert(it + 1, Room{to, r.end});
+      return;
+    }
+    if (r.start < from) {
+      it->end = from;
+      ++it;
+    } else if (r.end > to) {
+      it->start = to;
+      return;
+    } else {
+      it = room_.erase(it);
+    }
   }
 }
 
 void DriverChunks::addRoom(Addr from, Addr to) {
   if (from >= to) return;
-  auto next = room_.lower_bound(from);
-  if (next != room_.end() && next->first == to) {  // joins the room above
-    to = next->second;
+  auto next = roomFrom(from);
+  if (next != room_.end() && next->start == to) {  // joins the room above
+    to = next->end;
     next = room_.erase(next);
   }
   if (next != room_.begin()) {
     const auto below = std::prev(next);
-    if (below->second == from) {  // joins the room below
-      below->second = to;
+    if (below->end == from) {  // joins the room below
+      below->end = to;
       return;
     }
   }
-  room_.emplace(from, to);
+  room_.insert(next, Room{from, to});
 }
 
 void DriverChunks::taken(Addr addr, ByteCount size) {

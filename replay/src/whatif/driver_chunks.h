@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "reservoir/simulator/device_model.h"
 
@@ -41,8 +42,17 @@ class DriverChunks {
   void addRoom(sim::Addr from, sim::Addr to);
   [[nodiscard]] std::map<sim::Addr, sim::Addr>::const_iterator chunkHolding(sim::Addr addr) const;
 
+  struct Room {
+    sim::Addr start = 0;
+    sim::Addr end = 0;
+  };
+  // Where room starts at or after `addr` (the first such room).
+  [[nodiscard]] std::vector<Room>::iterator roomFrom(sim::Addr addr);
+
   std::map<sim::Addr, sim::Addr> chunks_;  // first address -> end
-  std::map<sim::Addr, sim::Addr> room_;    // free room at chunks' ends: start -> end
+  // Free room at chunks' ends, by address: a few dozen ranges that fit() walks on every
+  // cudaMalloc of an edited run, so they lie side by side rather than in a tree's nodes.
+  std::vector<Room> room_;
 };
 
 }  // namespace reservoir::replay::detail
