@@ -788,13 +788,18 @@ TEST_F(WidgetsTest, SweepDialogObjectiveSortingAndDoubleClick) {
 
 TEST_F(WidgetsTest, ACancelledSweepDoesNotReadFull) {
   SweepDialog dialog(window_->documents()[0]);
-  dialog.start();
-  dialog.cancel();
-  QElapsedTimer t;
-  t.start();
-  while (dialog.running() && t.elapsed() < 120000) QApplication::processEvents(QEventLoop::AllEvents, 20);
-  ASSERT_NE(dialog.report(), nullptr);
-  ASSERT_TRUE(dialog.report()->cancelled) << "the cancel came too late on this machine";
+  // The sweep of this small trace takes milliseconds: on a loaded machine this thread may not
+  // run again before it ends, so a cancel that came too late is tried again (a few times).
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    dialog.start();
+    dialog.cancel();
+    QElapsedTimer t;
+    t.start();
+    while (dialog.running() && t.elapsed() < 120000) QApplication::processEvents(QEventLoop::AllEvents, 20);
+    ASSERT_NE(dialog.report(), nullptr);
+    if (dialog.report()->cancelled) break;
+  }
+  ASSERT_TRUE(dialog.report()->cancelled) << "the cancel came too late on this machine, five times";
   QApplication::processEvents();
   EXPECT_LT(dialog.progressBar()->value(), dialog.progressBar()->maximum());
   EXPECT_TRUE(dialog.statusText().contains(QStringLiteral("cancelled")));
