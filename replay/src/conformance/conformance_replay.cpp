@@ -404,6 +404,7 @@ void Driver::run() {
       model_.resetPeakStats();
       ++next_reset;
     }
+    if (options_.reset_peaks_before_each_request) model_.resetPeakStats();
     step_start_ = start;
     step();
     if (!oracle_.failed && oracle_.pos == start) recordDivergence("the replayed request produced no event");

@@ -82,6 +82,7 @@ ConformanceOptions searchReplayOptions(const ConformanceOptions& options) {
   inner.request_stream = nullptr;
   inner.progress = nullptr;
   inner.after_request = nullptr;
+  inner.reset_peaks_before_each_request = false;
   inner.keep_timeline = false;
   return inner;
 }
@@ -212,9 +213,7 @@ void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, c
   every.after_request = [&](std::size_t first, std::size_t, const sim::PeakValues& peaks) {
     bounds.request(first, peaks);
   };
-  const std::size_t n = snapshot.devices[device_index].events.size();
-  every.reset_peaks_at.reserve(n);
-  for (std::size_t b = 1; b < n; ++b) every.reset_peaks_at.push_back(static_cast<std::uint32_t>(b));
+  every.reset_peaks_before_each_request = true;
   auto with_timeline = runConformance(snapshot, device_index, every);
   if (!with_timeline) return;
   const auto range = candidateRange(with_timeline->timeline, *options.env.capture);
