@@ -410,7 +410,7 @@ void Driver::run() {
     if (!oracle_.failed && oracle_.pos == start) recordDivergence("the replayed request produced no event");
     if (oracle_.failed) break;
     noteTimeline(start, oracle_.pos);
-    if (options_.after_request) options_.after_request(start, oracle_.pos, model_.peaks());
+    if (options_.after_request) options_.after_request(start, oracle_.pos, model_);
     if (oracle_.pos >= next_progress) {
       if (options_.progress) options_.progress(oracle_.pos, n);
       if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) {

@@ -14,36 +14,13 @@ namespace {
 constexpr std::array<const char*, 4> kAggregatePeaks = {"reserved_bytes.all.peak", "allocated_bytes.all.peak",
                                                         "active_bytes.all.peak", "requested_bytes.all.peak"};
 
-std::int64_t valueOf(const TimelinePoint& p, std::size_t k) {
+std::int64_t valueOf(const sim::StatTotals& t, std::size_t k) {
   switch (k) {
-    case 0: return p.reserved;
-    case 1: return p.allocated;
-    case 2: return p.active;
-    default: return p.requested;
+    case 0: return t.reserved;
+    case 1: return t.allocated;
+    case 2: return t.active;
+    default: return t.requested;
   }
-}
-
-// Boundaries b (a reset just before event b) whose peaks (the state at b, then every later
-// state) equal the capture's aggregate peaks: [first, last], or nullopt.
-std::optional<std::pair<std::size_t, std::size_t>> candidateRange(const std::vector<TimelinePoint>& timeline,
-                                                                  const CaptureFacts& capture) {
-  const std::size_t n = timeline.size();
-  std::optional<std::pair<std::size_t, std::size_t>> range;
-  std::array<std::int64_t, 4> suffix{};  // max over timeline[b..n)
-  std::array<std::optional<std::int64_t>, 4> target;
-  for (std::size_t k = 0; k < 4; ++k)
-    if (auto it = capture.memory_stats.find(kAggregatePeaks[k]); it != capture.memory_stats.end())
-      target[k] = it->second;
-  for (std::size_t b = n; b-- > 1;) {  // b = 0 is no reset at all
-    bool all = true;
-    for (std::size_t k = 0; k < 4; ++k) {
-      suffix[k] = std::max(suffix[k], valueOf(timeline[b], k));
-      const std::int64_t peak = std::max(suffix[k], valueOf(timeline[b - 1], k));
-      all = all && (!target[k] || peak == *target[k]);
-    }
-    if (all) range = range ? std::pair{b, range->second} : std::pair{b, b};
-  }
-  return range;
 }
 
 }  // namespace
@@ -89,13 +66,18 @@ ConformanceOptions searchReplayOptions(const ConformanceOptions& options) {
 
 namespace {
 
-// For every `.peak` statistic the report compared, where a reset may go so that its peak comes
-// out as the capture's, from one replay that resets the peaks before every request: a request's
-// peak is then the highest the statistic stood during it (or at its start). A reset before
-// event b acts before the first request that starts at b or later, and the final peak is the
-// highest of those requests' peaks; it falls as b moves later. So each statistic allows the
-// boundaries after the last request that exceeded its capture's value and up to the last that
-// reached it, and one reset fits every statistic inside the intersection of those intervals.
+// Where a reset may go, from one replay that resets the peaks before every request and looks
+// at the model after each. A request's peaks are then the highest each statistic stood during
+// it (or at its start). A reset before event b acts before the first request that starts at b
+// or later, and a statistic's final peak is the highest of those requests' peaks; it falls as
+// b moves later. So each compared `.peak` statistic allows the boundaries after the last
+// request that exceeded the capture's value and up to the last that reached it, and one reset
+// fits every statistic inside the intersection of those intervals.
+//
+// The search has always kept to the range the aggregate figures after each request allow (the
+// state after the request holding event b-1 and after every later one, against the capture's
+// reserved, allocated, active and requested peaks); that range is found the same way, from the
+// same replay, without keeping those figures per event.
 class ResetBounds {
  public:
   ResetBounds(const ConformanceReport& report, const CaptureFacts& capture) {
@@ -104,24 +86,45 @@ class ResetBounds {
       const auto k = std::find(keys.begin(), keys.end(), key);
       const auto target = capture.memory_stats.find(key);
       if (k != keys.end() && target != capture.memory_stats.end())
-        stats_.push_back({static_cast<std::size_t>(k - keys.begin()), target->second, std::nullopt, std::nullopt});
+        peaks_.push_back({static_cast<std::size_t>(k - keys.begin()), target->second, std::nullopt, std::nullopt});
     }
+    for (std::size_t k = 0; k < kAggregatePeaks.size(); ++k)
+      if (auto it = capture.memory_stats.find(kAggregatePeaks[k]); it != capture.memory_stats.end())
+        aggregates_.push_back({k, it->second, std::nullopt, std::nullopt});
   }
 
-  void request(std::size_t first, const sim::PeakValues& peaks) {
-    if (first == 0)  // a refitted replay starts again
-      for (Bound& b : stats_) b.reached = b.exceeded = std::nullopt;
-    last_start_ = first;
-    for (Bound& b : stats_) {
-      if (peaks[b.index] >= b.target) b.reached = first;
-      if (peaks[b.index] > b.target) b.exceeded = first;
+  // Request [first, end) replayed; `model` as it stands after it.
+  void request(std::size_t first, std::size_t end, const sim::CachingAllocator& model) {
+    if (first == 0) {  // a refitted replay starts again
+      for (Bound& b : peaks_) b.reached = b.exceeded = std::nullopt;
+      for (Bound& b : aggregates_) b.reached = b.exceeded = std::nullopt;
     }
+    last_start_ = first;
+    const sim::PeakValues peaks = model.peaks();
+    for (Bound& b : peaks_) note(b, peaks[b.index], first);
+    const sim::StatTotals now = model.totals();
+    for (Bound& b : aggregates_) note(b, valueOf(now, b.index), end);
   }
 
   // The boundaries b (a reset just before event b) that give every peak, or nullopt.
   [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> range() const {
     std::size_t lo = 1, hi = last_start_;  // a reset past the last request's start acts on none
-    for (const Bound& b : stats_) {
+    for (const Bound& b : peaks_) {
+      if (!b.reached) return std::nullopt;
+      hi = std::min(hi, *b.reached);
+      if (b.exceeded) lo = std::max(lo, *b.exceeded + 1);
+    }
+    if (lo > hi) return std::nullopt;
+    return std::pair{lo, hi};
+  }
+
+  // The range the aggregates after each request allow within [1, events), or nullopt: b - 1
+  // must lie in or after the last request whose state exceeded a peak's value, and no later
+  // than the last that reached it.
+  [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> aggregateRange(std::size_t events) const {
+    if (events < 2) return std::nullopt;
+    std::size_t lo = 1, hi = events - 1;
+    for (const Bound& b : aggregates_) {
       if (!b.reached) return std::nullopt;
       hi = std::min(hi, *b.reached);
       if (b.exceeded) lo = std::max(lo, *b.exceeded + 1);
@@ -132,11 +135,16 @@ class ResetBounds {
 
  private:
   struct Bound {
-    std::size_t index = 0;  // in sim::peakStatKeys()
+    std::size_t index = 0;  // in sim::peakStatKeys(), or kAggregatePeaks
     std::int64_t target = 0;
-    std::optional<std::size_t> reached, exceeded;  // the start of the last request whose peak did
+    std::optional<std::size_t> reached, exceeded;  // where the last request that did so starts or ends
   };
-  std::vector<Bound> stats_;
+  static void note(Bound& b, std::int64_t value, std::size_t at) {
+    if (value >= b.target) b.reached = at;
+    if (value > b.target) b.exceeded = at;
+  }
+  std::vector<Bound> peaks_;       // every compared `.peak`: at a request's start
+  std::vector<Bound> aggregates_;  // the four aggregates' states: at a request's end
   std::size_t last_start_ = 0;
 };
 
@@ -205,18 +213,15 @@ void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, c
                    ConformanceReport& report) {
   if (!options.env.capture || !onlyPeaksDiffer(report)) return;
   const ConformanceOptions inner = searchReplayOptions(options);
-  // One replay gives the aggregate timeline and, with a reset before every event, each
-  // request's peaks.
+  // One replay, with a reset before every request, gives each request's peaks and states.
   ConformanceOptions every = inner;
-  every.keep_timeline = true;
   ResetBounds bounds(report, *options.env.capture);
-  every.after_request = [&](std::size_t first, std::size_t, const sim::PeakValues& peaks) {
-    bounds.request(first, peaks);
+  every.after_request = [&](std::size_t first, std::size_t end, const sim::CachingAllocator& model) {
+    bounds.request(first, end, model);
   };
   every.reset_peaks_before_each_request = true;
-  auto with_timeline = runConformance(snapshot, device_index, every);
-  if (!with_timeline) return;
-  const auto range = candidateRange(with_timeline->timeline, *options.env.capture);
+  if (!runConformance(snapshot, device_index, every)) return;
+  const auto range = bounds.aggregateRange(snapshot.devices[device_index].events.size());
   const Wording& wording = wordingOr(options.env.wording);
   const std::string no_single = fmt::format(
       "only .peak statistics differ from the capture's: the program reset peaks "

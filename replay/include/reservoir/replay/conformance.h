@@ -57,10 +57,10 @@ struct ConformanceOptions {
   bool find_missing_fraction = true;
   std::function<void(std::size_t done, std::size_t total)> progress;
   const std::atomic<bool>* cancel = nullptr;
-  // Called after each request the replay makes (its events [first, end)) with every statistic's
-  // peak then (sim::peakStatKeys()'s order). A replay that refits its start state calls it again
-  // from event 0. With reset_peaks_before_each_request, each call gives the one request's peaks.
-  std::function<void(std::size_t first, std::size_t end, const sim::PeakValues& peaks)> after_request;
+  // Called after each request the replay makes (its events [first, end)) with the model as it
+  // stands then (its peaks(), totals()). A replay that refits its start state calls it again
+  // from event 0. With reset_peaks_before_each_request, the peaks are the one request's.
+  std::function<void(std::size_t first, std::size_t end, const sim::CachingAllocator& model)> after_request;
   // Resets the peaks before every request (reset_peaks_at then adds nothing): for the peak-reset
   // search.
   bool reset_peaks_before_each_request = false;
