@@ -106,31 +106,18 @@ class ResetBounds {
     for (Bound& b : aggregates_) note(b, valueOf(now, b.index), end);
   }
 
-  // The boundaries b (a reset just before event b) that give every peak, or nullopt.
+  // The boundaries b (a reset just before event b) that give every peak, or nullopt. A reset
+  // past the last request's start acts on none.
   [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> range() const {
-    std::size_t lo = 1, hi = last_start_;  // a reset past the last request's start acts on none
-    for (const Bound& b : peaks_) {
-      if (!b.reached) return std::nullopt;
-      hi = std::min(hi, *b.reached);
-      if (b.exceeded) lo = std::max(lo, *b.exceeded + 1);
-    }
-    if (lo > hi) return std::nullopt;
-    return std::pair{lo, hi};
+    return intersection(peaks_, last_start_);
   }
 
-  // The range the aggregates after each request allow within [1, events), or nullopt: b - 1
-  // must lie in or after the last request whose state exceeded a peak's value, and no later
-  // than the last that reached it.
+  // The range the aggregates after each request allow within [1, events), or nullopt: event
+  // b - 1 must come after the last request whose state exceeded a peak's value, and no later
+  // than the end of the last one that reached it.
   [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> aggregateRange(std::size_t events) const {
     if (events < 2) return std::nullopt;
-    std::size_t lo = 1, hi = events - 1;
-    for (const Bound& b : aggregates_) {
-      if (!b.reached) return std::nullopt;
-      hi = std::min(hi, *b.reached);
-      if (b.exceeded) lo = std::max(lo, *b.exceeded + 1);
-    }
-    if (lo > hi) return std::nullopt;
-    return std::pair{lo, hi};
+    return intersection(aggregates_, events - 1);
   }
 
  private:
@@ -142,6 +129,18 @@ class ResetBounds {
   static void note(Bound& b, std::int64_t value, std::size_t at) {
     if (value >= b.target) b.reached = at;
     if (value > b.target) b.exceeded = at;
+  }
+  // The boundaries in [1, hi] past every bound's `exceeded` and up to every bound's `reached`.
+  static std::optional<std::pair<std::size_t, std::size_t>> intersection(const std::vector<Bound>& bounds,
+                                                                         std::size_t hi) {
+    std::size_t lo = 1;
+    for (const Bound& b : bounds) {
+      if (!b.reached) return std::nullopt;
+      hi = std::min(hi, *b.reached);
+      if (b.exceeded) lo = std::max(lo, *b.exceeded + 1);
+    }
+    if (lo > hi) return std::nullopt;
+    return std::pair{lo, hi};
   }
   std::vector<Bound> peaks_;       // every compared `.peak`: at a request's start
   std::vector<Bound> aggregates_;  // the four aggregates' states: at a request's end
