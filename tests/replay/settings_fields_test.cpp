@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <regex>
 
 #include "cli.h"
@@ -162,36 +163,50 @@ TEST(NewFields, PoolIdRoutesRequestsWithoutGuessing) {
   EXPECT_TRUE(anyNoteHas(guessed->notes, "does not record pool ids"));
 }
 
-TEST(PeakResets, FoundFromTheReplayWhereThePointSays) {
-  const std::string path = (test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string();
+// A sample with its capture JSON, checked: the replay finds where its peaks were reset, and the
+// note names the first boundary and the last (the same as the first when it names no other).
+struct FoundReset {
+  std::optional<traces::Snapshot> snap;
+  std::size_t dev = 0;
+  ConformanceOptions opts;
+  std::string note;
+  std::size_t first = 0;
+  std::size_t last = 0;
+};
+
+void findReset(const std::string& name, FoundReset& out) {
+  const std::string path = (test::samplesDir() / name).string();
   auto snap = traces::readSnapshotFile(path);
   ASSERT_TRUE(snap.ok()) << snap.message();
+  out.snap = std::move(*snap);
   auto facts = findCaptureFacts(path);
   ASSERT_TRUE(facts.has_value());
-  const std::size_t dev = snap->busiestDevice();
-  ConformanceOptions opts;
-  opts.env.capture = std::make_shared<const CaptureFacts>(*facts);
-  auto report = runConformance(*snap, dev, opts);
+  out.dev = out.snap->busiestDevice();
+  out.opts.env.capture = std::make_shared<const CaptureFacts>(*facts);
+  auto report = runConformance(*out.snap, out.dev, out.opts);
   ASSERT_TRUE(report.ok()) << report.message();
-  EXPECT_TRUE(report->exact());
+  ASSERT_TRUE(report->exact());
   std::smatch m;
-  std::string note;
   for (const auto& n : report->notes)
-    if (n.find("peaks were reset") != std::string::npos) note = n;
-  ASSERT_TRUE(std::regex_search(note, m, std::regex("before event (\\d+)"))) << note;
-  const std::size_t first = std::stoul(m[1]);
-  std::size_t last = first;
-  if (std::regex_search(note, m, std::regex("up to event (\\d+)"))) last = std::stoul(m[1]);
+    if (n.find("peaks were reset") != std::string::npos) out.note = n;
+  ASSERT_TRUE(std::regex_search(out.note, m, std::regex("before event (\\d+)"))) << out.note;
+  out.first = out.last = std::stoul(m[1]);
+  if (std::regex_search(out.note, m, std::regex("up to event (\\d+)"))) out.last = std::stoul(m[1]);
+}
+
+TEST(PeakResets, FoundFromTheReplayWhereThePointSays) {
+  FoundReset f;
+  ASSERT_NO_FATAL_FAILURE(findReset("resume-tiny/resume-main.rank0.pickle", f));
   // resume.py resets the peaks right before step 2: the call of train_step.
   auto point = parsePoint("before:resume.py:train_step#1");
   ASSERT_TRUE(point.ok());
-  auto gaps = resolvePoint(*point, *snap, dev);
+  auto gaps = resolvePoint(*point, *f.snap, f.dev);
   ASSERT_TRUE(gaps.ok() && !gaps->empty());
-  EXPECT_LE(first, (*gaps)[0].boundary) << note;
-  EXPECT_GE(last, (*gaps)[0].boundary) << note;
+  EXPECT_LE(f.first, (*gaps)[0].boundary) << f.note;
+  EXPECT_GE(f.last, (*gaps)[0].boundary) << f.note;
   // Switched off, the same replay reports the .peak mismatches.
-  opts.find_peak_resets = false;
-  auto plain = runConformance(*snap, dev, opts);
+  f.opts.find_peak_resets = false;
+  auto plain = runConformance(*f.snap, f.dev, f.opts);
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->exact());
 }
@@ -203,37 +218,20 @@ TEST(PeakResets, TheFoundRangeEndsWhereTheResetsThatFitEnd) {
                            "resume-tiny/resume-postload.rank0.pickle", "resume-tiny/fresh.rank0.pickle",
                            "resume-expandable/resume-main.rank0.pickle"}) {
     SCOPED_TRACE(name);
-    const std::string path = (test::samplesDir() / name).string();
-    auto snap = traces::readSnapshotFile(path);
-    ASSERT_TRUE(snap.ok()) << snap.message();
-    auto facts = findCaptureFacts(path);
-    ASSERT_TRUE(facts.has_value());
-    const std::size_t dev = snap->busiestDevice();
-    ConformanceOptions opts;
-    opts.env.capture = std::make_shared<const CaptureFacts>(*facts);
-    auto report = runConformance(*snap, dev, opts);
-    ASSERT_TRUE(report.ok()) << report.message();
-    ASSERT_TRUE(report->exact());
-    std::smatch m;
-    std::string note;
-    for (const auto& n : report->notes)
-      if (n.find("peaks were reset") != std::string::npos) note = n;
-    ASSERT_TRUE(std::regex_search(note, m, std::regex("before event (\\d+)"))) << note;
-    const std::size_t first = std::stoul(m[1]);
-    std::size_t last = first;
-    if (std::regex_search(note, m, std::regex("up to event (\\d+)"))) last = std::stoul(m[1]);
+    FoundReset f;
+    ASSERT_NO_FATAL_FAILURE(findReset(name, f));
     auto exactWithResetAt = [&](std::size_t b) {
-      ConformanceOptions given = opts;
+      ConformanceOptions given = f.opts;
       given.reset_peaks_at = {static_cast<std::uint32_t>(b)};
-      auto r = runConformance(*snap, dev, given);
+      auto r = runConformance(*f.snap, f.dev, given);
       return r.ok() && r->exact();
     };
-    EXPECT_TRUE(exactWithResetAt(first)) << note;
-    EXPECT_TRUE(exactWithResetAt(last)) << note;
-    EXPECT_TRUE(exactWithResetAt(first + (last - first) / 2)) << note;
-    ASSERT_GT(first, 1u) << note;
-    EXPECT_FALSE(exactWithResetAt(first - 1)) << note;
-    EXPECT_FALSE(exactWithResetAt(last + 1)) << note;
+    EXPECT_TRUE(exactWithResetAt(f.first)) << f.note;
+    EXPECT_TRUE(exactWithResetAt(f.last)) << f.note;
+    EXPECT_TRUE(exactWithResetAt(f.first + (f.last - f.first) / 2)) << f.note;
+    ASSERT_GT(f.first, 1u) << f.note;
+    EXPECT_FALSE(exactWithResetAt(f.first - 1)) << f.note;
+    EXPECT_FALSE(exactWithResetAt(f.last + 1)) << f.note;
   }
 }
 
