@@ -117,6 +117,34 @@ TEST(WhatIfEditFigures, AProbeAtTheCleanupsPointIsNotRepeated) {
   EXPECT_EQ(verdict.find("reserved there", first + 1), std::string::npos) << verdict;
 }
 
+// A run that keeps no figures at its edits (a sweep's) is the same run: only at_edits is empty.
+TEST(WhatIfEditFigures, ARunWithoutFiguresIsTheSameRun) {
+  auto trace = readTrace((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string());
+  ASSERT_TRUE(trace.ok()) << trace.message();
+  auto prepared = prepareTrace(trace->snapshot, trace->snap().busiestDevice(), ReplayEnvironment{});
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  auto edits = resolveEdits(*prepared, {*parseCleanup(kAfterLoad), *parseCleanup("event:40"), *parseProbe("event:60")});
+  ASSERT_TRUE(edits.ok()) << edits.message();
+  RunSettings s;
+  s.config = prepared->recorded_config;
+  const RunResult with = replayProgram(*prepared, *edits, s);
+  s.figures_at_edits = false;
+  const RunResult without = replayProgram(*prepared, *edits, s);
+  ASSERT_GE(with.at_edits.size(), 2u);
+  EXPECT_TRUE(without.at_edits.empty());
+  EXPECT_EQ(with.peak_reserved.bytes, without.peak_reserved.bytes);
+  EXPECT_EQ(with.peak_reserved.op, without.peak_reserved.op);
+  EXPECT_EQ(with.peak_allocated.bytes, without.peak_allocated.bytes);
+  EXPECT_EQ(with.final_reserved, without.final_reserved);
+  EXPECT_EQ(with.empty_cache_calls, without.empty_cache_calls);
+  EXPECT_EQ(with.driver.cuda_mallocs, without.driver.cuda_mallocs);
+  EXPECT_EQ(with.driver.cuda_frees, without.driver.cuda_frees);
+  EXPECT_EQ(with.mean_reserved, without.mean_reserved);
+  ASSERT_EQ(with.probes.size(), 1u);
+  ASSERT_EQ(without.probes.size(), 1u);
+  EXPECT_EQ(with.probes[0].reserved, without.probes[0].reserved);
+}
+
 TEST(MotivatingCase, SameGapRunsAfterItemsBeforeBeforeItems) {
   // In the pre-broadcast variant the probe after the load must not see the cleanup placed
   // before the broadcast, although both fall into the same gap.

@@ -480,7 +480,7 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
         r.addEdits(c.edits);
         while (!r.done() && !cancelledAt(o, r.nextOp())) r.step();
         r.finish();
-        ev.run = r.result();
+        ev.run = r.takeResult();
       }
       if (o.cancel && o.cancel->load()) return;  // an incomplete run is no result
       ev.at_point = probeValue(ev.run);
@@ -513,6 +513,7 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   if (!chosen) return chosen.status();
   const EditedRun& device = *chosen;
   RunSettings base = device.edited();
+  base.figures_at_edits = false;  // a candidate is scored without them (scoreCandidate)
   std::vector<ResolvedEdit> observe;
   // A cancel is looked at between the passes over the trace that come before the replays.
   const auto cancelled = [&] {

@@ -103,6 +103,7 @@ void Runner::applyItem(const Item& item) {
 }
 
 void Runner::recordEditFigure(const Item& item) {
+  if (!s_.figures_at_edits) return;
   const Edit& e = item.edit->edit;
   r_.at_edits.push_back(EditFigure{e.kind, e.text, e.point.text, reserved(), allocated(), item.gap.boundary});
 }

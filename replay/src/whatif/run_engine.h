@@ -106,6 +106,8 @@ class Runner {
   [[nodiscard]] PeakAnalysis analyze() const;
   [[nodiscard]] const sim::CachingAllocator& model() const { return model_; }
   [[nodiscard]] const RunResult& result() const { return r_; }
+  // Hands the result over after finish() (result() is empty after it).
+  [[nodiscard]] RunResult takeResult() { return std::move(r_); }
   // Moves the curves kept so far (keep_curves) to the end of `out`: a checkpoint copied after it
   // does not copy them.
   void moveCurvesTo(OpCurves& out);

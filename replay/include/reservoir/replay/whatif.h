@@ -270,6 +270,9 @@ struct RunSettings {
   // The cleanups and releases among the edits only measure (RunResult::at_edits) and change
   // nothing: the baseline's figures at the edited run's points.
   bool observe_edits_only = false;
+  // Whether RunResult::at_edits is filled: a sweep scores a candidate by its peaks, probes and
+  // driver work, and an edit applied 58,000 times made as many figures (two strings each).
+  bool figures_at_edits = true;
   std::optional<std::uint32_t> stop_after_op;          // for analyses at a point
   std::vector<EmittedEvent>* record_events = nullptr;  // receives every event the model emits
   std::vector<OpWindow> peak_windows;                  // sorted, disjoint: RunResult::peak_in_windows
