@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
+#include <set>
 
 #include "reservoir/replay/point.h"
 #include "reservoir/replay/report_text.h"
@@ -65,14 +67,86 @@ TEST(Point, AfterAndBeforeOfTheLoadAndTheBroadcastShareAGap) {
   EXPECT_LT((*after)[0].phase, (*before)[0].phase);
 }
 
-// A sweep resolves its hundred points with one EventStacks: each gives the gaps it gives alone,
-// and the index holds every event's call stack.
+// Every event's call stack, from its run in the index.
+std::vector<StackId> perEvent(const EventStacks& stacks) {
+  std::vector<StackId> out;
+  for (std::size_t r = 0; r < stacks.runs.size(); ++r) out.resize(stacks.lastOf(r) + 1, stacks.runs[r].stack);
+  return out;
+}
+
+// The calls of `p`'s function as the definition reads, one event at a time (frameCalls takes a
+// run of events with one stack at once).
+std::vector<FrameCall> callsEventByEvent(const Point& p, const traces::Snapshot& snap, std::size_t device) {
+  StackMatcher matcher(snap, p.frame);
+  std::vector<FrameCall> calls;
+  bool in_call = false;
+  FrameId root_of_call;
+  auto outermost = [&](StackId s) {
+    const auto frames = snap.stack(s);
+    return frames.empty() ? FrameId{} : frames.back();
+  };
+  const auto& events = snap.devices[device].events;
+  for (std::uint32_t i = 0; i < events.size(); ++i) {
+    const StackId s = snap.callStack(events[i]);
+    if (matcher.matches(s)) {
+      if (!in_call) {
+        calls.push_back({i, i});
+        root_of_call = outermost(s);
+      }
+      calls.back().last = i;
+      in_call = true;
+    } else if (outermost(s).valid() && outermost(s) == root_of_call) {
+      in_call = false;  // the calling thread went on outside the function
+    }
+  }
+  return calls;
+}
+
+// The index holds each event's call stack as runs of equal stacks, and the calls found per run
+// are the calls found per event: on every real trace here, for every function in it.
+TEST(Point, CallsFoundPerRunOfStacksAreTheCallsFoundPerEvent) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(test::testDataDir() / "traces"))
+    if (e.path().filename().string().starts_with("real-") && e.path().string().ends_with(".pickle.zst"))
+      files.push_back(e.path());
+  files.push_back(test::samplesDir() / "resume-tiny/resume-main.rank0.pickle");
+  std::size_t functions = 0, runs = 0, events = 0;
+  for (const auto& f : files) {
+    auto snap = traces::readSnapshotFile(f.string());
+    ASSERT_TRUE(snap.ok()) << f << ": " << snap.message();
+    const std::size_t d = snap->busiestDevice();
+    const EventStacks stacks = eventStacks(*snap, d);
+    const auto& ev = snap->devices[d].events;
+    ASSERT_EQ(stacks.events, ev.size()) << f;
+    const std::vector<StackId> each = perEvent(stacks);
+    ASSERT_EQ(each.size(), ev.size()) << f;
+    for (std::size_t i = 0; i < ev.size(); ++i) ASSERT_EQ(each[i], snap->callStack(ev[i])) << f << " event " << i;
+    for (std::size_t r = 1; r < stacks.runs.size(); ++r) ASSERT_NE(stacks.runs[r].stack, stacks.runs[r - 1].stack) << f;
+    runs += stacks.runs.size();
+    events += ev.size();
+    std::set<std::string> names;
+    for (const auto& fr : snap->frames) names.insert(std::string(snap->strings.view(fr.name)));
+    for (const auto& name : names) {
+      const auto point = parsePoint("after:" + name);
+      if (!point) continue;
+      const auto want = callsEventByEvent(*point, *snap, d);
+      const auto got = frameCalls(*point, *snap, stacks);
+      ASSERT_EQ(got.size(), want.size()) << f << " " << name;
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        ASSERT_EQ(got[k].first, want[k].first) << f << " " << name << " call " << k;
+        ASSERT_EQ(got[k].last, want[k].last) << f << " " << name << " call " << k;
+      }
+      ++functions;
+    }
+  }
+  EXPECT_GT(functions, 100u);
+  EXPECT_LT(runs * 2, events) << "a training trace repeats a stack over consecutive events";
+}
+
+// A sweep resolves its hundred points with one EventStacks: each gives the gaps it gives alone.
 TEST(Point, OneEventStacksServesEveryPoint) {
   const auto& snap = tiny();
   const EventStacks stacks = eventStacks(snap, 0);
-  ASSERT_EQ(stacks.call.size(), snap.devices[0].events.size());
-  for (std::size_t i = 0; i < stacks.call.size(); ++i)
-    ASSERT_EQ(stacks.call[i], snap.callStack(snap.devices[0].events[i])) << i;
   std::size_t points = 0;
   for (const auto& f : snap.frames) {
     const std::string name(snap.strings.view(f.name));

@@ -72,10 +72,8 @@ Expected<FrameSpec> parseFrameSpec(std::string_view text) {
 StackMatcher::StackMatcher(const traces::Snapshot& snap, FrameSpec spec)
     : snap_(snap), spec_(std::move(spec)), frame_match_(snap.frames.size(), -1), stack_match_(snap.stackCount(), -1) {}
 
-bool StackMatcher::matches(StackId stack) {
-  if (!stack.valid() || stack.value() >= stack_match_.size()) return false;
+bool StackMatcher::decide(StackId stack) {
   auto& cached = stack_match_[stack.value()];
-  if (cached >= 0) return cached != 0;
   bool any = false;
   for (FrameId f : snap_.stack(stack)) {
     auto& fm = frame_match_[f.value()];
@@ -165,30 +163,31 @@ std::vector<std::string> closestFrameNames(const traces::Snapshot& snap, std::st
 // (another Python thread: its stack starts at its own entry point).
 std::vector<FrameCall> frameCalls(const Point& p, const traces::Snapshot& snap, const EventStacks& stacks) {
   StackMatcher matcher(snap, p.frame);
-  std::vector<FrameCall> runs;
-  bool in_run = false;
-  FrameId thread_root;  // outermost frame of the run's first event
+  std::vector<FrameCall> calls;
+  bool in_call = false;
+  FrameId thread_root;  // outermost frame of the call's first event
   auto outermost = [&](StackId s) {
     const std::uint32_t i = s.valid() ? s.value() : 0;
     return i < stacks.outermost.size() ? stacks.outermost[i] : FrameId{};
   };
-  for (std::uint32_t i = 0; i < stacks.call.size(); ++i) {
-    const StackId stack = stacks.call[i];  // forward frames for backward-pass entries
+  // A run of events with one stack acts as its first event would, up to its last (EventStacks).
+  for (std::size_t r = 0; r < stacks.runs.size(); ++r) {
+    const StackId stack = stacks.runs[r].stack;  // forward frames for backward-pass entries
     const bool m = matcher.matches(stack);
-    if (m && !in_run) {
-      runs.push_back(FrameCall{i, i});
+    if (m && !in_call) {
+      calls.push_back(FrameCall{stacks.runs[r].first, stacks.runs[r].first});
       thread_root = outermost(stack);
     }
     if (m) {
-      runs.back().last = i;
-      in_run = true;
+      calls.back().last = stacks.lastOf(r);
+      in_call = true;
       continue;
     }
     const FrameId root = outermost(stack);
     const bool other_thread = !root.valid() || root != thread_root;
-    if (!other_thread) in_run = false;
+    if (!other_thread) in_call = false;
   }
-  return runs;
+  return calls;
 }
 
 std::vector<Gap> gapsOfCalls(const Point& p, const std::vector<FrameCall>& calls) {
@@ -240,8 +239,12 @@ std::map<std::string, std::array<std::vector<Gap>, 2>> resolveAnnotationPoints(c
 EventStacks eventStacks(const traces::Snapshot& snap, std::size_t device_index) {
   const traces::DeviceTrace& trace = snap.devices.at(device_index);
   EventStacks out;
-  out.call.reserve(trace.events.size());
-  for (const auto& e : trace.events) out.call.push_back(snap.callStack(e));
+  out.events = static_cast<std::uint32_t>(trace.events.size());
+  for (std::uint32_t i = 0; i < out.events; ++i) {
+    const StackId s = snap.callStack(trace.events[i]);
+    if (out.runs.empty() || out.runs.back().stack != s) out.runs.push_back({s, i});
+  }
+  out.runs.shrink_to_fit();
   out.outermost.resize(snap.stack_offsets.empty() ? 0 : snap.stackCount());
   for (std::size_t s = 0; s < out.outermost.size(); ++s) {
     const auto frames = snap.stack(StackId(static_cast<std::uint32_t>(s)));

@@ -33,10 +33,17 @@ Expected<FrameSpec> parseFrameSpec(std::string_view text);
 class StackMatcher {
  public:
   StackMatcher(const traces::Snapshot& snap, FrameSpec spec);
-  [[nodiscard]] bool matches(StackId stack);
+  // Whether any frame of `stack` matches; decided once per stack (inline: a sweep asks it for
+  // every event of the trace, per function).
+  [[nodiscard]] bool matches(StackId stack) {
+    if (!stack.valid() || stack.value() >= stack_match_.size()) return false;
+    const std::int8_t cached = stack_match_[stack.value()];
+    return cached >= 0 ? cached != 0 : decide(stack);
+  }
   [[nodiscard]] const FrameSpec& spec() const { return spec_; }
 
  private:
+  bool decide(StackId stack);
   const traces::Snapshot& snap_;
   FrameSpec spec_;
   std::vector<std::int8_t> frame_match_;  // -1 unknown, 0 no, 1 yes
@@ -73,9 +80,19 @@ struct Gap {
 // What resolving a frame point (after:/before:) reads of every event of one device: each
 // event's call stack (Snapshot::callStack) and each stack's outermost frame. Made once for many
 // points (a sweep resolves a hundred or more, each a pass over the trace).
+// The events' call stacks as runs of consecutive events with the same stack (a training trace
+// has about one run per four events; a function's calls are found per run, not per event).
 struct EventStacks {
-  std::vector<StackId> call;       // per event
+  struct Run {
+    StackId stack;
+    std::uint32_t first = 0;  // its first event; it lasts up to the next run's first (or `events`)
+  };
+  std::vector<Run> runs;
+  std::uint32_t events = 0;
   std::vector<FrameId> outermost;  // per stack id (an invalid id reads as stack 0, as Snapshot::stack does)
+  [[nodiscard]] std::uint32_t lastOf(std::size_t run) const {
+    return (run + 1 < runs.size() ? runs[run + 1].first : events) - 1;
+  }
 };
 EventStacks eventStacks(const traces::Snapshot& snap, std::size_t device_index);
 
