@@ -28,6 +28,7 @@ struct Candidate {
   std::vector<ResolvedEdit> edits;  // cleanups (resolved)
   std::optional<sim::AllocatorConfig> settings;
   std::uint32_t first_op = 0;
+  std::vector<std::uint32_t> ops;  // per gap of its cleanup (edits[0]): the op it runs before
   std::size_t cleanups = 0;
   std::uint32_t depth = 0;  // the placement's call depth (annotations: deepest)
 };
@@ -47,7 +48,11 @@ std::optional<Candidate> cleanupCandidateAt(const PreparedTrace& p, const std::s
   c.cleanups = gaps.size();
   c.first_op = kNoOp;
   OpBoundaryCursor at(p.program);
-  for (const Gap& g : gaps) c.first_op = std::min(c.first_op, at.at(g.boundary));
+  c.ops.reserve(gaps.size());
+  for (const Gap& g : gaps) {
+    c.ops.push_back(at.at(g.boundary));
+    c.first_op = std::min(c.first_op, c.ops.back());
+  }
   c.edits.push_back(ResolvedEdit{e, std::move(gaps)});
   return c;
 }
@@ -406,14 +411,12 @@ bool cancelledAt(const SweepOptions& o, std::uint32_t op) {
 // run: cleanups at different events between the same two allocator requests do the same thing.
 std::vector<std::uint64_t> runKey(const PreparedTrace& p, const Candidate& c, const std::set<std::uint32_t>& observed) {
   std::vector<std::uint64_t> key;
-  for (const ResolvedEdit& e : c.edits) {
-    OpBoundaryCursor at(p.program);
-    for (const Gap& g : e.gaps) {
-      const std::uint32_t op = at.at(g.boundary);
-      const std::uint64_t order =
-          observed.count(op) ? std::uint64_t{g.boundary} * 2 + static_cast<std::uint32_t>(g.phase) + 1 : 0;
-      key.push_back(std::uint64_t{op} << 32 | order);
-    }
+  const std::vector<Gap>& gaps = c.edits.front().gaps;
+  for (std::size_t k = 0; k < gaps.size(); ++k) {
+    const std::uint32_t op = c.ops[k];
+    const std::uint64_t order =
+        observed.count(op) ? std::uint64_t{gaps[k].boundary} * 2 + static_cast<std::uint32_t>(gaps[k].phase) + 1 : 0;
+    key.push_back(std::uint64_t{op} << 32 | order);
   }
   std::sort(key.begin(), key.end());
   return key;
@@ -477,7 +480,7 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
         const std::size_t k =
             std::min<std::size_t>(c.first_op / every, checkpoints.empty() ? 0 : checkpoints.size() - 1);
         detail::Runner r(checkpoints.empty() ? detail::Runner(p, observe, base) : checkpoints[k]);
-        r.addEdits(c.edits);
+        r.addEdit(c.edits.front(), c.ops);
         while (!r.done() && !cancelledAt(o, r.nextOp())) r.step();
         r.finish();
         ev.run = r.takeResult();

@@ -64,6 +64,12 @@ void Runner::addEdits(const std::vector<ResolvedEdit>& edits) {
   sortItems();
 }
 
+void Runner::addEdit(const ResolvedEdit& e, std::span<const std::uint32_t> ops) {
+  for (std::size_t k = 0; k < e.gaps.size() && k < ops.size(); ++k)
+    if (ops[k] >= next_op_) items_.push_back(Item{ops[k], e.gaps[k], kindOrder(e.edit.kind), &e});
+  sortItems();
+}
+
 void Runner::sortItems() {
   std::stable_sort(items_.begin() + static_cast<std::ptrdiff_t>(next_item_), items_.end(),
                    [](const Item& a, const Item& b) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -103,6 +104,8 @@ class Runner {
   [[nodiscard]] bool done() const { return next_op_ >= p_.program.ops.size(); }
   // More edits for the rest of the run (those placed before nextOp() are ignored).
   void addEdits(const std::vector<ResolvedEdit>& edits);
+  // One more edit whose gaps' ops the caller knows (`ops[k]`: the op gap k runs before).
+  void addEdit(const ResolvedEdit& edit, std::span<const std::uint32_t> ops);
   [[nodiscard]] PeakAnalysis analyze() const;
   [[nodiscard]] const sim::CachingAllocator& model() const { return model_; }
   [[nodiscard]] const RunResult& result() const { return r_; }
