@@ -15,6 +15,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "analysis/settings_ahead.h"
 #include "reservoir/replay/callgraph.h"
 #include "reservoir/simulator/sizes.h"
 #include "whatif/run_engine.h"
@@ -27,6 +28,7 @@ struct Candidate {
   std::string description;
   std::vector<ResolvedEdit> edits;  // cleanups (resolved)
   std::optional<sim::AllocatorConfig> settings;
+  std::size_t settings_index = 0;  // a settings candidate's place among the sweep's settings (SettingsAhead)
   std::uint32_t first_op = 0;
   std::vector<std::uint32_t> ops;  // per gap of its cleanup (edits[0]): the op it runs before
   std::size_t cleanups = 0;
@@ -233,6 +235,7 @@ void addSettingsCandidates(const EditedRun& device, std::vector<Candidate>& out)
     c.changes = {{CandidateChange::Kind::kSettings, {}, full}};
     c.description = "allocator settings: " + why;
     c.settings = std::move(*parsed);
+    c.settings_index = out.size();
     out.push_back(std::move(c));
   }
 }
@@ -409,7 +412,7 @@ bool cancelledAt(const SweepOptions& o, std::uint32_t op) {
 // at the same op, the order between the two depends on their events, so the call's event
 // boundary and phase are part of the key there. Two placements with the same key replay the same
 // run: cleanups at different events between the same two allocator requests do the same thing.
-std::vector<std::uint64_t> runKey(const PreparedTrace& p, const Candidate& c, const std::set<std::uint32_t>& observed) {
+std::vector<std::uint64_t> runKey(const Candidate& c, const std::set<std::uint32_t>& observed) {
   std::vector<std::uint64_t> key;
   const std::vector<Gap>& gaps = c.edits.front().gaps;
   for (std::size_t k = 0; k < gaps.size(); ++k) {
@@ -435,7 +438,18 @@ std::vector<std::size_t> sameRunAs(const PreparedTrace& p, const std::vector<Can
   std::map<std::vector<std::uint64_t>, std::size_t> first;
   std::vector<std::size_t> out(cands.size());
   for (std::size_t i = 0; i < cands.size(); ++i)
-    out[i] = cands[i].settings ? i : first.try_emplace(runKey(p, cands[i], observed), i).first->second;
+    out[i] = cands[i].settings ? i : first.try_emplace(runKey(cands[i], observed), i).first->second;
+  return out;
+}
+
+RunSettings withCancel(RunSettings s, const std::atomic<bool>* cancel) {
+  s.cancel = cancel;
+  return s;
+}
+
+std::vector<sim::AllocatorConfig> configsOf(const std::vector<Candidate>& settings) {
+  std::vector<sim::AllocatorConfig> out;
+  for (const Candidate& c : settings) out.push_back(*c.settings);
   return out;
 }
 
@@ -447,6 +461,7 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
                                                    const std::vector<std::size_t>& same_run,
                                                    const std::vector<ResolvedEdit>& observe, const RunSettings& base,
                                                    const std::deque<detail::Runner>& checkpoints, std::uint32_t every,
+                                                   SettingsAhead& ahead,
                                                    const std::function<void(std::size_t, const Evaluation&)>& arrived) {
   // Longest replays first (settings run the whole trace; a placement from its first cleanup
   // on), so that the workers finish together instead of one waiting on a long last one.
@@ -465,6 +480,22 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
   std::vector<std::optional<Evaluation>> results(cands.size());
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex progress_mutex;
+  std::vector<std::size_t> from_ahead;  // settings candidates the ahead thread had started
+  // Records candidate i's evaluation (and the candidates its run serves) and reports them.
+  auto deliver = [&](std::size_t i, Evaluation ev) {
+    ev.at_point = probeValue(ev.run);
+    for (std::size_t other : shared[i]) results[other] = ev;
+    results[i] = std::move(ev);
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    for (std::size_t served : shared[i]) {
+      const std::size_t d = ++done;
+      if (arrived) arrived(served, *results[served]);
+      if (o.progress) o.progress(d, cands.size());
+    }
+    const std::size_t d = ++done;
+    if (arrived) arrived(i, *results[i]);
+    if (o.progress) o.progress(d, cands.size());
+  };
   auto worker = [&] {
     for (std::size_t n = next++; n < order.size(); n = next++) {
       if (o.cancel && o.cancel->load()) return;
@@ -472,10 +503,12 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
       const Candidate& c = cands[i];
       Evaluation ev;
       if (c.settings) {
-        RunSettings s = base;
-        s.config = *c.settings;
-        s.cancel = o.cancel;
-        ev.run = replayProgram(p, observe, s);
+        if (!ahead.claim(c.settings_index)) {
+          std::lock_guard<std::mutex> lock(progress_mutex);
+          from_ahead.push_back(i);
+          continue;
+        }
+        ev.run = ahead.replay(c.settings_index);
       } else {
         const std::size_t k =
             std::min<std::size_t>(c.first_op / every, checkpoints.empty() ? 0 : checkpoints.size() - 1);
@@ -486,21 +519,17 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
         ev.run = r.takeResult();
       }
       if (o.cancel && o.cancel->load()) return;  // an incomplete run is no result
-      ev.at_point = probeValue(ev.run);
-      for (std::size_t other : shared[i]) results[other] = ev;
-      results[i] = std::move(ev);
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      for (std::size_t served : shared[i]) {
-        const std::size_t d = ++done;
-        if (arrived) arrived(served, *results[served]);
-        if (o.progress) o.progress(d, cands.size());
-      }
-      const std::size_t d = ++done;
-      if (arrived) arrived(i, *results[i]);
-      if (o.progress) o.progress(d, cands.size());
+      deliver(i, std::move(ev));
     }
   };
   runOnThreads(jobsOf(o), worker);
+  ahead.finish();
+  std::sort(from_ahead.begin(), from_ahead.end());
+  for (std::size_t i : from_ahead) {
+    auto run = ahead.take(cands[i].settings_index);
+    if (!run || (o.cancel && o.cancel->load())) break;  // an incomplete run is no result
+    deliver(i, Evaluation{std::move(*run), std::nullopt});
+  }
   return results;
 }
 
@@ -525,6 +554,12 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   };
   if (Status s = setUpObjective(p, o.objective, observe, base); !s.ok()) return s;
   if (cancelled()) return rep;
+  // The settings candidates are few: keep them, and cut the placements to make room. Their runs
+  // start now, beside the search for placements and the baseline (SettingsAhead).
+  std::vector<Candidate> settings;
+  if (o.try_settings) addSettingsCandidates(device, settings);
+  if (settings.size() > o.max_candidates) settings.resize(o.max_candidates);
+  SettingsAhead ahead(p, observe, withCancel(base, o.cancel), configsOf(settings), jobsOf(o) > 1 && o.slices <= 1);
   chooseCap(p, o, rep);
   if (cancelled()) return rep;
   std::vector<Candidate> cands;
@@ -532,9 +567,6 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   addRegionCandidates(p, o, cands, seen);
   if (cancelled()) return rep;
   addAnnotationCandidates(p, cands, seen);
-  // The settings candidates are few: keep them, and cut the placements to make room.
-  std::vector<Candidate> settings;
-  if (o.try_settings) addSettingsCandidates(device, settings);
   const std::size_t room = o.max_candidates > settings.size() ? o.max_candidates - settings.size() : 0;
   if (cands.size() > room) cands.resize(room);
   for (auto& c : settings)
@@ -566,7 +598,7 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   if (o.on_candidate)
     arrived = [&](std::size_t i, const Evaluation& ev) { o.on_candidate(scoreCandidate(cands[i], ev, b, o, rep)); };
   const std::vector<std::size_t> same_run = sameRunAs(p, cands, observe);
-  const auto results = evaluateAll(p, o, cands, same_run, observe, base, checkpoints, every, arrived);
+  const auto results = evaluateAll(p, o, cands, same_run, observe, base, checkpoints, every, ahead, arrived);
   for (std::size_t i = 0; i < cands.size(); ++i) {
     if (!results[i]) {
       rep.cancelled = true;
