@@ -6,7 +6,6 @@ SettingsAhead::SettingsAhead(const PreparedTrace& p, const std::vector<ResolvedE
                              std::vector<sim::AllocatorConfig> configs, bool start)
     : p_(p), observe_(observe), base_(base), configs_(std::move(configs)), claimed_(configs_.size()),
       results_(configs_.size()) {
-  for (auto& c : claimed_) c = false;
   if (start && !configs_.empty()) thread_ = std::thread([this] { run(); });
 }
 

@@ -39,7 +39,7 @@ class SettingsAhead {
   const std::vector<ResolvedEdit> observe_;  // a copy: the caller's may go first
   RunSettings base_;
   std::vector<sim::AllocatorConfig> configs_;
-  std::deque<std::atomic<bool>> claimed_;
+  std::deque<std::atomic<bool>> claimed_;  // all false (an atomic is value-initialised)
   std::vector<std::optional<RunResult>> results_;
   std::atomic<bool> stop_{false};
   std::thread thread_;

@@ -569,8 +569,7 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   addAnnotationCandidates(p, cands, seen);
   const std::size_t room = o.max_candidates > settings.size() ? o.max_candidates - settings.size() : 0;
   if (cands.size() > room) cands.resize(room);
-  for (auto& c : settings)
-    if (cands.size() < o.max_candidates) cands.push_back(std::move(c));
+  for (auto& c : settings) cands.push_back(std::move(c));  // they fit: `settings` was cut to max_candidates
   keepSlice(o, cands);
 
   // One baseline pass with checkpoints; each placement then resumes from the checkpoint

@@ -57,17 +57,17 @@ sim::EventSink* Runner::wireSink() {
 void Runner::addEdits(const std::vector<ResolvedEdit>& edits) {
   OpBoundaryCursor at(p_.program);
   for (const auto& e : edits)
-    for (const Gap& g : e.gaps) {
-      const std::uint32_t op = at.at(g.boundary);
-      if (op >= next_op_) items_.push_back(Item{op, g, kindOrder(e.edit.kind), &e});
-    }
+    for (const Gap& g : e.gaps) addItem(at.at(g.boundary), g, e);
   sortItems();
 }
 
 void Runner::addEdit(const ResolvedEdit& e, std::span<const std::uint32_t> ops) {
-  for (std::size_t k = 0; k < e.gaps.size() && k < ops.size(); ++k)
-    if (ops[k] >= next_op_) items_.push_back(Item{ops[k], e.gaps[k], kindOrder(e.edit.kind), &e});
+  for (std::size_t k = 0; k < e.gaps.size() && k < ops.size(); ++k) addItem(ops[k], e.gaps[k], e);
   sortItems();
+}
+
+void Runner::addItem(std::uint32_t op, const Gap& g, const ResolvedEdit& e) {
+  if (op >= next_op_) items_.push_back(Item{op, g, kindOrder(e.edit.kind), &e});  // earlier ones: past
 }
 
 void Runner::sortItems() {

@@ -120,6 +120,8 @@ class Runner {
   [[nodiscard]] StackId stackOf(std::size_t alloc_id) const {
     return p_.allocationStack(alloc_id);
   }
+  // An edit's gap before op `op` (ignored when that op has run); sortItems() orders them.
+  void addItem(std::uint32_t op, const Gap& g, const ResolvedEdit& e);
   void sortItems();
   void seed();
   void applyItem(const Item& item);
