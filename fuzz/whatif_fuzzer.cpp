@@ -63,14 +63,15 @@ Action anyAction(RecipeBytes& in) {
   return static_cast<Action>(in.ConsumeIntegralInRange<int>(0, static_cast<int>(reservoir::traces::kActionCount) - 1));
 }
 
-void mutateEvent(RecipeBytes& in, std::vector<TraceEvent>& events) {
+void mutateEvent(RecipeBytes& in, reservoir::traces::Snapshot& snap) {
+  std::vector<TraceEvent>& events = snap.devices[0].events;
   if (events.empty()) return;
   const std::size_t i = in.ConsumeIntegralInRange<std::size_t>(0, events.size() - 1);
   TraceEvent& e = events[i];
   switch (in.ConsumeIntegralInRange<int>(0, 8)) {
     case 0: e.size = interestingSize(in); break;
     case 1: e.addr += static_cast<std::uint64_t>(in.ConsumeIntegralInRange<std::int64_t>(-(4 << 20), 4 << 20)); break;
-    case 2: e.stream = in.ConsumeBool() ? 0 : in.ConsumeIntegral<std::uint16_t>(); break;
+    case 2: snap.setStream(e, in.ConsumeBool() ? 0 : in.ConsumeIntegral<std::uint16_t>()); break;
     case 3: e.action = anyAction(in); break;
     case 4: e.time_us = in.ConsumeIntegral<std::int32_t>(); break;
     case 5: events.erase(events.begin() + static_cast<std::ptrdiff_t>(i)); break;
@@ -110,7 +111,7 @@ void mutateSnapshot(RecipeBytes& in, Snapshot& snap) {
       case 3:
         if (!snap.segments.empty()) snap.segments.pop_back();  // final segments that do not match the events
         break;
-      default: mutateEvent(in, snap.devices[0].events); break;
+      default: mutateEvent(in, snap); break;
     }
   }
 }

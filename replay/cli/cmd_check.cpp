@@ -89,9 +89,10 @@ int runSettingsReport(const CheckArgs& a, const replay::Trace& trace, std::size_
   out << fmt::format("  peak reserved {} (recorded {}), peak allocated {}\n", sizeText(run.peak_reserved.bytes),
                      sizeText(prepared->recorded_peak_reserved), sizeText(run.peak_allocated.bytes));
   if (run.decision_change)
-    out << fmt::format(
-        "  the allocator decides differently from event {} on (recorded: {})\n", *run.decision_change,
-        *run.decision_change < events.size() ? replay::describeEvent(events[*run.decision_change]) : "end");
+    out << fmt::format("  the allocator decides differently from event {} on (recorded: {})\n", *run.decision_change,
+                       *run.decision_change < events.size()
+                           ? replay::describeEvent(*prepared->snapshot, events[*run.decision_change])
+                           : "end");
   else
     out << "  every decision is the same as recorded\n";
   if (run.oom) out << fmt::format("  out of memory at event {}\n", run.oom->event);

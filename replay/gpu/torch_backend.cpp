@@ -546,7 +546,7 @@ void finishFigures(const ReplayJob& job, TorchTarget& target, BackendResult& r) 
 Status readOwnRecording(const ReplayJob& job, const std::string& conf, const StreamMap& streams, BackendResult& r) {
   auto snap = traces::readSnapshotBytes(r.snapshot_bytes, "torch backend snapshot");
   if (!snap) return Status::error("torch backend: its own snapshot does not read: " + snap.message());
-  if (const traces::DeviceTrace* d = snap->findDevice(0)) r.events = eventsOf(*d);
+  if (const traces::DeviceTrace* d = snap->findDevice(0)) r.events = eventsOf(*snap, *d);
   r.segments = segmentsOf(*snap, 0);
   for (auto& e : r.events) streams.toRecorded(e.stream);
   for (auto& s : r.segments) streams.toRecorded(s.stream);

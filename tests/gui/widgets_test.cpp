@@ -672,7 +672,7 @@ TEST_F(WidgetsTest, TheEventsDetailsPaneShowsTheHighlightedEvent) {
   EXPECT_TRUE(d->fieldText(Field::kSize).startsWith(sizeText(bytes))) << d->fieldText(Field::kSize).toStdString();
   EXPECT_TRUE(d->fieldText(Field::kSize).endsWith(QStringLiteral("(%1 bytes)").arg(bytes)));
   EXPECT_TRUE(d->fieldText(Field::kSize).contains(QStringLiteral("iB"))) << "not in PyTorch's units";
-  EXPECT_EQ(d->fieldText(Field::kStream), QString::number(ev.stream));
+  EXPECT_EQ(d->fieldText(Field::kStream), QString::number(snap.stream(ev)));
   EXPECT_TRUE(d->fieldText(Field::kAddress).contains(QString::number(ev.addr, 16)));
   EXPECT_TRUE(d->fieldText(Field::kTime).startsWith(timeText(ev.time_us - rec->trace->facts.first_time_us)));
   EXPECT_TRUE(d->fieldLabel(Field::kAddress)->textInteractionFlags() & Qt::TextSelectableByMouse);

@@ -87,7 +87,7 @@ RunResult engineRun(const PreparedTrace& p, const std::vector<ResolvedEdit>& es,
 BackendResult recordingAsResult(const Loaded& l, const BackendResult& like) {
   BackendResult r = like;
   const auto& trace = l.snapshot().devices[l.prepared.device_index];
-  r.events = eventsOf(trace);
+  r.events = eventsOf(l.snapshot(), trace);
   r.segments = segmentsOf(l.snapshot(), trace.device);
   r.stats_known = false;
   return r;
@@ -249,7 +249,7 @@ TEST(Synth, TheModelIsExactOnItsOwnTraceAndTheModelBackendReplaysIt) {
     auto r = makeModelBackend()->run(jobFor(*p, prog));
     ASSERT_TRUE(r.ok()) << r.message();
     BackendResult rec = *r;
-    rec.events = eventsOf(shared->devices[0]);
+    rec.events = eventsOf(*shared, shared->devices[0]);
     rec.segments = segmentsOf(*shared, 0);
     rec.final_stats = t->final_stats;
     const auto c = compareResults(*r, rec);

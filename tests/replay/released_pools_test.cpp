@@ -150,15 +150,15 @@ TEST(ReleasedPools, APoolThatGaveBackEverySegmentIsInferredWhereTheReplayDeparte
     // The guess itself: a segment given back before the dump, made where the model reused a block.
     sim::SimEvent reused;
     reused.action = traces::Action::kAlloc;
-    const auto seed = detail::inferredPoolSeed(trace, first_segment, reused, {});
+    const auto seed = detail::inferredPoolSeed(*snap, trace, first_segment, reused, {});
     ASSERT_TRUE(seed.has_value());
     EXPECT_EQ(seed->pool, (traces::PoolId{-1, 1}));
     sim::SimEvent made = reused;
     made.action = traces::Action::kSegmentAlloc;
-    EXPECT_FALSE(detail::inferredPoolSeed(trace, first_segment, made, {})) << "the model made a segment too";
-    EXPECT_FALSE(detail::inferredPoolSeed(trace, first_segment + 1, reused, {})) << "not a segment_alloc";
+    EXPECT_FALSE(detail::inferredPoolSeed(*snap, trace, first_segment, made, {})) << "the model made a segment too";
+    EXPECT_FALSE(detail::inferredPoolSeed(*snap, trace, first_segment + 1, reused, {})) << "not a segment_alloc";
     const detail::PoolSeed seeds[] = {*seed};
-    EXPECT_FALSE(detail::inferredPoolSeed(trace, first_segment, reused, seeds)) << "seeded already";
+    EXPECT_FALSE(detail::inferredPoolSeed(*snap, trace, first_segment, reused, seeds)) << "seeded already";
 
     ConformanceOptions opts;
     Program program;

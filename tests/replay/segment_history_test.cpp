@@ -10,12 +10,14 @@
 namespace reservoir::replay {
 namespace {
 
-traces::TraceEvent ev(traces::Action a, Addr addr, ByteCount size, traces::StreamValue stream = 7) {
+// An entry of `s` (its stream interned in `s`'s extras).
+traces::TraceEvent ev(traces::Snapshot& s, traces::Action a, Addr addr, ByteCount size,
+                      traces::StreamValue stream = 7) {
   traces::TraceEvent e;
   e.action = a;
   e.addr = addr;
   e.size = size;
-  e.stream = stream;
+  s.setStream(e, stream);
   return e;
 }
 
@@ -27,17 +29,17 @@ traces::Snapshot smallSnapshot() {
   traces::Snapshot s;
   traces::DeviceTrace d;
   const Addr seg = 0x10000000, exp = 0x40000000;
-  d.events = {ev(Action::kSegmentAlloc, seg, 2 * kMiB),                  // 0
-              ev(Action::kAlloc, seg, kMiB),                             // 1
-              ev(Action::kSegmentMap, exp, 40 * kMiB, 9),                // 2
-              ev(Action::kAlloc, exp, 20 * kMiB, 9),                     // 3
-              ev(Action::kFreeRequested, seg, kMiB),                     // 4
-              ev(Action::kFreeCompleted, seg, kMiB),                     // 5
-              ev(Action::kSegmentFree, seg, 2 * kMiB),                   // 6
-              ev(Action::kFreeRequested, exp, 20 * kMiB, 9),             // 7
-              ev(Action::kFreeCompleted, exp, 20 * kMiB, 9),             // 8
-              ev(Action::kSegmentUnmap, exp + 20 * kMiB, 20 * kMiB, 9),  // 9
-              ev(Action::kSegmentUnmap, exp, 20 * kMiB, 9)};             // 10
+  d.events = {ev(s, Action::kSegmentAlloc, seg, 2 * kMiB),                  // 0
+              ev(s, Action::kAlloc, seg, kMiB),                             // 1
+              ev(s, Action::kSegmentMap, exp, 40 * kMiB, 9),                // 2
+              ev(s, Action::kAlloc, exp, 20 * kMiB, 9),                     // 3
+              ev(s, Action::kFreeRequested, seg, kMiB),                     // 4
+              ev(s, Action::kFreeCompleted, seg, kMiB),                     // 5
+              ev(s, Action::kSegmentFree, seg, 2 * kMiB),                   // 6
+              ev(s, Action::kFreeRequested, exp, 20 * kMiB, 9),             // 7
+              ev(s, Action::kFreeCompleted, exp, 20 * kMiB, 9),             // 8
+              ev(s, Action::kSegmentUnmap, exp + 20 * kMiB, 20 * kMiB, 9),  // 9
+              ev(s, Action::kSegmentUnmap, exp, 20 * kMiB, 9)};             // 10
   s.devices.push_back(std::move(d));
   return s;
 }

@@ -99,7 +99,50 @@ TEST(Limits, DistinctEntryExtrasBeyondTheLimitAreRefused) {
   o.limits.max_event_extras = 4;
   const auto refused = readSnapshotBytes(*bytes, "extras", o);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.message().find("more than 4 distinct combinations of an entry's pool_id"), std::string::npos)
+  EXPECT_NE(refused.message().find("more than 4 distinct combinations of an entry's stream, pool_id"),
+            std::string::npos)
+      << refused.message();
+}
+
+// An entry's stream is kept with its other rarely varying fields: entries on two streams in turn
+// read back with their own streams and two combinations, and distinct streams count to the limit.
+TEST(Limits, EntriesKeepTheirStreamsAndDistinctStreamsCountToTheLimit) {
+  Snapshot s;
+  StackInterner interner(&s);
+  const StackId empty = interner.emptyStack();
+  DeviceTrace d;
+  const StreamValue streams[] = {0, 7, 0, 7, 7, 0, (1ull << 63) + 5, 12};
+  for (std::size_t i = 0; i < std::size(streams); ++i) {
+    TraceEvent e;
+    e.action = Action::kAlloc;
+    e.addr = 4096u * (i + 1);
+    e.size = 512;
+    e.stack = empty;
+    s.editExtra(e, [](EventExtra& x) { x.has_frames = true; });
+    s.setStream(e, streams[i]);
+    d.events.push_back(e);
+  }
+  s.devices.push_back(std::move(d));
+  const auto bytes = writeSnapshotBytes(s);
+  ASSERT_TRUE(bytes) << bytes.message();
+  ReadOptions o;
+  const auto read = readSnapshotBytes(*bytes, "streams", o);
+  ASSERT_TRUE(read) << read.message();
+  for (std::size_t i = 0; i < std::size(streams); ++i) {
+    const TraceEvent& e = read->devices.at(0).events.at(i);
+    EXPECT_EQ(read->stream(e), streams[i]) << "entry " << i;
+    EXPECT_TRUE(read->extra(e).has_frames) << "entry " << i;
+  }
+  // Equal fields, one id: the entries on streams 0 and 7 share two ids between them.
+  const auto& ev = read->devices[0].events;
+  EXPECT_EQ(ev[0].extraId(), ev[2].extraId());
+  EXPECT_EQ(ev[1].extraId(), ev[3].extraId());
+  EXPECT_NE(ev[0].extraId(), ev[1].extraId());
+  EXPECT_EQ(read->extras.size(), 5u);  // none, and one per stream used
+  o.limits.max_event_extras = 3;
+  const auto refused = readSnapshotBytes(*bytes, "streams", o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("more than 3 distinct combinations of an entry's stream"), std::string::npos)
       << refused.message();
 }
 

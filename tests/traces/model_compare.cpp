@@ -60,7 +60,7 @@ class Differ {
     std::string d = diff(at + ".action", std::string(actionName(x.action)), std::string(actionName(y.action)));
     if (d.empty()) d = diff(at + ".addr", x.addr, y.addr);
     if (d.empty()) d = diff(at + ".size", x.size, y.size);
-    if (d.empty()) d = diff(at + ".stream", x.stream, y.stream);
+    if (d.empty()) d = diff(at + ".stream", a_.stream(x), b_.stream(y));
     if (d.empty()) d = diff(at + ".time_us", x.time_us, y.time_us);
     const traces::EventExtra& xx = a_.extra(x);
     const traces::EventExtra& yx = b_.extra(y);

@@ -20,7 +20,8 @@ struct Reference {
   std::uint64_t over_live = 0, without_alloc = 0, without_request = 0;
 };
 
-Reference reference(const DeviceTrace& trace) {
+Reference reference(const Snapshot& snapshot) {
+  const DeviceTrace& trace = snapshot.devices.front();
   Reference r;
   r.event_allocation.assign(trace.events.size(), AllocationId());
   std::unordered_map<Addr, AllocationId> live;
@@ -29,7 +30,7 @@ Reference reference(const DeviceTrace& trace) {
     Allocation a;
     a.addr = e.addr;
     a.size = e.size;
-    a.stream = e.stream;
+    a.stream = snapshot.stream(e);
     a.stack = e.stack;
     r.allocations.push_back(a);
     return id;
@@ -75,8 +76,10 @@ Reference reference(const DeviceTrace& trace) {
   return r;
 }
 
-DeviceTrace randomTrace(std::uint32_t seed, std::size_t events, std::uint64_t addresses) {
+// One device's entries on two streams (the snapshot's extras hold the streams).
+Snapshot randomTrace(std::uint32_t seed, std::size_t events, std::uint64_t addresses) {
   std::mt19937_64 rng(seed);
+  Snapshot s;
   DeviceTrace t;
   const Action actions[] = {Action::kAlloc,         Action::kAlloc,         Action::kFreeRequested,
                             Action::kFreeCompleted, Action::kFreeCompleted, Action::kSegmentAlloc};
@@ -86,22 +89,24 @@ DeviceTrace randomTrace(std::uint32_t seed, std::size_t events, std::uint64_t ad
     // Addresses 512-aligned in a small range: many reuses, and keys that share hash buckets.
     e.addr = 0x7f0000000000ull + (rng() % addresses) * 512;
     e.size = 512 * (1 + rng() % 64);
-    e.stream = rng() % 2;
+    s.setStream(e, rng() % 2);
     e.time_us = static_cast<std::int64_t>(i);
     t.events.push_back(e);
   }
-  return t;
+  s.devices.push_back(std::move(t));
+  return s;
 }
 
-void expectSame(const DeviceTrace& trace) {
-  const RequestStream got = buildRequestStream(trace, EventExtraTable{});
-  const Reference want = reference(trace);
+void expectSame(const Snapshot& snapshot) {
+  const RequestStream got = buildRequestStream(snapshot.devices.front(), snapshot.extras);
+  const Reference want = reference(snapshot);
   ASSERT_EQ(got.allocations.size(), want.allocations.size());
   for (std::size_t i = 0; i < want.allocations.size(); ++i) {
     const Allocation& a = got.allocations[i];
     const Allocation& b = want.allocations[i];
     ASSERT_EQ(a.addr, b.addr) << "allocation " << i;
     ASSERT_EQ(a.size, b.size) << "allocation " << i;
+    ASSERT_EQ(a.stream, b.stream) << "allocation " << i;
     ASSERT_EQ(a.alloc_event, b.alloc_event) << "allocation " << i;
     ASSERT_EQ(a.free_requested_event, b.free_requested_event) << "allocation " << i;
     ASSERT_EQ(a.free_completed_event, b.free_completed_event) << "allocation " << i;
@@ -126,9 +131,10 @@ TEST(RequestStream, MatchesReferenceWhileTheTableGrows) {
 
 // The window's requests built without the whole stream are those of the whole stream: the
 // allocations made before the window (with their ids and events) and the never-freed addresses.
-void expectSameWindow(const DeviceTrace& trace) {
-  const WindowRequests want = windowRequests(buildRequestStream(trace, EventExtraTable{}));
-  WindowRequests got = buildWindowRequests(trace, EventExtraTable{});
+void expectSameWindow(const Snapshot& snapshot) {
+  const DeviceTrace& trace = snapshot.devices.front();
+  const WindowRequests want = windowRequests(buildRequestStream(trace, snapshot.extras));
+  WindowRequests got = buildWindowRequests(trace, snapshot.extras);
   ASSERT_EQ(got.before_window.size(), want.before_window.size());
   for (std::size_t i = 0; i < want.before_window.size(); ++i) {
     const auto& [a_id, a] = got.before_window[i];
@@ -136,6 +142,7 @@ void expectSameWindow(const DeviceTrace& trace) {
     ASSERT_EQ(a_id, b_id) << "before-window allocation " << i;
     ASSERT_EQ(a.addr, b.addr) << "allocation " << b_id.value();
     ASSERT_EQ(a.size, b.size) << "allocation " << b_id.value();
+    ASSERT_EQ(a.stream, b.stream) << "allocation " << b_id.value();
     ASSERT_EQ(a.free_requested_event, b.free_requested_event) << "allocation " << b_id.value();
     ASSERT_EQ(a.free_completed_event, b.free_completed_event) << "allocation " << b_id.value();
   }

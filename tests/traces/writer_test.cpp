@@ -44,7 +44,7 @@ Snapshot smallSnapshot() {
   TraceEvent plain = makeEvent(Action::kSegmentAlloc, 1u << 21, 2u << 20);
   plain.time_us = std::numeric_limits<std::int64_t>::min();  // LONG1 of 8 bytes
   TraceEvent full = makeEvent(Action::kAlloc, 1u << 21, 512);
-  full.stream = (1ull << 63) + 5;  // beyond int64
+  s.setStream(full, (1ull << 63) + 5);  // beyond int64
   full.time_us = -3;
   full.stack = stack;
   s.editExtra(full, [&](EventExtra& x) {

@@ -304,7 +304,7 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
         break;
       case F::kStream:
         if (!v.isInt()) return false;
-        ev.stream = v.asUInt();
+        x.stream = v.asUInt();
         break;
       case F::kTime:
         if (!v.isInt()) return false;
@@ -400,7 +400,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
       st = intField(&ev.size);
       has_size = true;
     } else if (id == k.stream) {
-      st = intField(&ev.stream);
+      st = intField(&x.stream);
     } else if (id == k.time_us) {
       std::uint64_t t = 0;
       st = intField(&t);
@@ -430,8 +430,8 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
   snap_.setExtra(ev, x);
   if (tooManyExtras())
     return Status::error(fmt::format(
-        "more than {} distinct combinations of an entry's pool_id, forward_frames, compile_context and "
-        "user_metadata (a real trace has a few hundred): too many to keep",
+        "more than {} distinct combinations of an entry's stream, pool_id, forward_frames, compile_context "
+        "and user_metadata (a real trace has a few hundred): too many to keep",
         max_extras_));
   list.events.push_back(ev);
   return Conversion{true, Value::consumed(), false};

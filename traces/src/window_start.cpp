@@ -57,13 +57,13 @@ struct MappedRuns {
 
 // Segments at the first event: the final ones, minus those allocated in the window, plus
 // those freed in it.
-Status undoSegmentEvents(const DeviceTrace& trace, SegmentMap& segs, MappedRuns& mapped) {
+Status undoSegmentEvents(const Snapshot& snapshot, const DeviceTrace& trace, SegmentMap& segs, MappedRuns& mapped) {
   for (std::size_t i = trace.events.size(); i-- > 0;) {
     const TraceEvent& e = trace.events[i];
     if (e.action == Action::kSegmentMap) {
       if (Status st = mapped.removeRange(e.addr, e.size, i); !st.ok()) return st;
     } else if (e.action == Action::kSegmentUnmap) {
-      mapped.addRange(e.addr, e.size, e.stream);
+      mapped.addRange(e.addr, e.size, snapshot.stream(e));
     } else if (e.action == Action::kSegmentAlloc) {
       auto it = segs.find(e.addr);
       if (it == segs.end() || it->second.size != e.size)
@@ -76,7 +76,7 @@ Status undoSegmentEvents(const DeviceTrace& trace, SegmentMap& segs, MappedRuns&
       StartSegment s;
       s.addr = e.addr;
       s.size = e.size;
-      s.stream = e.stream;
+      s.stream = snapshot.stream(e);
       s.is_large = e.size != 2u * 1024 * 1024;  // small-pool segments are 2 MiB, large ones never are
       segs[e.addr] = s;
     }
@@ -239,11 +239,11 @@ Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t d
       occupied.emplace_back(b.address, sb);
     }
   }
-  if (Status st = undoSegmentEvents(trace, segs, mapped); !st.ok()) return st;
+  if (Status st = undoSegmentEvents(snapshot, trace, segs, mapped); !st.ok()) return st;
   if (!mapped.runs.empty()) {
     for (const TraceEvent& e : trace.events)
       if (e.action == Action::kSegmentMap || e.action == Action::kSegmentUnmap)
-        seen.push_back(Observed{e.addr, e.size, e.stream, std::nullopt, std::nullopt});
+        seen.push_back(Observed{e.addr, e.size, snapshot.stream(e), std::nullopt, std::nullopt});
     for (const auto& [start, run] : mapped.runs)
       seen.push_back(Observed{start, run.first, run.second, std::nullopt, std::nullopt});
     if (Status st = addExpandableStart(seen, mapped, options, segs); !st.ok()) return st;

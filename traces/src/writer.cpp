@@ -141,9 +141,9 @@ void SnapshotPickler::event(const TraceEvent& e) {
   keyStr("action", actionName(e.action));
   keyUInt(e.action == Action::kOom ? "device_free" : "addr", e.addr);
   keyUInt("size", e.size);
-  keyUInt("stream", e.stream);
-  keyInt("time_us", e.time_us);
   const EventExtra& x = snap_.extra(e);
+  keyUInt("stream", x.stream);
+  keyInt("time_us", e.time_us);
   if (x.compile_context.valid()) keyStr("compile_context", snap_.str(x.compile_context));
   if (x.user_metadata.valid()) keyStr("user_metadata", snap_.str(x.user_metadata));
   if (x.has_frames) {

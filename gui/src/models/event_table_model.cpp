@@ -36,7 +36,7 @@ QVariant EventTableModel::display(std::uint32_t e, int column) const {
                  ? QStringLiteral("free %1").arg(sizeText(static_cast<std::int64_t>(ev.addr)))
                  : addressText(ev.addr);
     case kSize: return has_size ? sizeText(static_cast<std::int64_t>(ev.size)) : QVariant();
-    case kStream: return QString::number(ev.stream);
+    case kStream: return QString::number(t.snapshot().stream(ev));
     case kAllocation: {
       const auto a =
           t.lifetimes.event_allocation.empty() ? replay::AllocationLifetimes::kNone : t.lifetimes.event_allocation[e];

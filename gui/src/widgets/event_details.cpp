@@ -64,7 +64,7 @@ void EventDetails::setEvent(std::shared_ptr<const RecordedPlot> plot, std::optio
   setField(Field::kEvent, QString::number(*event));
   setField(Field::kAction, QString::fromUtf8(traces::actionName(ev.action).data()));
   setField(Field::kSize, hasSize(ev.action) ? exactSizeText(static_cast<std::int64_t>(ev.size)) : QString());
-  setField(Field::kStream, QString::number(ev.stream));
+  setField(Field::kStream, QString::number(t.snapshot().stream(ev)));
   setField(Field::kAddress, ev.action == traces::Action::kOom
                                 ? tr("%1 free on the device").arg(exactSizeText(static_cast<std::int64_t>(ev.addr)))
                                 : addressText(ev.addr));

@@ -4,10 +4,11 @@
 
 namespace reservoir::replay {
 
-std::string describeEvent(const traces::TraceEvent& e) {
+std::string describeEvent(const traces::Snapshot& snapshot, const traces::TraceEvent& e) {
+  const traces::StreamValue stream = snapshot.stream(e);
   if (e.action == traces::Action::kOom)
-    return fmt::format("oom size={} stream={} device_free={}", e.size, e.stream, e.addr);
-  return fmt::format("{} addr={:#x} size={} stream={}", traces::actionName(e.action), e.addr, e.size, e.stream);
+    return fmt::format("oom size={} stream={} device_free={}", e.size, stream, e.addr);
+  return fmt::format("{} addr={:#x} size={} stream={}", traces::actionName(e.action), e.addr, e.size, stream);
 }
 
 std::string describeEvent(const sim::SimEvent& e) {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <unordered_map>
 
 #include "reservoir/traces/stack_interner.h"
@@ -68,14 +69,13 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
   for (std::size_t d = 0; d < src.devices.size(); ++d) out.devices[d].device = src.devices[d].device;
   auto& trace = out.devices[p.device_index].events;
   trace.reserve(events.size());
-  traces::EventExtraId extra_id = traces::kNoExtra;  // set at the first entry (its strings after its stack's)
+  std::optional<traces::EventExtra> extra;  // set at the first entry (its strings after its stack's)
   const auto& ops = p.program.ops;
   for (const auto& em : events) {
     traces::TraceEvent e;
     e.action = em.event.action;
     e.addr = em.event.addr;
     e.size = em.event.size;
-    e.stream = em.event.stream;
     const Op* op = em.op < ops.size() ? &ops[em.op] : nullptr;
     const std::uint32_t ev =
         op ? op->first_event : (src_trace.events.empty() ? 0 : static_cast<std::uint32_t>(src_trace.events.size() - 1));
@@ -83,14 +83,14 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
     const bool per_alloc = e.action == traces::Action::kAlloc || e.action == traces::Action::kFreeRequested ||
                            e.action == traces::Action::kFreeCompleted;
     e.stack = stacks.copy(per_alloc ? stackOfTag(em.event.tag) : (op ? op->stack : StackId(0)));
-    if (extra_id == traces::kNoExtra) {
-      traces::EventExtra extra;
-      extra.has_frames = true;
-      extra.compile_context = out.strings.intern("N/A");
-      extra.user_metadata = out.strings.intern("");
-      extra_id = out.extras.intern(extra);
+    if (!extra) {
+      extra.emplace();
+      extra->has_frames = true;
+      extra->compile_context = out.strings.intern("N/A");
+      extra->user_metadata = out.strings.intern("");
     }
-    e.setExtraId(extra_id);
+    extra->stream = em.event.stream;
+    e.setExtraId(out.extras.intern(*extra));
     trace.push_back(e);
   }
   // The final state, from a second replay that stops at the end (the run above has gone).

@@ -120,10 +120,10 @@ void walk(HistoryBuilder& b, const traces::Snapshot& snapshot, const traces::Dev
     const auto e = static_cast<std::uint32_t>(i);
     switch (ev.action) {
       case Action::kSegmentAlloc:
-        b.openSegment({ev.addr, ev.size, e, 0, ev.stream, snapshot.extra(ev).pool, false});
+        b.openSegment({ev.addr, ev.size, e, 0, snapshot.stream(ev), snapshot.extra(ev).pool, false});
         break;
       case Action::kSegmentMap:
-        b.openSegment({ev.addr, ev.size, e, 0, ev.stream, snapshot.extra(ev).pool, true});
+        b.openSegment({ev.addr, ev.size, e, 0, snapshot.stream(ev), snapshot.extra(ev).pool, true});
         break;
       case Action::kSegmentFree: b.closeSegment(ev.addr, e); break;
       case Action::kSegmentUnmap: b.unmap(ev.addr, ev.size, e); break;

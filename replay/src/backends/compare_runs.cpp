@@ -19,10 +19,10 @@ std::string describeBackendEvent(const BackendEvent& e) {
   return fmt::format("{} addr={:#x} size={} stream={}", traces::actionName(e.action), e.addr, e.size, e.stream);
 }
 
-std::vector<BackendEvent> eventsOf(const traces::DeviceTrace& trace) {
+std::vector<BackendEvent> eventsOf(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace) {
   std::vector<BackendEvent> out;
   out.reserve(trace.events.size());
-  for (const auto& e : trace.events) out.push_back(BackendEvent{e.action, e.addr, e.size, e.stream});
+  for (const auto& e : trace.events) out.push_back(BackendEvent{e.action, e.addr, e.size, snapshot.stream(e)});
   return out;
 }
 

@@ -86,18 +86,20 @@ class SynthDevice final : public sim::DeviceModel {
 
 class TraceSink final : public sim::EventSink {
  public:
-  TraceSink(traces::DeviceTrace& trace, const std::uint64_t& request) : trace_(trace), request_(request) {}
+  TraceSink(traces::Snapshot& snapshot, traces::DeviceTrace& trace, const std::uint64_t& request)
+      : snap_(snapshot), trace_(trace), request_(request) {}
   void onEvent(const sim::SimEvent& e) override {
     traces::TraceEvent t;
     t.action = e.action;
     t.addr = e.addr;
     t.size = e.size;
-    t.stream = e.stream;
+    snap_.setStream(t, e.stream);
     t.time_us = static_cast<std::int64_t>(1'700'000'000'000'000ull + request_);
     trace_.events.push_back(t);
   }
 
  private:
+  traces::Snapshot& snap_;  // its extras hold the entries' streams
   traces::DeviceTrace& trace_;
   const std::uint64_t& request_;
 };
@@ -147,7 +149,7 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
 
   std::uint64_t request = 0;
   SynthDevice device(o.total_memory);
-  TraceSink sink(trace, request);
+  TraceSink sink(snap, trace, request);
   sim::CachingAllocator model(*config, &device, &sink);
 
   std::mt19937_64 rng(o.seed);

@@ -134,7 +134,7 @@ class Driver {
   Driver(const traces::Snapshot& snap, std::size_t device_index, const traces::RequestStream& requests,
          const sim::AllocatorConfig& config, const ConformanceOptions& options, ConformanceReport& report)
       : snap_(snap), trace_(snap.devices[device_index]), req_(requests), options_(options), report_(report),
-        oracle_(trace_.events, report.total_memory), model_(config, &oracle_, &oracle_),
+        oracle_(snap, trace_.events, report.total_memory), model_(config, &oracle_, &oracle_),
         handles_(requests.allocations.size()), restore_stacks_(detail::checkpointRestoreStacks(snap)),
         free_op_(requests.allocations.size(), kNoOp) {
     if (options.expensive_checks) model_.setCheckLevel(sim::CheckLevel::kExpensive);
@@ -466,7 +466,7 @@ void Driver::doFree(std::size_t i) {
   handles_[id.value()] = {};
   Op op = makeOp(OpKind::kFree);
   op.alloc = id;
-  if (options_.program) op.stream_entry = internStream(*options_.program, trace_.events[i].stream);
+  if (options_.program) op.stream_entry = internStream(*options_.program, snap_.stream(trace_.events[i]));
   op.stack = a.stack;
   op.deferred = a.deferredFree();
   pushOp(op, i, oracle_.pos);
@@ -496,7 +496,7 @@ void Driver::finishProgram(const traces::WindowStart& start) {
   p.device_index = report_.device_index;
   p.events = trace_.events.size();
   p.reservation_bases = oracle_.reservations;
-  if (oracle_.failed) appendStructurally(trace_, req_, step_start_, p);
+  if (oracle_.failed) appendStructurally(snap_, trace_, req_, step_start_, p);
   (void)start;
 }
 
@@ -605,7 +605,7 @@ std::optional<traces::PoolId> Driver::releaseFreedPools(std::size_t first, std::
 }
 
 bool Driver::emptyCacheFirst(const TraceEvent& t) {
-  if (model_.wouldReuseCachedBlock(t.size, t.stream)) return true;  // the malloc needed no release
+  if (model_.wouldReuseCachedBlock(t.size, snap_.stream(t))) return true;  // the malloc needed no release
   if (model_.wouldCollectGarbage()) return false;                   // garbage collection releases first
   if (t.action == Action::kOom) return false;
   const auto& cfg = model_.config();
@@ -645,7 +645,7 @@ void Driver::doMalloc(std::size_t k, std::size_t first) {
   const std::uint64_t tag = id.valid() ? id.value() + 1u : 0u;
   // A checkpoint restore takes the block at the checkpoint's address (the recorded one).
   const bool restore = restoresCheckpoint(t);
-  const auto r = detail::modelMalloc(model_, t.size, t.stream, tag, route,
+  const auto r = detail::modelMalloc(model_, t.size, snap_.stream(t), tag, route,
                                      restore ? std::optional<sim::Addr>(t.addr) : std::nullopt);
   if (id.valid() && r.ok()) handles_[id.value()] = r.block;
   Op op = makeOp(OpKind::kMalloc);
@@ -654,7 +654,7 @@ void Driver::doMalloc(std::size_t k, std::size_t first) {
   op.stack = t.stack;
   op.recorded_oom = t.action == Action::kOom;
   if (options_.program) {
-    op.stream_entry = internStream(*options_.program, t.stream);
+    op.stream_entry = internStream(*options_.program, snap_.stream(t));
     op.link = internRoute(*options_.program, OpRoute{route, restore ? std::optional<sim::Addr>(t.addr) : std::nullopt});
   }
   pushOp(op, first, oracle_.pos);
@@ -664,7 +664,7 @@ std::string Driver::describeRequest() const {
   const TraceEvent& e = trace_.events[std::min(current_event_, trace_.events.size() - 1)];
   switch (current_request_) {
     case Request::kFree: return fmt::format("free of the block at {:#x}", e.addr);
-    case Request::kMalloc: return fmt::format("malloc({} bytes) on stream {}", e.size, e.stream);
+    case Request::kMalloc: return fmt::format("malloc({} bytes) on stream {}", e.size, snap_.stream(e));
     case Request::kEmptyCacheAlone: return "empty_cache (inferred: cache released outside any allocation)";
     case Request::kEmptyCacheFirst:
       return "empty_cache (inferred: releases before an allocation that did not need them)";
@@ -677,8 +677,9 @@ void Driver::recordDivergence(const std::string& reason) {
   if (report_.first_divergence) return;
   Divergence d;
   d.event_index = oracle_.failed ? oracle_.fail_index : oracle_.pos;
-  d.expected = oracle_.failed ? oracle_.fail_expected
-                              : (oracle_.pos < trace_.events.size() ? describeEvent(trace_.events[oracle_.pos]) : "");
+  d.expected = oracle_.failed
+                   ? oracle_.fail_expected
+                   : (oracle_.pos < trace_.events.size() ? describeEvent(snap_, trace_.events[oracle_.pos]) : "");
   d.simulated = oracle_.failed ? oracle_.fail_simulated : "(nothing)";
   d.request = describeRequest();
   d.stack = describeStack(snap_, current_stack_);
@@ -686,7 +687,7 @@ void Driver::recordDivergence(const std::string& reason) {
   if (d.event_index < trace_.events.size()) {
     const TraceEvent& e = trace_.events[d.event_index];
     std::string pool;
-    for (const auto& [addr, size] : model_.freeBlocksNear(e.size, e.stream, 12))
+    for (const auto& [addr, size] : model_.freeBlocksNear(e.size, snap_.stream(e), 12))
       pool += fmt::format("{}[{:#x} +{}]", pool.empty() ? "" : " ", addr, size);
     d.pool_state = pool.empty() ? "(no free blocks on that stream in that pool)" : pool;
   }
@@ -826,7 +827,8 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
     const bool progressed = seeds.empty() || (at && *at > seeds.back().segment_event);
     if (at && !pool_ids_recorded && !seeds_failed && progressed && driver.lastSimulated() &&
         seeds.size() < kMaxPoolSeeds) {
-      if (auto seed = detail::inferredPoolSeed(snapshot.devices[device_index], *at, *driver.lastSimulated(), seeds)) {
+      if (auto seed =
+              detail::inferredPoolSeed(snapshot, snapshot.devices[device_index], *at, *driver.lastSimulated(), seeds)) {
         seeds.push_back(*seed);
         continue;
       }

@@ -247,8 +247,9 @@ void findPeakReset(const traces::Snapshot& snapshot, std::size_t device_index, c
   }
   const auto [first, last] = *found;
   const auto& events = snapshot.devices[device_index].events;
-  std::string note = fmt::format("peaks were reset after event {}, before event {} ({}: {})", first - 1, first,
-                                 describeEvent(events[first]), describeStack(snapshot, events[first].stack, 1));
+  std::string note =
+      fmt::format("peaks were reset after event {}, before event {} ({}: {})", first - 1, first,
+                  describeEvent(snapshot, events[first]), describeStack(snapshot, events[first].stack, 1));
   if (last > first) note += fmt::format("; a reset anywhere up to event {} gives the same peaks", last);
   note += fmt::format(" (found from the replay; {} pins it)",
                       wording.give_value(Input::kResetPeaks, fmt::format("event:{}", first - 1)));

@@ -22,8 +22,8 @@ void RecordedOracle::onEvent(const sim::SimEvent& e) {
     last_failed_event = e;
     return;
   }
-  if (r->action != e.action || r->addr != e.addr || r->size != e.size || r->stream != e.stream) {
-    failHere(describeEvent(*r), describeEvent(e));
+  if (r->action != e.action || r->addr != e.addr || r->size != e.size || snap_.stream(*r) != e.stream) {
+    failHere(describeEvent(snap_, *r), describeEvent(e));
     last_failed_event = e;
     return;
   }
@@ -33,7 +33,7 @@ void RecordedOracle::onEvent(const sim::SimEvent& e) {
 
 std::optional<Addr> RecordedOracle::cudaMalloc(ByteCount size, StreamId stream) {
   const auto* r = next();
-  if (r && r->action == Action::kSegmentAlloc && r->size == size && r->stream == stream) return r->addr;
+  if (r && r->action == Action::kSegmentAlloc && r->size == size && snap_.stream(*r) == stream) return r->addr;
   return std::nullopt;  // the recording shows no segment here: this cudaMalloc failed
 }
 
@@ -53,7 +53,7 @@ Addr RecordedOracle::reserveAddress(ByteCount size, ByteCount, StreamId) {
 
 bool RecordedOracle::mapPages(Addr addr, ByteCount size, StreamId stream) {
   const auto* r = next();
-  return r && r->action == Action::kSegmentMap && r->addr == addr && r->size == size && r->stream == stream;
+  return r && r->action == Action::kSegmentMap && r->addr == addr && r->size == size && snap_.stream(*r) == stream;
 }
 
 ByteCount RecordedOracle::deviceFree() {

@@ -17,8 +17,10 @@ using sim::StreamId;
 
 class RecordedOracle final : public sim::DeviceModel, public sim::EventSink {
  public:
-  RecordedOracle(const std::vector<traces::TraceEvent>& recorded, ByteCount total_memory)
-      : rec_(recorded), total_(total_memory) {}
+  // `snapshot`'s events of one device (`recorded`): the snapshot gives their streams and the words.
+  RecordedOracle(const traces::Snapshot& snapshot, const std::vector<traces::TraceEvent>& recorded,
+                 ByteCount total_memory)
+      : snap_(snapshot), rec_(recorded), total_(total_memory) {}
 
   // --- the comparison
   std::size_t pos = 0;             // next recorded event to match
@@ -49,6 +51,7 @@ class RecordedOracle final : public sim::DeviceModel, public sim::EventSink {
   void recordedCompletions(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& out,
                            std::vector<bool>& taken) const;
 
+  const traces::Snapshot& snap_;
   const std::vector<traces::TraceEvent>& rec_;
   ByteCount total_;
   Addr provisional_va_ = 0x100000000000ull;

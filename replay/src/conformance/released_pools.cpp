@@ -48,7 +48,7 @@ Lifetimes lifetimes(const traces::Snapshot& snap, const traces::DeviceTrace& tra
     const traces::TraceEvent& e = trace.events[k];
     if (e.action == Action::kSegmentAlloc) {
       open[e.addr] = out.size();
-      out.push_back(Lifetime{e.addr, e.addr + e.size, e.stream, k, n, std::nullopt, false});
+      out.push_back(Lifetime{e.addr, e.addr + e.size, snap.stream(e), k, n, std::nullopt, false});
     } else if (e.action == Action::kSegmentFree) {
       if (const auto it = open.find(e.addr); it != open.end()) {
         out[it->second].to = k;
@@ -182,8 +182,8 @@ std::vector<PoolRange> releasedPoolRanges(const traces::Snapshot& snap, const tr
   return out;
 }
 
-std::optional<PoolSeed> inferredPoolSeed(const traces::DeviceTrace& trace, std::size_t at, const sim::SimEvent& simulated,
-                                         std::span<const PoolSeed> seeds) {
+std::optional<PoolSeed> inferredPoolSeed(const traces::Snapshot& snap, const traces::DeviceTrace& trace, std::size_t at,
+                                         const sim::SimEvent& simulated, std::span<const PoolSeed> seeds) {
   const auto& events = trace.events;
   if (at >= events.size() || simulated.action != Action::kAlloc) return std::nullopt;
   const traces::TraceEvent& made = events[at];
@@ -199,7 +199,7 @@ std::optional<PoolSeed> inferredPoolSeed(const traces::DeviceTrace& trace, std::
     if (s.segment_event == at) return std::nullopt;  // seeded already: the seed did not explain it
   for (auto it = seeds.rbegin(); it != seeds.rend(); ++it) {
     const traces::TraceEvent& earlier = events[it->segment_event];
-    if (earlier.stream == made.stream && freedAfter(it->segment_event, earlier.addr) > at)
+    if (snap.stream(earlier) == snap.stream(made) && freedAfter(it->segment_event, earlier.addr) > at)
       return PoolSeed{at, it->pool};
   }
   std::int64_t next = 1;

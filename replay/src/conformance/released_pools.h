@@ -64,7 +64,7 @@ std::vector<PoolRange> releasedPoolRanges(const traces::Snapshot& snapshot, cons
 // snapshot, in a trace that does not record pool ids): that segment is taken for a private pool's.
 // The pool is that of an earlier seed on the same stream whose segment is still held at `at` (a
 // pool keeps its segments until it is released), else a new one.
-std::optional<PoolSeed> inferredPoolSeed(const traces::DeviceTrace& trace, std::size_t at,
+std::optional<PoolSeed> inferredPoolSeed(const traces::Snapshot& snap, const traces::DeviceTrace& trace, std::size_t at,
                                          const sim::SimEvent& simulated, std::span<const PoolSeed> seeds);
 
 // Where the entries name their pool (pool_id: newer torch; the torch backend's own recording,

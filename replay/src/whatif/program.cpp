@@ -102,8 +102,8 @@ bool isLead(Action a) {
 
 }  // namespace
 
-void appendStructurally(const traces::DeviceTrace& trace, const traces::RequestStream& req, std::size_t from,
-                        Program& program) {
+void appendStructurally(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace,
+                        const traces::RequestStream& req, std::size_t from, Program& program) {
   const std::size_t n = trace.events.size();
   std::vector<std::uint32_t> free_op(req.allocations.size(), kNoOp);
   for (std::uint32_t j = 0; j < program.ops.size(); ++j)
@@ -123,7 +123,7 @@ void appendStructurally(const traces::DeviceTrace& trace, const traces::RequestS
     if (e.action == Action::kFreeRequested) {
       Op op = makeOp(OpKind::kFree, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1));
       op.alloc = req.event_allocation[pos];
-      op.stream_entry = internStream(program, e.stream);
+      op.stream_entry = internStream(program, snapshot.stream(e));
       op.stack = op.alloc.valid() ? req.allocations[op.alloc.value()].stack : e.stack;
       op.deferred = op.alloc.valid() && req.allocations[op.alloc.value()].deferredFree();
       if (!op.deferred && pos + 1 < n && trace.events[pos + 1].action == Action::kFreeCompleted) op.end_event++;
@@ -162,7 +162,7 @@ void appendStructurally(const traces::DeviceTrace& trace, const traces::RequestS
     Op op = makeOp(OpKind::kMalloc, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(k + 1));
     op.alloc = req.event_allocation[k];
     op.size = t.size;
-    op.stream_entry = internStream(program, t.stream);
+    op.stream_entry = internStream(program, snapshot.stream(t));
     op.stack = t.stack;
     op.recorded_oom = t.action == Action::kOom;
     note_completions(pos, k, static_cast<std::uint32_t>(program.ops.size()));

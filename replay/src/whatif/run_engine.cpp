@@ -8,7 +8,7 @@
 namespace reservoir::replay::detail {
 
 Runner::Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, const RunSettings& s)
-    : p_(p), s_(s), device_(p, s.address_model, s.usable), drift_(p.snapshot->devices[p.device_index]),
+    : p_(p), s_(s), device_(p, s.address_model, s.usable), drift_(*p.snapshot, p.device_index),
       model_(s.config, &device_, nullptr), released_() {
   bindSlots();
   model_.rebind(&device_, wireSink());

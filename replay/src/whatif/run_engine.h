@@ -23,7 +23,7 @@ inline constexpr sim::StreamId kOtherStream = ~sim::StreamId{0} - 1;
 // Compares the modelled run with the recording, addresses apart (baseline only).
 class DriftSink final : public sim::EventSink {
  public:
-  explicit DriftSink(const traces::DeviceTrace& trace) : trace_(trace) {}
+  DriftSink(const traces::Snapshot& snapshot, std::size_t device) : snap_(snapshot), trace_(snapshot.devices[device]) {}
   void onEvent(const sim::SimEvent& e) override {
     while (pos_ < trace_.events.size() && !isState(trace_.events[pos_].action)) ++pos_;
     if (changed_) return;
@@ -32,7 +32,7 @@ class DriftSink final : public sim::EventSink {
       return;
     }
     const auto& r = trace_.events[pos_];
-    if (r.action != e.action || r.size != e.size || r.stream != e.stream) {
+    if (r.action != e.action || r.size != e.size || snap_.stream(r) != e.stream) {
       changed_ = pos_;
       return;
     }
@@ -44,6 +44,7 @@ class DriftSink final : public sim::EventSink {
 
  private:
   static bool isState(Action a) { return a != Action::kSnapshot && a != Action::kUserDefined && a != Action::kUnknown; }
+  const traces::Snapshot& snap_;
   const traces::DeviceTrace& trace_;
   std::size_t pos_ = 0;
   std::optional<std::size_t> changed_;

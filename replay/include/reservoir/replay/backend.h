@@ -218,7 +218,7 @@ struct BackendComparison {
 BackendComparison compareResults(const BackendResult& expected, const BackendResult& got, bool all_stats = true);
 
 // The recording of device `device_index` as backend events (addresses and streams as recorded).
-std::vector<BackendEvent> eventsOf(const traces::DeviceTrace& trace);
+std::vector<BackendEvent> eventsOf(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace);
 // The final segments of `device` in `snapshot`, as the model lists them.
 std::vector<sim::SegmentView> segmentsOf(const traces::Snapshot& snapshot, std::int64_t device);
 

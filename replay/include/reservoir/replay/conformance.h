@@ -168,7 +168,7 @@ std::optional<std::string> nothingToReplay(const traces::Snapshot& snapshot,
 std::vector<std::string> settingsNotes(const sim::AllocatorConfig& config);
 
 // "alloc addr=0x7f.. size=1048576 stream=0" and the like.
-std::string describeEvent(const traces::TraceEvent& event);
+std::string describeEvent(const traces::Snapshot& snapshot, const traces::TraceEvent& event);
 std::string describeEvent(const sim::SimEvent& event);
 // "name (file:line) <- caller (file:line) ..." for a stack.
 std::string describeStack(const traces::Snapshot& snapshot, StackId stack, std::size_t max_frames = 8);

@@ -190,7 +190,7 @@ class OpBoundaryCursor {
 
 // Continues `program` from recorded event `from` by structure alone (used past a divergence):
 // a cache release followed by a new segment counts as the malloc's own release path.
-void appendStructurally(const traces::DeviceTrace& trace, const traces::RequestStream& requests, std::size_t from,
-                        Program& program);
+void appendStructurally(const traces::Snapshot& snapshot, const traces::DeviceTrace& trace,
+                        const traces::RequestStream& requests, std::size_t from, Program& program);
 
 }  // namespace reservoir::replay

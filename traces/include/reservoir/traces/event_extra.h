@@ -1,7 +1,7 @@
 // The fields of a trace entry that few entries carry or that repeat across a whole trace
-// (the private pool, the forward frames, compile_context, user_metadata and which keys the
-// entry had): interned once per distinct combination in the snapshot's EventExtraTable, the
-// entry keeping only its EventExtraId. Real traces have a few hundred combinations at most.
+// (the stream, the private pool, the forward frames, compile_context, user_metadata and which
+// keys the entry had): interned once per distinct combination in the snapshot's EventExtraTable,
+// the entry keeping only its EventExtraId. Real traces have a few hundred combinations at most.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +32,8 @@ inline constexpr EventExtraId kNoExtra{0};
 inline constexpr std::uint32_t kMaxEventExtras = (1u << 24) - 1;
 
 struct EventExtra {
+  // The recorded cudaStream_t value (0 = the default stream): a trace uses a few.
+  std::uint64_t stream = 0;
   PoolId pool;               // the private pool it went to ((0, 0): the default pools)
   StackId forward_stack;     // valid only with has_forward_frames
   StringId compile_context;  // invalid when absent
@@ -59,7 +61,9 @@ class EventExtraTable {
   };
   std::vector<EventExtra> items_;
   std::unordered_map<EventExtra, std::uint32_t, Hash> index_;
-  std::uint32_t last_ = 0;  // the id interned last: consecutive entries mostly share one
+  // The two ids interned last: consecutive entries mostly share one, or alternate between two
+  // (work on two streams).
+  std::uint32_t last_ = 0, before_last_ = 0;
 };
 
 }  // namespace reservoir::traces

@@ -33,7 +33,7 @@ struct ReadLimits {
   std::uint64_t max_memo_gap = 1u << 20;        // BINPUT index beyond the memo's end
   std::uint64_t max_string_bytes = 1ull << 28;  // one string / bytes object (a frame's file name is < 4 KiB)
   std::uint64_t max_container_items = 1ull << 28;
-  // Distinct combinations of an entry's pool_id, forward_frames, compile_context and
+  // Distinct combinations of an entry's stream, pool_id, forward_frames, compile_context and
   // user_metadata (EventExtra): at most kMaxEventExtras, as an entry keeps its id in 24 bits.
   std::uint64_t max_event_extras = kMaxEventExtras;
   // The reader's total memory (buffers, stack, memo, live containers and the model built so

@@ -56,16 +56,16 @@ struct Frame {
 // The "key=value" pairs of Frame::fx, in order.
 std::vector<std::pair<std::string_view, std::string_view>> fxFields(std::string_view fx);
 
-// One trace entry: 40 bytes, the rarely varying fields interned in Snapshot::extras (read
-// them with Snapshot::extra). For `oom` entries, `addr` holds `device_free`.
+// One trace entry: 32 bytes, the rarely varying fields (its stream among them) interned in
+// Snapshot::extras (read them with Snapshot::extra, the stream with Snapshot::stream). For `oom`
+// entries, `addr` holds `device_free`.
 struct TraceEvent {
   Addr addr = 0;
   ByteCount size = 0;
-  StreamValue stream = 0;
   std::int64_t time_us = 0;
   StackId stack;  // empty stack when the entry had no frames
   Action action : 8 = Action::kUnknown;
-  // Its EventExtraId (pool, forward frames, compile_context, user_metadata) in the 24 bits
+  // Its EventExtraId (stream, pool, forward frames, compile_context, user_metadata) in the 24 bits
   // beside the action: a snapshot holds at most kMaxEventExtras of them (the reader refuses more).
   std::uint32_t extra_index : 24 = 0;
 
@@ -73,7 +73,7 @@ struct TraceEvent {
   [[nodiscard]] EventExtraId extraId() const { return EventExtraId(extra_index); }
   void setExtraId(EventExtraId id) { extra_index = id.value() & kMaxEventExtras; }
 };
-static_assert(sizeof(TraceEvent) == 40, "a trace entry is 40 bytes: 20 M of them are most of a read's memory");
+static_assert(sizeof(TraceEvent) == 32, "a trace entry is 32 bytes: 20 M of them are most of a read's memory");
 
 enum class BlockState : std::uint8_t { kActiveAllocated, kActivePendingFree, kInactive, kUnknown };
 std::string_view blockStateName(BlockState state);
@@ -164,6 +164,10 @@ struct Snapshot {
   // The stack of `e` that points and call sites use (its forward frames when it has no own).
   [[nodiscard]] StackId callStack(const TraceEvent& e) const;
   [[nodiscard]] const EventExtra& extra(const TraceEvent& e) const { return extras[e.extraId()]; }
+  [[nodiscard]] StreamValue stream(const TraceEvent& e) const { return extra(e).stream; }
+  void setStream(TraceEvent& e, StreamValue s) {
+    editExtra(e, [s](EventExtra& x) { x.stream = s; });
+  }
   // Gives `e` the extra fields `x` (interned; the table holds at most kMaxEventExtras + 1, which
   // the reader checks: other snapshots are made from ones it read).
   void setExtra(TraceEvent& e, const EventExtra& x) { e.setExtraId(extras.intern(x)); }
