@@ -30,7 +30,6 @@ Reference reference(const Snapshot& snapshot) {
     Allocation a;
     a.addr = e.addr;
     a.size = e.size;
-    a.stream = snapshot.stream(e);
     a.stack = e.stack;
     r.allocations.push_back(a);
     return id;
@@ -106,7 +105,6 @@ void expectSame(const Snapshot& snapshot) {
     const Allocation& b = want.allocations[i];
     ASSERT_EQ(a.addr, b.addr) << "allocation " << i;
     ASSERT_EQ(a.size, b.size) << "allocation " << i;
-    ASSERT_EQ(a.stream, b.stream) << "allocation " << i;
     ASSERT_EQ(a.alloc_event, b.alloc_event) << "allocation " << i;
     ASSERT_EQ(a.free_requested_event, b.free_requested_event) << "allocation " << i;
     ASSERT_EQ(a.free_completed_event, b.free_completed_event) << "allocation " << i;
@@ -142,7 +140,6 @@ void expectSameWindow(const Snapshot& snapshot) {
     ASSERT_EQ(a_id, b_id) << "before-window allocation " << i;
     ASSERT_EQ(a.addr, b.addr) << "allocation " << b_id.value();
     ASSERT_EQ(a.size, b.size) << "allocation " << b_id.value();
-    ASSERT_EQ(a.stream, b.stream) << "allocation " << b_id.value();
     ASSERT_EQ(a.free_requested_event, b.free_requested_event) << "allocation " << b_id.value();
     ASSERT_EQ(a.free_completed_event, b.free_completed_event) << "allocation " << b_id.value();
   }

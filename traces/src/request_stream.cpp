@@ -88,7 +88,6 @@ class Builder {
     a.size = e.size;
     // A backward-pass entry's call site is its forward frames (StackId 0 is the empty stack).
     const EventExtra& x = extras_[e.extraId()];
-    a.stream = x.stream;
     a.stack = x.has_forward_frames && (!e.stack.valid() || e.stack.value() == 0) ? x.forward_stack : e.stack;
     return store_.add(a);
   }

@@ -16,10 +16,10 @@ namespace reservoir::traces {
 
 inline constexpr std::uint32_t kNoEvent = std::numeric_limits<std::uint32_t>::max();
 
+// 32 bytes (a 20 M-event trace has millions): its stream is its alloc entry's (Snapshot::stream).
 struct Allocation {
   Addr addr = 0;
-  ByteCount size = 0;  // requested bytes
-  StreamValue stream = 0;
+  ByteCount size = 0;                             // requested bytes
   StackId stack;                                  // allocation stack (empty when unknown)
   std::uint32_t alloc_event = kNoEvent;           // kNoEvent: allocated before the trace window
   std::uint32_t free_requested_event = kNoEvent;  // kNoEvent: not freed in the window
@@ -32,6 +32,8 @@ struct Allocation {
   }
   [[nodiscard]] bool liveAtEnd() const { return free_completed_event == kNoEvent; }
 };
+
+static_assert(sizeof(Allocation) == 32, "an allocation is 32 bytes: one per request of the trace");
 
 struct RequestStream {
   std::vector<Allocation> allocations;
