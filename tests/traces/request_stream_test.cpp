@@ -75,7 +75,9 @@ Reference reference(const Snapshot& snapshot) {
   return r;
 }
 
-// One device's entries on two streams (the snapshot's extras hold the streams).
+// One device's entries on two streams: held in the snapshot's extras, so the entries carry
+// extras ids other than kNoExtra, as a multi-stream recording's do (the stream does not decide
+// the requests; an allocation's stream is its alloc entry's).
 Snapshot randomTrace(std::uint32_t seed, std::size_t events, std::uint64_t addresses) {
   std::mt19937_64 rng(seed);
   Snapshot s;
