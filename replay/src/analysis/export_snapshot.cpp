@@ -82,7 +82,7 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
     e.time_us = ev < src_trace.events.size() ? src_trace.events[ev].time_us : 0;
     const bool per_alloc = e.action == traces::Action::kAlloc || e.action == traces::Action::kFreeRequested ||
                            e.action == traces::Action::kFreeCompleted;
-    e.stack = stacks.copy(per_alloc ? stackOfTag(em.event.tag) : (op ? op->stack : StackId(0)));
+    e.stack = stacks.copy(per_alloc ? stackOfTag(em.event.tag) : (op ? p.opStack(*op) : StackId(0)));
     if (!extra) {
       extra.emplace();
       extra->has_frames = true;

@@ -172,8 +172,8 @@ PeakStep stepAt(const PreparedTrace& prepared, const Values& v, std::uint32_t op
   s.before = op == 0 ? start : v.at(op - 1);
   s.after = v.at(op);
   // The allocation's stack; a backward-pass op without frames of its own: its forward frames.
-  s.stack = o.stack;
-  if (prepared.snapshot->stack(o.stack).empty() && o.first_event < trace.events.size())
+  s.stack = prepared.opStack(o);
+  if (prepared.snapshot->stack(s.stack).empty() && o.first_event < trace.events.size())
     s.stack = prepared.snapshot->callStack(trace.events[o.first_event]);
   s.request = o.kind == OpKind::kMalloc ? o.size : 0;
   s.kind = o.kind;

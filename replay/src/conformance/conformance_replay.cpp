@@ -467,7 +467,6 @@ void Driver::doFree(std::size_t i) {
   Op op = makeOp(OpKind::kFree);
   op.alloc = id;
   if (options_.program) op.stream_entry = internStream(*options_.program, snap_.stream(trace_.events[i]));
-  op.stack = a.stack;
   op.deferred = a.deferredFree();
   pushOp(op, i, oracle_.pos);
 }
@@ -651,7 +650,6 @@ void Driver::doMalloc(std::size_t k, std::size_t first) {
   Op op = makeOp(OpKind::kMalloc);
   op.alloc = id;
   op.size = t.size;
-  op.stack = t.stack;
   op.recorded_oom = t.action == Action::kOom;
   if (options_.program) {
     op.stream_entry = internStream(*options_.program, snap_.stream(t));

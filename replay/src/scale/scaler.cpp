@@ -43,7 +43,7 @@ std::vector<std::uint64_t> requestKeys(const PreparedTrace& p, std::vector<std::
   for (std::uint32_t i = 0; i < p.program.ops.size(); ++i) {
     const Op& op = p.program.ops[i];
     if (op.kind != OpKind::kMalloc) continue;
-    keys.push_back(stackKey(op.stack) ^ (streamOf(p.program, op) == 0 ? 0 : 0x9e3779b97f4a7c15ull));
+    keys.push_back(stackKey(p.opStack(op)) ^ (streamOf(p.program, op) == 0 ? 0 : 0x9e3779b97f4a7c15ull));
     ops->push_back(i);
   }
   return keys;
@@ -215,7 +215,7 @@ std::string Scaler::programNote(std::size_t i, std::size_t t, const std::vector<
   std::map<std::string, std::size_t> where;
   const PreparedTrace& p = *prepared_[i];
   for (std::size_t j = 0; j < used.size(); ++j)
-    if (!used[j]) ++where[describeStack(*p.snapshot, p.program.ops[malloc_ops_[i][j]].stack, 1)];
+    if (!used[j]) ++where[describeStack(*p.snapshot, p.opStack(p.program.ops[malloc_ops_[i][j]]), 1)];
   std::string top;
   std::size_t top_count = 0;
   for (const auto& [k, v] : where)
@@ -261,7 +261,7 @@ Expected<ScaleModel> Scaler::fit(const Params& target_in) const {
   for (std::size_t r = 0; r < keys_[t].size(); ++r) {
     RequestFit f;
     f.op = malloc_ops_[t][r];
-    f.stack = tops[f.op].stack;
+    f.stack = prepared_[t]->opStack(tops[f.op]);
     f.sizes.assign(n, -1);
     bool everywhere = true;
     for (std::size_t i = 0; i < n; ++i) {

@@ -32,6 +32,11 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   if (!report) return report.status();
   if (cancel && cancel->load()) return Status::error("cancelled");
   p.conformance = std::move(*report);
+  if (p.program.streams_refused > 0)
+    return Status::error(fmt::format(
+        "too many streams to model: device {} uses more than {} CUDA streams (a program uses a few); the what-if "
+        "model names each request's stream in 16 bits",
+        p.conformance.device, kMaxStreamEntries - 1));
   // The ops carry their allocations and sizes: of the stream only the stacks are kept.
   p.allocation_stacks.reserve(requests.allocations.size());
   for (const auto& a : requests.allocations) p.allocation_stacks.push_back(a.stack);

@@ -6,12 +6,42 @@ namespace reservoir::replay {
 
 using traces::Action;
 
-std::uint32_t internStream(Program& p, sim::StreamId stream) {
-  // A trace has a handful of streams, the default one nearly always: a scan is enough.
-  for (std::size_t k = 0; k < p.streams.size(); ++k)
-    if (p.streams[k] == stream) return static_cast<std::uint32_t>(k);
+std::uint16_t internStream(Program& p, sim::StreamId stream) {
+  // A trace has a handful of streams, the default one nearly always: a scan is enough, and a
+  // map takes over where a hostile trace names thousands.
+  constexpr std::size_t kScanned = 16;
+  if (p.streams.size() <= kScanned) {
+    for (std::size_t k = 0; k < p.streams.size(); ++k)
+      if (p.streams[k] == stream) return static_cast<std::uint16_t>(k);
+  } else if (const auto it = p.stream_lookup.find(stream); it != p.stream_lookup.end()) {
+    return it->second;
+  }
+  if (p.streams.size() >= kMaxStreamEntries) {
+    ++p.streams_refused;
+    return 0;
+  }
   p.streams.push_back(stream);
-  return static_cast<std::uint32_t>(p.streams.size() - 1);
+  if (p.streams.size() > kScanned) {
+    if (p.stream_lookup.empty())
+      for (std::size_t k = 0; k < p.streams.size(); ++k)
+        p.stream_lookup.emplace(p.streams[k], static_cast<std::uint16_t>(k));
+    else
+      p.stream_lookup.emplace(stream, static_cast<std::uint16_t>(p.streams.size() - 1));
+  }
+  return static_cast<std::uint16_t>(p.streams.size() - 1);
+}
+
+StackId opStack(const Op& op, const traces::DeviceTrace& trace, std::span<const StackId> allocation_stacks) {
+  if (op.kind == OpKind::kEmptyCache) return StackId(0);
+  if (op.kind == OpKind::kFree && op.alloc.valid())
+    return op.alloc.value() < allocation_stacks.size() ? allocation_stacks[op.alloc.value()] : StackId(0);
+  const Action own = op.kind == OpKind::kFree ? Action::kFreeRequested : Action::kAlloc;
+  const std::size_t end = std::min<std::size_t>(op.end_event, trace.events.size());
+  for (std::size_t e = op.first_event; e < end; ++e) {
+    const Action a = trace.events[e].action;
+    if (a == own || (op.kind == OpKind::kMalloc && a == Action::kOom)) return trace.events[e].stack;
+  }
+  return StackId(0);
 }
 
 std::uint32_t internRoute(Program& p, const OpRoute& route) {
@@ -124,7 +154,6 @@ void appendStructurally(const traces::Snapshot& snapshot, const traces::DeviceTr
       Op op = makeOp(OpKind::kFree, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + 1));
       op.alloc = req.event_allocation[pos];
       op.stream_entry = internStream(program, snapshot.stream(e));
-      op.stack = op.alloc.valid() ? req.allocations[op.alloc.value()].stack : e.stack;
       op.deferred = op.alloc.valid() && req.allocations[op.alloc.value()].deferredFree();
       if (!op.deferred && pos + 1 < n && trace.events[pos + 1].action == Action::kFreeCompleted) op.end_event++;
       pos = op.end_event;
@@ -163,7 +192,6 @@ void appendStructurally(const traces::Snapshot& snapshot, const traces::DeviceTr
     op.alloc = req.event_allocation[k];
     op.size = t.size;
     op.stream_entry = internStream(program, snapshot.stream(t));
-    op.stack = t.stack;
     op.recorded_oom = t.action == Action::kOom;
     note_completions(pos, k, static_cast<std::uint32_t>(program.ops.size()));
     program.ops.push_back(op);

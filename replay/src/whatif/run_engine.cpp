@@ -166,7 +166,8 @@ void Runner::runOp(std::uint32_t j) {
       const std::uint64_t request = mallocs_++;
       if (!res.ok()) {
         if (!r_.oom)
-          r_.oom = OomInfo{j, op.first_event, op.size, streamOf(p_.program, op), op.stack, 0, request, reserved(), allocated()};
+          r_.oom = OomInfo{j,       op.first_event, op.size,    streamOf(p_.program, op), p_.opStack(op), 0,
+                           request, reserved(),     allocated()};
         ++r_.oom->count;
       } else if (const std::uint32_t slot = slotOf(j); slot != HandleSlots::kNone) {
         holdSlot(slot);
@@ -210,7 +211,7 @@ void Runner::track(std::uint32_t j) {
   // Both events are found only when a peak moves (the scan of the op's events is most of this
   // function's cost otherwise).
   auto at = [&](std::int64_t v, std::uint32_t ev) {
-    PeakInfo pi{v, j, ev, ev < trace.events.size() ? trace.events[ev].time_us : 0, op.stack};
+    PeakInfo pi{v, j, ev, ev < trace.events.size() ? trace.events[ev].time_us : 0, p_.opStack(op)};
     return pi;
   };
   const sim::StatTotals now = model_.totals();  // one call per op (it is on the replay's hot path)

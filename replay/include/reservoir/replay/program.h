@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "reservoir/core/status.h"
@@ -41,26 +42,26 @@ struct OpRoute {
   friend bool operator==(const OpRoute&, const OpRoute&) = default;
 };
 
-// One request of the program: 40 bytes (at 20 M events the ops are the model's largest table).
-// The stream is an entry in Program::streams (a trace has a handful), and one field holds what
-// only mallocs and empty_caches have (a route) or only frees have (a completion): read them with
-// streamOf, routeOf and completesAt.
+// One request of the program: 32 bytes (at 20 M events the ops are the model's largest table).
+// The stream is an entry in Program::streams (a trace has a handful; at most kMaxStreamEntries),
+// and one field holds what only mallocs and empty_caches have (a route) or only frees have (a
+// completion): read them with streamOf, routeOf and completesAt. The stack is not kept: a
+// malloc's is its recorded entry's, a free's its allocation's (opStack).
 struct Op {
   OpKind kind = OpKind::kMalloc;
-  bool deferred = false;          // free with record_stream uses: completes later
-  bool recorded_oom = false;      // malloc that failed in the recording
+  bool deferred : 1 = false;       // free with record_stream uses: completes later
+  bool recorded_oom : 1 = false;   // malloc that failed in the recording
+  std::uint16_t stream_entry = 0;  // its entry in Program::streams (0: the default stream)
   std::uint32_t first_event = 0;  // the recorded events this op produced: [first_event, end_event)
   std::uint32_t end_event = 0;
   AllocationId alloc;       // malloc / free
   sim::ByteCount size = 0;  // malloc: requested bytes (an oom records the rounded size)
-  StackId stack;            // the allocation's stack
   // Malloc and empty_cache: its entry in Program::routes (0: default pool, no restore). Free: the
   // op at whose start the recording retired it when deferred, else kNoOp (makeOp sets it).
   std::uint32_t link = 0;
-  std::uint32_t stream_entry = 0;  // its entry in Program::streams (0: the default stream)
-  std::uint32_t slot = ~0u;        // malloc / free: its handle slot (assignHandleSlots)
+  std::uint32_t slot = ~0u;  // malloc / free: its handle slot (assignHandleSlots)
 };
-static_assert(sizeof(Op) <= 40, "Op grew: it is one per request of the trace");
+static_assert(sizeof(Op) <= 32, "Op grew: it is one per request of the trace");
 
 inline Op makeOp(OpKind kind, std::uint32_t first = 0, std::uint32_t end = 0) {
   Op op;
@@ -95,6 +96,10 @@ struct Program {
   std::vector<traces::PoolId> private_pools;
   std::vector<OpRoute> routes{OpRoute{}};  // the routes ops link to; entry 0: default pool, no restore
   std::vector<sim::StreamId> streams{0};   // Op::stream_entry's table; entry 0: the default stream
+  // Streams past the table's kMaxStreamEntries (their ops name entry 0): such a program is not
+  // replayed (prepareTrace refuses it). Zero for every real trace.
+  std::size_t streams_refused = 0;
+  std::unordered_map<sim::StreamId, std::uint16_t> stream_lookup;  // internStream's, once the table is long
   std::vector<sim::Addr> reservation_bases;  // expandable reservations, in the order they were made
   std::size_t events = 0;
   HandleSlots handle_slots;  // assignHandleSlots: the seeds' slots and the count (the ops' are in Op::slot)
@@ -116,8 +121,16 @@ inline const OpRoute& routeOf(const Program& program, const Op& op) {
 inline std::uint32_t completesAt(const Op& op) { return op.kind == OpKind::kFree ? op.link : kNoOp; }
 // An op's recorded stream.
 inline sim::StreamId streamOf(const Program& program, const Op& op) { return program.streams[op.stream_entry]; }
-// The table entry for `stream` (added when new).
-std::uint32_t internStream(Program& program, sim::StreamId stream);
+// An op's stack: a malloc's recorded entry's (its alloc or oom event), a free's allocation's
+// (`allocation_stacks`, by allocation id; its free_requested entry's when the stream knows no
+// allocation), none for an empty_cache. What the op itself kept until it lost 8 bytes.
+StackId opStack(const Op& op, const traces::DeviceTrace& trace, std::span<const StackId> allocation_stacks);
+
+// Streams a program's table holds: an op names its stream in 16 bits.
+inline constexpr std::size_t kMaxStreamEntries = 65536;
+// The table entry for `stream` (added when new); 0 with `streams_refused` counted when the table
+// is full.
+std::uint16_t internStream(Program& program, sim::StreamId stream);
 // The table entry for `route`: 0 for none, the existing entry of a pool-only route, a new one for
 // each checkpoint restore.
 std::uint32_t internRoute(Program& program, const OpRoute& route);

@@ -200,6 +200,10 @@ struct PreparedTrace {
     return id < allocation_stacks.size() ? allocation_stacks[id] : StackId(0);
   }
   Program program;
+  // An op's stack (replay::opStack over this trace's entries and allocation stacks).
+  [[nodiscard]] StackId opStack(const Op& op) const {
+    return replay::opStack(op, snapshot->devices[device_index], allocation_stacks);
+  }
   ConformanceReport conformance;
   sim::AllocatorConfig recorded_config;
   sim::ByteCount total_memory = 0;
