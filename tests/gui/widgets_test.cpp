@@ -42,6 +42,8 @@
 #include "reservoir/replay/peak_explain.h"
 #include "reservoir/replay/point_help.h"
 #include "reservoir/replay/session.h"
+#include "reservoir/replay/program.h"
+#include "reservoir/traces/writer.h"
 #include "reservoir/traces/reader.h"
 #include "test_paths.h"
 #include "widgets/callsites_view.h"
@@ -995,6 +997,32 @@ TEST_F(WidgetsBadFile, AFailedOpenShowsInItsTabAndMakesNoCompare) {
   w.closeTab(1);
   EXPECT_EQ(w.documents().size(), 1u);
   EXPECT_EQ(w.tabs()->count(), 1);
+}
+
+// A trace that reads but cannot be modelled (more streams than an op names): the state tab says
+// why in the library's words, not "could not be opened ()".
+TEST(WidgetsModelFailure, TheStateTabNamesWhyTheModelDidNotRun) {
+  traces::Snapshot snap;
+  traces::DeviceTrace d;
+  for (std::size_t k = 1; k <= replay::kMaxStreamEntries; ++k) {
+    traces::TraceEvent e;
+    e.action = traces::Action::kAlloc;
+    e.addr = 0x100000000ull + k * 512;
+    e.size = 512;
+    snap.setStream(e, static_cast<traces::StreamValue>(k * 16));
+    d.events.push_back(e);
+  }
+  snap.devices.push_back(std::move(d));
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("streams.pickle"));
+  ASSERT_TRUE(traces::writeSnapshotFile(snap, path.toStdString()).ok());
+  MainWindow w;
+  w.setBatchMode(true);
+  w.openFiles({path});
+  ASSERT_TRUE(waitUntilIdle(w, 60000));
+  const QString state_text = w.traceWidget(0)->state()->placeholder();
+  EXPECT_TRUE(state_text.contains(QStringLiteral("too many streams to model"))) << state_text.toStdString();
+  EXPECT_FALSE(state_text.contains(QStringLiteral("()"))) << state_text.toStdString();
 }
 
 // Opened on a laptop's short window (shown while the file loads, as the app does), a failed page

@@ -49,8 +49,10 @@ StateView::StateView(TraceDocument* doc, QWidget* parent)
     showDetails(b);
   });
   connect(details_, &QTextBrowser::anchorClicked, this, &StateView::onLink);
-  auto failed = [this] { map_->setPlaceholder(tr("No allocator state: the trace could not be opened (%1).")
-                                                 .arg(doc_->errorHeadline())); };
+  auto failed = [this] {
+    const QString why = doc_->errorHeadline().isEmpty() ? doc_->error() : doc_->errorHeadline();
+    map_->setPlaceholder(tr("No allocator state: the trace could not be opened (%1).").arg(why));
+  };
   connect(doc_, &TraceDocument::failedToLoad, this, failed);
   if (!doc_->error().isEmpty()) failed();
   if (doc_->isModelled()) rebuild();
