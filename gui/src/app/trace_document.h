@@ -56,6 +56,8 @@ class TraceDocument : public QObject {
   // The error in plain words ("the file ends early: was the dump interrupted?"), empty when the
   // reader gave none; error() begins with it and adds the file, the byte and the detail.
   [[nodiscard]] const QString& errorHeadline() const { return error_headline_; }
+  // Why it failed, briefly: the headline, or the whole message where the failure gave none.
+  [[nodiscard]] const QString& errorInBrief() const { return error_headline_.isEmpty() ? error_ : error_headline_; }
   // Where loading stands, derived from what was published: the progress label, the status
   // bar and the plot's header all name it with stageWord(), so they never disagree.
   enum class Stage : std::uint8_t { kReading, kModelling, kReady, kFailed };

@@ -232,8 +232,7 @@ std::vector<FactRow> factRows(const TraceDocument* doc) {
     rows.push_back(FactRow{t, QStringLiteral("file"), doc->path()});
     const QFileInfo info(doc->path());
     if (info.exists()) rows.push_back(FactRow{t, QStringLiteral("file size"), sizeText(info.size())});
-    rows.push_back(FactRow{t, QStringLiteral("could not open"),
-                        doc->errorHeadline().isEmpty() ? doc->error() : doc->errorHeadline()});
+    rows.push_back(FactRow{t, QStringLiteral("could not open"), doc->errorInBrief()});
     rows.back().tooltip = doc->error();
   }
   return rows;

@@ -50,8 +50,7 @@ StateView::StateView(TraceDocument* doc, QWidget* parent)
   });
   connect(details_, &QTextBrowser::anchorClicked, this, &StateView::onLink);
   auto failed = [this] {
-    const QString why = doc_->errorHeadline().isEmpty() ? doc_->error() : doc_->errorHeadline();
-    map_->setPlaceholder(tr("No allocator state: the trace could not be opened (%1).").arg(why));
+    map_->setPlaceholder(tr("No allocator state: the trace could not be opened (%1).").arg(doc_->errorInBrief()));
   };
   connect(doc_, &TraceDocument::failedToLoad, this, failed);
   if (!doc_->error().isEmpty()) failed();
