@@ -52,7 +52,8 @@ class BandColoursTest : public ::testing::Test {
 // hashed from its id (the rule before) 6 of the 88 pairs at full view were.
 TEST_F(BandColoursTest, AdjacentBandsOfDifferentStacksDiffer) {
   const auto& rec = *window_->documents()[0]->recorded();
-  const auto& stack = rec.trace->lifetimes.stack;
+  const auto& lifetimes = rec.trace->lifetimes;
+  const auto stack = [&](std::uint32_t a) { return lifetimes.stack(a); };
   for (double zoom : {1.0, 0.2, 0.05}) {
     SCOPED_TRACE(zoom);
     if (zoom < 1) {
@@ -68,15 +69,15 @@ TEST_F(BandColoursTest, AdjacentBandsOfDifferentStacksDiffer) {
       const auto col = f.bands.column(c);
       for (std::size_t i = 1; i < col.size(); ++i) {
         const auto a = col[i - 1].allocation, b = col[i].allocation;
-        if (a == kMergedBand || b == kMergedBand || stack[a] == stack[b]) continue;
+        if (a == kMergedBand || b == kMergedBand || stack(a) == stack(b)) continue;
         if (!seen.emplace(a, b).second) continue;  // each neighbouring pair once
         ++pairs;
         const bool near = colourDistance(bandColour(a, &rec), bandColour(b, &rec)) < 40;
         alike += near;
         if (near)
-          ADD_FAILURE() << "alike: " << a << " (blocks " << col[i - 1].blocks << ", stack " << stack[a].value() << ") on "
-                        << b << " (blocks " << col[i].blocks << ", stack " << stack[b].value() << "), column " << c
-                        << " event " << f.bands.event[c] << " threshold " << f.bands.threshold;
+          ADD_FAILURE() << "alike: " << a << " (blocks " << col[i - 1].blocks << ", stack " << stack(a).value()
+                        << ") on " << b << " (blocks " << col[i].blocks << ", stack " << stack(b).value()
+                        << "), column " << c << " event " << f.bands.event[c] << " threshold " << f.bands.threshold;
       }
     }
     ASSERT_GT(pairs, 10u);

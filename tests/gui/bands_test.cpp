@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -18,11 +19,31 @@ struct FakeTrace {
   replay::CompactSeries live;
   std::vector<StackId> stack;              // per allocation: one of 8 stacks, or none
   std::vector<std::uint32_t> stack_first;  // per stack
-  LifetimeView view() const { return {begin, end, size, event_allocation, &live}; }
+  // The lifetimes as the request stream holds them (what a LifetimeView reads), made from the
+  // columns above; remade only when those changed, so an earlier view stays valid.
+  mutable std::vector<traces::Allocation> allocations;
+  mutable std::vector<AllocationId> ids;
+  LifetimeView view() const {
+    std::vector<traces::Allocation> as(begin.size());
+    for (std::size_t a = 0; a < as.size(); ++a) {
+      as[a].alloc_event = begin[a];
+      as[a].free_completed_event = end[a];
+      as[a].size = size[a];
+      as[a].stack = a < stack.size() ? stack[a] : StackId{};
+    }
+    if (!std::equal(as.begin(), as.end(), allocations.begin(), allocations.end(), [](const auto& x, const auto& y) {
+          return x.alloc_event == y.alloc_event && x.free_completed_event == y.free_completed_event &&
+                 x.size == y.size && x.stack == y.stack;
+        }))
+      allocations = std::move(as);
+    std::vector<AllocationId> is;
+    for (const std::uint32_t a : event_allocation) is.push_back(AllocationId(a));
+    if (is != ids) ids = std::move(is);
+    return {allocations, ids, static_cast<std::uint32_t>(live.size()), &live};
+  }
   std::vector<std::uint8_t> classes;       // eventSizeClasses
   LifetimeView viewWithStacks() const {
     LifetimeView v = view();
-    v.stack = stack;
     v.stack_first = stack_first;
     return v;
   }
@@ -60,7 +81,7 @@ FakeTrace makeTrace(std::size_t events, unsigned seed) {
     }
     t.live.push_back(live);
   }
-  t.stack_first = firstAllocationOfStacks(t.stack, 8);
+  t.stack_first = firstAllocationOfStacks(t.view().allocations, 8);
   t.classes = eventSizeClasses(t.view());
   return t;
 }
@@ -210,7 +231,7 @@ TEST(Bands, AStacksManySmallBlocksGetABand) {
   for (int i = 0; i < 100; ++i) allocate(1 << 10, StackId{0});    // 100 KiB in small blocks
   for (int i = 0; i < 50; ++i) allocate(1 << 10, StackId{});      // no stack
   for (int i = 0; i < 20; ++i) allocate(1, StackId{2});           // under the floor
-  t.stack_first = firstAllocationOfStacks(t.stack, 3);
+  t.stack_first = firstAllocationOfStacks(t.view().allocations, 3);
   const std::vector<std::uint32_t> rep{static_cast<std::uint32_t>(t.live.size() - 1)};
   const std::int64_t threshold = 10 << 10;  // floor: 2 bytes
   const auto bands = computeBands(t.viewWithStacks(), rep, threshold);

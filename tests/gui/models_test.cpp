@@ -135,7 +135,7 @@ TEST_F(ModelsTest, CallTreeModelBothDirections) {
   const auto& l = doc_->recorded()->trace->lifetimes;
   for (const auto& b : st.blocks)
     if (b.kind == BlockKind::kAllocated && b.allocation < l.count())
-      live.emplace_back(l.stack[b.allocation], static_cast<std::int64_t>(b.size));
+      live.emplace_back(l.stack(b.allocation), static_cast<std::int64_t>(b.size));
   for (auto dir : {replay::TreeDirection::kTopDown, replay::TreeDirection::kBottomUp}) {
     CallTreeModel m;
     Tester tester(&m, Tester::FailureReportingMode::Fatal);

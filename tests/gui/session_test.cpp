@@ -26,7 +26,7 @@ TEST(Session, FirstStageSeriesAgreeWithTheLifetimes) {
   for (std::size_t e = 0; e < s.size(); e += std::max<std::size_t>(1, s.size() / 50)) {
     std::int64_t live = 0;
     for (std::size_t a = 0; a < t.lifetimes.count(); ++a)
-      if (t.lifetimes.begin[a] <= e && e < t.lifetimes.end[a]) live += static_cast<std::int64_t>(t.lifetimes.size[a]);
+      if (t.lifetimes.begin(a) <= e && e < t.lifetimes.end(a)) live += static_cast<std::int64_t>(t.lifetimes.size(a));
     EXPECT_EQ(live, s.live[e]) << "event " << e;
   }
   // reserved[e]: the start state plus the segment events up to e (kept as its changes only).
@@ -136,6 +136,21 @@ TEST(Session, ModelStageCurvesEqualAPlainRunsTimeline) {
     EXPECT_EQ(m.run.peak_allocated.op, plain.peak_allocated.op);
     EXPECT_EQ(m.run.final_reserved, plain.final_reserved);
     EXPECT_TRUE(m.run.curves.allocated.empty());  // handed over, not kept twice
+  }
+}
+
+// A long program keeps at most kMaxModelCheckpoints checkpoints (at 20 M events 814 of them
+// held 74 MB); a shorter one the spacing asked for.
+TEST(Session, ALongProgramsCheckpointsAreCapped) {
+  EXPECT_EQ(checkpointSpacing(1000, 64), 64u);
+  EXPECT_EQ(checkpointSpacing(0, 0), 1u);
+  EXPECT_EQ(checkpointSpacing(4'194'304, kDefaultCheckpointEvery), kDefaultCheckpointEvery);
+  EXPECT_EQ(checkpointSpacing(13'327'984, kDefaultCheckpointEvery), 52'063u);  // synth 20 M's ops
+  for (const std::size_t ops :
+       {std::size_t{1}, std::size_t{4'194'305}, std::size_t{13'327'984}, std::size_t{1} << 32}) {
+    const std::uint32_t every = checkpointSpacing(ops, kDefaultCheckpointEvery);
+    EXPECT_GE(every, kDefaultCheckpointEvery) << ops;
+    EXPECT_LE((ops + every - 1) / every, kMaxModelCheckpoints) << ops;
   }
 }
 

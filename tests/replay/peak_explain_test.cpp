@@ -429,7 +429,8 @@ TEST(WindowStart, TheBlocksFromBeforeTheWindowAndThoseItFrees) {
   EXPECT_LE(w.freed_blocks, w.blocks);
   EXPECT_EQ(w.neverFreedBlocks(), w.blocks - w.freed_blocks);
   std::size_t before = 0;
-  for (std::size_t a = 0; a < (*loaded)->lifetimes.count(); ++a) before += (*loaded)->lifetimes.before_window[a] ? 1u : 0u;
+  for (std::size_t a = 0; a < (*loaded)->lifetimes.count(); ++a)
+    before += (*loaded)->lifetimes.beforeWindow(a) ? 1u : 0u;
   EXPECT_EQ(w.freed_blocks, before);
   auto complete = loadTraceFile((test::samplesDir() / "resume-tiny/resume-main.rank0.pickle").string(), std::nullopt,
                                 nullptr, {});

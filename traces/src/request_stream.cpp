@@ -35,7 +35,7 @@ class StreamStore {
 // (live or pending), then reduced to its place in WindowRequests (or dropped).
 class WindowStore {
  public:
-  explicit WindowStore(WindowRequests* out) : out_(out), table_(1024) {}
+  WindowStore(WindowRequests* out, const DeviceTrace& trace) : out_(out), trace_(trace), table_(1024) {}
   AllocationId add(const Allocation& a) {
     const AllocationId id(next_++);
     table_.put(id.value(), a);
@@ -59,9 +59,10 @@ class WindowStore {
     if (a.beforeWindow())
       out_->before_window.emplace_back(id, a);
     else if (a.liveAtEnd())
-      out_->live_at_end.push_back(a.addr);
+      out_->live_at_end.push_back(allocationAddress(a, trace_));
   }
   WindowRequests* out_;
+  const DeviceTrace& trace_;
   detail::KeyTable<Allocation> table_;  // by id
   std::uint32_t next_ = 0;
 };
@@ -83,8 +84,7 @@ class Builder {
 
  private:
   AllocationId create(const TraceEvent& e) {
-    Allocation a;
-    a.addr = e.addr;
+    Allocation a;  // its address is e's (allocationAddress: its first entry)
     a.size = e.size;
     // A backward-pass entry's call site is its forward frames (StackId 0 is the empty stack).
     const EventExtra& x = extras_[e.extraId()];
@@ -181,21 +181,21 @@ WindowRequests buildWindowRequests(const DeviceTrace& trace, const EventExtraTab
   WindowRequests out;
   AnomalyCounters anomalies;
   std::size_t before_window = 0;
-  WindowStore store(&out);
+  WindowStore store(&out, trace);
   Builder b(&store, extras, &anomalies, &before_window);
   walk(trace, b, inferSkippedActions(trace), nullptr);
   store.finish();
   return out;
 }
 
-WindowRequests windowRequests(const RequestStream& requests) {
+WindowRequests windowRequests(const RequestStream& requests, const DeviceTrace& trace) {
   WindowRequests out;
   for (std::uint32_t i = 0; i < requests.allocations.size(); ++i) {
     const Allocation& a = requests.allocations[i];
     if (a.beforeWindow())
       out.before_window.emplace_back(AllocationId(i), a);
     else if (a.liveAtEnd())
-      out.live_at_end.push_back(a.addr);
+      out.live_at_end.push_back(allocationAddress(a, trace));
   }
   return out;
 }

@@ -206,7 +206,7 @@ ByteCount WindowStart::reservedBytes() const {
 
 Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const RequestStream& requests,
                                          const WindowOptions& options) {
-  return rebuildWindowStart(snapshot, device, windowRequests(requests), options);
+  return rebuildWindowStart(snapshot, device, windowRequests(requests, snapshot.devices[device]), options);
 }
 
 Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t device, const WindowRequests& requests,
@@ -249,8 +249,9 @@ Expected<WindowStart> rebuildWindowStart(const Snapshot& snapshot, std::size_t d
     if (Status st = addExpandableStart(seen, mapped, options, segs); !st.ok()) return st;
   }
   for (const auto& [id, a] : requests.before_window) {
-    StartBlock sb{a.addr, a.size, a.size, false, a.free_requested_event == kNoEvent, id};
-    occupied.emplace_back(a.addr, sb);
+    const Addr addr = allocationAddress(a, trace);
+    StartBlock sb{addr, a.size, a.size, false, a.free_requested_event == kNoEvent, id};
+    occupied.emplace_back(addr, sb);
   }
   WindowStart out;
   for (auto& [addr, block] : occupied) {

@@ -8,8 +8,8 @@ namespace reservoir::gui {
 
 LifetimeView RecordedPlot::lifetimes() const {
   const auto& l = trace->lifetimes;
-  return LifetimeView{l.begin, l.end, l.size, l.event_allocation, &trace->series.live, event_size_class,
-                      l.stack, stack_first};
+  return LifetimeView{l.allocations(),     l.eventAllocations(), static_cast<std::uint32_t>(l.events()),
+                      &trace->series.live, event_size_class,     stack_first};
 }
 
 std::vector<ColumnRange> RecordedPlot::timeColumns(const Axis& x, int width) const {
@@ -22,7 +22,7 @@ std::vector<std::uint32_t> stackColours(const RecordedPlot& p) {
   const auto& l = p.trace->lifetimes;
   std::vector<std::uint32_t> stack_of(l.count(), kNoAllocation);
   for (std::size_t a = 0; a < l.count(); ++a)
-    if (l.stack[a].valid()) stack_of[a] = static_cast<std::uint32_t>(l.stack[a].value());
+    if (l.stack(a).valid()) stack_of[a] = static_cast<std::uint32_t>(l.stack(a).value());
   const auto rank = colourRanks(stack_of, p.trace->snapshot().stackCount());
   const auto lt = p.lifetimes();
   const auto peak = static_cast<std::uint64_t>(std::max<std::int64_t>(p.trace->series.peak_live, 0));
@@ -62,7 +62,7 @@ std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const repla
   p->mapped = steps(s.mapped);
   for (const auto& a : p->trace->annotations) p->annotation_events.push_back(a.event);
   p->event_size_class = eventSizeClasses(p->lifetimes());
-  p->stack_first = firstAllocationOfStacks(p->trace->lifetimes.stack, p->trace->snapshot().stackCount());
+  p->stack_first = firstAllocationOfStacks(p->trace->lifetimes.allocations(), p->trace->snapshot().stackCount());
   p->stack_colour = stackColours(*p);
   return p;
 }

@@ -60,10 +60,10 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> neighbourKeys(const Lifetim
                                                                    std::span<const std::uint32_t> key_of_item,
                                                                    std::uint64_t min_size) {
   std::vector<Change> changes;
-  for (std::uint32_t a = 0; a < lt.size.size() && a < key_of_item.size(); ++a) {
-    if (lt.size[a] < min_size || lt.end[a] <= lt.begin[a]) continue;
-    changes.push_back({lt.begin[a], true, a});
-    changes.push_back({lt.end[a], false, a});
+  for (std::uint32_t a = 0; a < lt.count() && a < key_of_item.size(); ++a) {
+    if (lt.size(a) < min_size || lt.end(a) <= lt.begin(a)) continue;
+    changes.push_back({lt.begin(a), true, a});
+    changes.push_back({lt.end(a), false, a});
   }
   std::sort(changes.begin(), changes.end());
   Pairs pairs(key_of_item);

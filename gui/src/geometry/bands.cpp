@@ -16,9 +16,7 @@ int floorLog2(std::uint64_t v) { return v == 0 ? -1 : 63 - __builtin_clzll(v); }
 class LiveBlocks {
  public:
   LiveBlocks(const LifetimeView& lt, std::int64_t threshold)
-      : lt_(lt),
-        threshold_(threshold),
-        per_stack_(!lt.stack.empty() && !lt.stack_first.empty()),
+      : lt_(lt), threshold_(threshold), per_stack_(!lt.stack_first.empty()),
         floor_(per_stack_ ? stackFloor(threshold) : threshold) {}
 
   [[nodiscard]] std::int64_t floor() const { return floor_; }
@@ -30,23 +28,23 @@ class LiveBlocks {
       bytes_.assign(lt_.stack_first.size(), 0);
       blocks_.assign(lt_.stack_first.size(), 0);
     }
-    for (std::uint32_t a = 0; a < lt_.size.size(); ++a)
-      if (lt_.begin[a] <= event && event < lt_.end[a]) add(a);
+    for (std::uint32_t a = 0; a < lt_.count(); ++a)
+      if (lt_.begin(a) <= event && event < lt_.end(a)) add(a);
   }
 
   void apply(std::uint32_t e) {
-    const std::uint32_t a = lt_.event_allocation[e];
+    const std::uint32_t a = lt_.allocationAt(e);
     if (a == kNoAllocation || size(a) < floor_) return;
-    if (lt_.begin[a] == e && e < lt_.end[a]) {
+    if (lt_.begin(a) == e && e < lt_.end(a)) {
       add(a);
-    } else if (lt_.end[a] == e && lt_.begin[a] < e) {
+    } else if (lt_.end(a) == e && lt_.begin(a) < e) {
       remove(a);
     }
   }
 
   // Event e's allocation starts (or ends) a block here: what apply() would find, known beforehand.
   void applyMarked(std::uint32_t e, bool starts) {
-    const std::uint32_t a = lt_.event_allocation[e];
+    const std::uint32_t a = lt_.allocationAt(e);
     if (size(a) < floor_) return;
     if (starts)
       add(a);
@@ -57,7 +55,7 @@ class LiveBlocks {
   void emit(std::uint32_t event, BandColumns& out) const {
     std::int64_t counted = 0;
     for (auto a : big_) counted += size(a);
-    for (auto f : shown_) counted += bytes_[lt_.stack[f].value()];
+    for (auto f : shown_) counted += bytes_[lt_.stack(f).value()];
     const std::int64_t grey = (*lt_.live)[event] - counted;
     std::int64_t y = 0;
     if (grey > 0) {
@@ -65,7 +63,7 @@ class LiveBlocks {
       y = grey;
     }
     for (auto f : shown_) {
-      const auto s = lt_.stack[f].value();
+      const auto s = lt_.stack(f).value();
       out.spans.push_back(BandSpan{y, y + bytes_[s], f, blocks_[s]});
       y += bytes_[s];
     }
@@ -76,12 +74,12 @@ class LiveBlocks {
   }
 
  private:
-  [[nodiscard]] std::int64_t size(std::uint32_t a) const { return static_cast<std::int64_t>(lt_.size[a]); }
+  [[nodiscard]] std::int64_t size(std::uint32_t a) const { return static_cast<std::int64_t>(lt_.size(a)); }
 
   // The stack whose sum `a` counts in (kNoAllocation: none, it stays grey).
   [[nodiscard]] std::uint32_t stackOf(std::uint32_t a) const {
-    if (!per_stack_ || a >= lt_.stack.size() || !lt_.stack[a].valid()) return kNoAllocation;
-    const auto s = lt_.stack[a].value();
+    if (!per_stack_ || a >= lt_.count() || !lt_.stack(a).valid()) return kNoAllocation;
+    const auto s = lt_.stack(a).value();
     return s < lt_.stack_first.size() && lt_.stack_first[s] != kNoAllocation ? s : kNoAllocation;
   }
 
@@ -130,11 +128,13 @@ class LiveBlocks {
 
 std::int64_t stackFloor(std::int64_t threshold) { return std::max<std::int64_t>(threshold >> 12, 1); }
 
-std::vector<std::uint32_t> firstAllocationOfStacks(std::span<const StackId> stack, std::size_t stacks) {
+std::vector<std::uint32_t> firstAllocationOfStacks(std::span<const traces::Allocation> allocations,
+                                                   std::size_t stacks) {
   std::vector<std::uint32_t> out(stacks, kNoAllocation);
-  for (std::uint32_t a = 0; a < stack.size(); ++a)
-    if (stack[a].valid() && stack[a].value() < stacks && out[stack[a].value()] == kNoAllocation)
-      out[stack[a].value()] = a;
+  for (std::uint32_t a = 0; a < allocations.size(); ++a) {
+    const StackId s = allocations[a].stack;
+    if (s.valid() && s.value() < stacks && out[s.value()] == kNoAllocation) out[s.value()] = a;
+  }
   return out;
 }
 
@@ -154,7 +154,7 @@ void sweepBands(const LifetimeView& lt, std::span<const std::uint32_t> rep, std:
   for (std::uint32_t e : rep) {
     if (e != ColumnRange::kNone && e < lt.live->size()) {
       // Sweep forward; start afresh when the jump is longer than a scan of all allocations.
-      if (at == ColumnRange::kNone || e < at || e - at > lt.size.size()) {
+      if (at == ColumnRange::kNone || e < at || e - at > lt.count()) {
         live.scan(e);
       } else if (!lt.event_size_class.empty()) {
         const std::uint8_t* cls = lt.event_size_class.data();
@@ -197,12 +197,12 @@ void forEachBandColumn(const LifetimeView& lt, std::span<const std::uint32_t> re
 std::vector<std::uint8_t> eventSizeClasses(const LifetimeView& lt) {
   std::vector<std::uint8_t> out(lt.event_allocation.size(), 0);
   for (std::uint32_t e = 0; e < out.size(); ++e) {
-    const auto a = lt.event_allocation[e];
-    if (a == kNoAllocation || a >= lt.size.size()) continue;
-    auto c = static_cast<std::uint8_t>(std::min(floorLog2(lt.size[a]) + 1, int{kSizeClassMask}));
-    if (lt.begin[a] == e && e < lt.end[a])
+    const auto a = lt.allocationAt(e);
+    if (a == kNoAllocation || a >= lt.count()) continue;
+    auto c = static_cast<std::uint8_t>(std::min(floorLog2(lt.size(a)) + 1, int{kSizeClassMask}));
+    if (lt.begin(a) == e && e < lt.end(a))
       c |= kStartsBlock;
-    else if (lt.end[a] == e && lt.begin[a] < e)
+    else if (lt.end(a) == e && lt.begin(a) < e)
       c |= kEndsBlock;
     out[e] = c;
   }

@@ -15,32 +15,47 @@
 #include "geometry/axis.h"
 #include "reservoir/core/strong_id.h"
 #include "reservoir/replay/compact_series.h"
+#include "reservoir/traces/request_stream.h"
 
 namespace reservoir::gui {
 
-// Allocation lifetimes: allocation a is live after event e when begin[a] <= e < end[a].
+inline constexpr std::uint32_t kNoAllocation = 0xffffffffu;
+
+// Allocation lifetimes, read from the trace's request stream: allocation a is live after event e
+// when begin(a) <= e < end(a).
 struct LifetimeView {
-  std::span<const std::uint32_t> begin, end;
-  std::span<const std::uint64_t> size;
-  std::span<const std::uint32_t> event_allocation;  // per event; kNoAllocation for others
-  const replay::CompactSeries* live = nullptr;      // sum of live sizes after each event
+  std::span<const traces::Allocation> allocations;
+  std::span<const AllocationId> event_allocation;  // per event; invalid for the others
+  std::uint32_t events = 0;                        // the end of the allocations live at the end
+  const replay::CompactSeries* live = nullptr;     // sum of live sizes after each event
   // Optional, per event (eventSizeClasses): its allocation's size class and whether it starts
   // or ends a block, so the sweep skips the events that change no band without touching the
   // allocation arrays.
   std::span<const std::uint8_t> event_size_class = {};
-  // Optional: each allocation's stack, and per stack id its first allocation (kNoAllocation
-  // for a stack no allocation has). With them, small blocks are summed per stack.
-  std::span<const StackId> stack = {};
+  // Optional: per stack id its first allocation (kNoAllocation for a stack no allocation has).
+  // With it, small blocks are summed per stack.
   std::span<const std::uint32_t> stack_first = {};
+
+  [[nodiscard]] std::size_t count() const { return allocations.size(); }
+  [[nodiscard]] std::uint32_t begin(std::size_t a) const {
+    return allocations[a].beforeWindow() ? 0 : allocations[a].alloc_event;
+  }
+  [[nodiscard]] std::uint32_t end(std::size_t a) const {
+    return allocations[a].liveAtEnd() ? events : allocations[a].free_completed_event;
+  }
+  [[nodiscard]] std::uint64_t size(std::size_t a) const { return allocations[a].size; }
+  [[nodiscard]] StackId stack(std::size_t a) const { return allocations[a].stack; }
+  // Event e's allocation, kNoAllocation for an event of none.
+  [[nodiscard]] std::uint32_t allocationAt(std::size_t e) const { return event_allocation[e].value(); }
 };
+static_assert(kNoAllocation == AllocationId::kInvalid);
 // Per stack id, the first allocation with that stack (kNoAllocation for none).
-std::vector<std::uint32_t> firstAllocationOfStacks(std::span<const StackId> stack, std::size_t stacks);
+std::vector<std::uint32_t> firstAllocationOfStacks(std::span<const traces::Allocation> allocations, std::size_t stacks);
 // Per event: the size class of its allocation (1 + floor(log2(size)), at most 63; 0 for none),
 // plus kStartsBlock when the event allocates a block that lives past it and kEndsBlock when it
 // ends one allocated before it (events that do neither, e.g. a free request, change no band).
 std::vector<std::uint8_t> eventSizeClasses(const LifetimeView& lt);
 inline constexpr std::uint8_t kStartsBlock = 0x80, kEndsBlock = 0x40, kSizeClassMask = 0x3f;
-inline constexpr std::uint32_t kNoAllocation = 0xffffffffu;
 inline constexpr std::uint32_t kMergedBand = 0xfffffffeu;
 inline constexpr std::uint32_t kMergedBandColour = 0xffd5d8dcu;  // the merged band's grey
 

@@ -38,8 +38,7 @@ QVariant EventTableModel::display(std::uint32_t e, int column) const {
     case kSize: return has_size ? sizeText(static_cast<std::int64_t>(ev.size)) : QVariant();
     case kStream: return QString::number(t.snapshot().stream(ev));
     case kAllocation: {
-      const auto a =
-          t.lifetimes.event_allocation.empty() ? replay::AllocationLifetimes::kNone : t.lifetimes.event_allocation[e];
+      const auto a = t.lifetimes.eventAllocation(e);
       return a == replay::AllocationLifetimes::kNone ? QVariant() : QVariant(QStringLiteral("#%1").arg(a));
     }
     case kReserved: return sizeText(t.series.reserved[e]);

@@ -107,7 +107,7 @@ QVariant SegmentModel::blockData(int b, int column, int role) const {
     case kAllocation: return has_alloc ? QVariant(QStringLiteral("#%1").arg(blk.allocation)) : QVariant();
     case kFrame:
       return has_alloc && blk.kind != BlockKind::kCachedFree && blk.kind != BlockKind::kInactiveSplit
-                 ? topUserFrame(plot_->trace->snapshot(), plot_->trace->lifetimes.stack[blk.allocation])
+                 ? topUserFrame(plot_->trace->snapshot(), plot_->trace->lifetimes.stack(blk.allocation))
                  : QVariant();
     default: return {};
   }

@@ -15,7 +15,7 @@ std::uint32_t TimelineFrame::eventAtColumn(int column) const {
 std::uint32_t bandColour(std::uint32_t allocation, const void* context) {
   if (allocation == kMergedBand) return kMergedBandColour;
   const auto* plot = static_cast<const RecordedPlot*>(context);
-  const auto stack = plot->trace->lifetimes.stack[allocation];
+  const auto stack = plot->trace->lifetimes.stack(allocation);
   return stack.valid() && stack.value() < plot->stack_colour.size() ? plot->stack_colour[stack.value()]
                                                                     : paletteColour(allocation);
 }

@@ -75,7 +75,7 @@ void CallSitesView::rebuild() {
   const auto& l = rec->trace->lifetimes;
   for (const auto& b : state.blocks) {
     if (b.kind != BlockKind::kAllocated && b.kind != BlockKind::kPendingFree) continue;
-    const StackId s = b.allocation < l.count() ? l.stack[b.allocation] : StackId{};
+    const StackId s = b.allocation < l.count() ? l.stack(b.allocation) : StackId{};
     live.emplace_back(s, static_cast<std::int64_t>(b.size));
   }
   const auto dir = direction_->currentIndex() == 1 ? replay::TreeDirection::kBottomUp : replay::TreeDirection::kTopDown;

@@ -91,17 +91,17 @@ QString allocationHtml(const TraceDocument& doc, std::uint32_t a) {
   auto ev = [](std::uint32_t e) { return QStringLiteral("<a href=\"event:%1\">event %1</a>").arg(e); };
   QString h = QStringLiteral("<h3>allocation #%1: %2 requested</h3><p>")
                   .arg(a)
-                  .arg(sizeText(static_cast<std::int64_t>(l.size[a])));
-  h += l.before_window[a] ? QStringLiteral("allocated before the trace window<br>")
-                          : QStringLiteral("allocated at %1<br>").arg(ev(l.begin[a]));
-  if (l.free_requested[a] != replay::AllocationLifetimes::kNone)
-    h += QStringLiteral("freed at %1").arg(ev(l.free_requested[a]));
+                  .arg(sizeText(static_cast<std::int64_t>(l.size(a))));
+  h += l.beforeWindow(a) ? QStringLiteral("allocated before the trace window<br>")
+                         : QStringLiteral("allocated at %1<br>").arg(ev(l.begin(a)));
+  if (l.freeRequested(a) != replay::AllocationLifetimes::kNone)
+    h += QStringLiteral("freed at %1").arg(ev(l.freeRequested(a)));
   else
     h += QStringLiteral("still alive at the end of the trace");
-  if (l.end[a] < rec->events() && l.end[a] != l.free_requested[a] + 1)
-    h += QStringLiteral(", completed at %1 (record_stream)").arg(ev(l.end[a]));
+  if (l.end(a) < rec->events() && l.end(a) != l.freeRequested(a) + 1)
+    h += QStringLiteral(", completed at %1 (record_stream)").arg(ev(l.end(a)));
   h += QStringLiteral("</p><p><b>allocated at</b> (click a frame to use it as a what-if point):</p>");
-  return h + stackHtml(rec->trace->snapshot(), l.stack[a], 24);
+  return h + stackHtml(rec->trace->snapshot(), l.stack(a), 24);
 }
 
 void StateView::showDetails(int block) {

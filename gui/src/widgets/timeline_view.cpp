@@ -430,16 +430,16 @@ QString TimelineView::hoverText(int column, double y_px) const {
                 .arg(sizeText(s->hi - s->lo))
                 .arg(s->blocks)
                 .arg(sizeText(f.bands.threshold))
-                .arg(stackHtml(rec.trace->snapshot(), rec.trace->lifetimes.stack[s->allocation], 10));
+                .arg(stackHtml(rec.trace->snapshot(), rec.trace->lifetimes.stack(s->allocation), 10));
   } else if (s) {
     const auto& l = rec.trace->lifetimes;
     const auto a = s->allocation;
     text += QStringLiteral("<hr><b>allocation #%1: %2</b><br>alive events %3 - %4<br>%5")
                 .arg(a)
-                .arg(sizeText(static_cast<std::int64_t>(l.size[a])))
-                .arg(l.begin[a])
-                .arg(l.end[a])
-                .arg(stackHtml(rec.trace->snapshot(), l.stack[a], 10));
+                .arg(sizeText(static_cast<std::int64_t>(l.size(a))))
+                .arg(l.begin(a))
+                .arg(l.end(a))
+                .arg(stackHtml(rec.trace->snapshot(), l.stack(a), 10));
   }
   return text;
 }

@@ -768,7 +768,10 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
   report.events_total = snapshot.devices[device_index].events.size();
   // A cancel leaves no report: a replay cut short checks nothing.
   const auto cancelled = [&] { return options.cancel && options.cancel->load(); };
-  traces::RequestStream requests = traces::buildRequestStream(snapshot.devices[device_index], snapshot.extras, options.cancel);
+  traces::RequestStream built;
+  if (!options.requests)
+    built = traces::buildRequestStream(snapshot.devices[device_index], snapshot.extras, options.cancel);
+  const traces::RequestStream& requests = options.requests ? *options.requests : built;
   if (cancelled()) return Status::error("cancelled before the replay");
   // Actions missing by design (skip_actions), unless entries with unknown actions may be them.
   if (!requests.skipped_actions.empty() && snapshot.anomalies.count(traces::Anomaly::unknown_action) == 0) {
@@ -852,7 +855,7 @@ Expected<ConformanceReport> runConformance(const traces::Snapshot& snapshot, std
     report = std::move(trial);
     break;
   }
-  if (options.request_stream) *options.request_stream = std::move(requests);
+  if (options.request_stream && !options.requests) *options.request_stream = std::move(built);
   if (options.find_peak_resets && options.reset_peaks_at.empty())
     detail::findPeakReset(snapshot, device_index, options, report);
   if (options.find_missing_fraction) detail::findMissingFraction(snapshot, device_index, options, report);

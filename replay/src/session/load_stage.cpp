@@ -10,36 +10,13 @@
 #include "reservoir/traces/window_start.h"
 
 namespace reservoir::replay {
+
+AllocationLifetimes::AllocationLifetimes(std::shared_ptr<const traces::RequestStream> stream, std::size_t events)
+    : stream_(std::move(stream)), events_(events) {}
+
 namespace {
 
 using traces::Action;
-
-AllocationLifetimes makeLifetimes(const traces::RequestStream& rs, std::size_t events) {
-  AllocationLifetimes l;
-  const std::size_t n = rs.allocations.size();
-  l.begin.resize(n);
-  l.end.resize(n);
-  l.size.resize(n);
-  l.stack.resize(n);
-  l.free_requested.resize(n);
-  l.before_window.resize(n);
-  const auto last = static_cast<std::uint32_t>(events);
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& a = rs.allocations[i];
-    l.begin[i] = a.beforeWindow() ? 0 : a.alloc_event;
-    l.end[i] = a.free_completed_event == traces::kNoEvent ? last : a.free_completed_event;
-    l.size[i] = a.size;
-    l.stack[i] = a.stack;
-    l.free_requested[i] =
-        a.free_requested_event == traces::kNoEvent ? AllocationLifetimes::kNone : a.free_requested_event;
-    l.before_window[i] = a.beforeWindow();
-  }
-  l.event_allocation.resize(rs.event_allocation.size());
-  for (std::size_t e = 0; e < rs.event_allocation.size(); ++e)
-    l.event_allocation[e] =
-        rs.event_allocation[e].valid() ? rs.event_allocation[e].value() : AllocationLifetimes::kNone;
-  return l;
-}
 
 void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, std::int64_t start_reserved,
                 std::int64_t start_live, EventSeries& s) {
@@ -60,10 +37,10 @@ void fillSeries(const traces::DeviceTrace& trace, const AllocationLifetimes& l, 
       any_map = true;
     }
     if (ev.action == Action::kOom) s.ooms.push_back(static_cast<std::uint32_t>(e));
-    const auto a = l.event_allocation.empty() ? AllocationLifetimes::kNone : l.event_allocation[e];
+    const auto a = l.eventAllocation(e);
     if (a != AllocationLifetimes::kNone) {
-      if (ev.action == Action::kAlloc && l.begin[a] == e) live += static_cast<std::int64_t>(l.size[a]);
-      if (ev.action == Action::kFreeCompleted && l.end[a] == e) live -= static_cast<std::int64_t>(l.size[a]);
+      if (ev.action == Action::kAlloc && l.begin(a) == e) live += static_cast<std::int64_t>(l.size(a));
+      if (ev.action == Action::kFreeCompleted && l.end(a) == e) live -= static_cast<std::int64_t>(l.size(a));
     }
     const auto ev32 = static_cast<std::uint32_t>(e);
     s.reserved.push(ev32, reserved);
@@ -172,9 +149,9 @@ Expected<std::unique_ptr<LoadStage>> buildLoadStage(Trace loaded, std::optional<
   std::int64_t start_reserved = 0, start_live = 0;
   bool complete = true;
   {
-    const auto rs = traces::buildRequestStream(trace, t->snapshot().extras);
-    t->lifetimes = makeLifetimes(rs, trace.events.size());
-    auto start = traces::rebuildWindowStart(t->snapshot(), t->device_index, rs);
+    auto rs = std::make_shared<const traces::RequestStream>(traces::buildRequestStream(trace, t->snapshot().extras));
+    t->lifetimes = AllocationLifetimes(rs, trace.events.size());
+    auto start = traces::rebuildWindowStart(t->snapshot(), t->device_index, *rs);
     if (start) {
       complete = start->complete;
       start_reserved = static_cast<std::int64_t>(start->reservedBytes());
@@ -183,7 +160,7 @@ Expected<std::unique_ptr<LoadStage>> buildLoadStage(Trace loaded, std::optional<
     }
   }
   for (std::size_t a = 0; a < t->lifetimes.count(); ++a)
-    if (t->lifetimes.before_window[a]) start_live += static_cast<std::int64_t>(t->lifetimes.size[a]);
+    if (t->lifetimes.beforeWindow(a)) start_live += static_cast<std::int64_t>(t->lifetimes.size(a));
   fillSeries(trace, t->lifetimes, start_reserved, start_live, t->series);
   t->annotations = markAnnotations(t->snapshot(), trace, t->series.time_us);
   t->facts = makeFacts(*t, complete, start_reserved);

@@ -11,7 +11,8 @@ namespace reservoir::replay {
 using traces::Action;
 
 Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> shared, std::size_t device_index,
-                                     const ReplayEnvironment& env, const std::atomic<bool>* cancel) {
+                                     const ReplayEnvironment& env, const std::atomic<bool>* cancel,
+                                     const traces::RequestStream* given) {
   if (!shared) return Status::error("no snapshot");
   const traces::Snapshot& snapshot = *shared;
   PreparedTrace p;
@@ -23,8 +24,9 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   ConformanceOptions opts;
   opts.env = env;
   opts.program = &p.program;
-  traces::RequestStream requests;
-  opts.request_stream = &requests;  // built once, by the conformance replay
+  traces::RequestStream built;
+  opts.request_stream = &built;  // built once, by the conformance replay (unless given)
+  opts.requests = given;
   opts.find_peak_resets = false;      // a what-if uses the events, not the capture's peaks
   opts.find_missing_fraction = false;  // nor a search for a fraction (check and replay do it)
   opts.cancel = cancel;
@@ -38,9 +40,10 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
         "model names each request's stream in 16 bits",
         p.conformance.device, kMaxStreamEntries - 1));
   // The ops carry their allocations and sizes: of the stream only the stacks are kept.
+  const traces::RequestStream& requests = given ? *given : built;
   p.allocation_stacks.reserve(requests.allocations.size());
   for (const auto& a : requests.allocations) p.allocation_stacks.push_back(a.stack);
-  requests = {};
+  built = {};
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
   std::int64_t seeded = 0;

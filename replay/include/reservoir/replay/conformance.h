@@ -43,8 +43,12 @@ struct ConformanceOptions {
   bool keep_timeline = false;  // per-event reserved/allocated/active, for peaks and plots
   Program* program = nullptr;  // when set, receives the trace's requests (complete even past a divergence)
   // When set, receives the request stream the replay was built on (so callers need not build
-  // it a second time).
+  // it a second time). Not filled when `requests` is given (the caller has it).
   traces::RequestStream* request_stream = nullptr;
+  // When set, the replay runs on this stream (buildRequestStream of the same device of the same
+  // snapshot) instead of building its own: a caller that keeps one (the GUI's load stage) spares
+  // the replay a second copy of it.
+  const traces::RequestStream* requests = nullptr;
   // Event boundaries where the program called torch.cuda.reset_peak_memory_stats(): peaks in
   // the capture's memory_stats() count from the last one.
   std::vector<std::uint32_t> reset_peaks_at;

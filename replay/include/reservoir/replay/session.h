@@ -19,28 +19,62 @@
 
 #include "reservoir/replay/callgraph.h"
 #include "reservoir/replay/capture_facts.h"
+#include "reservoir/replay/compact_series.h"
 #include "reservoir/replay/conformance.h"
 #include "reservoir/replay/event_times.h"
-#include "reservoir/replay/compact_series.h"
 #include "reservoir/replay/step_series.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
+#include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/snapshot.h"
 
 namespace reservoir::replay {
 
-// Allocation lifetimes, structure of arrays (what the live-block bands need).
-struct AllocationLifetimes {
-  std::vector<std::uint32_t> begin;           // alloc event (0 for allocations made before the window)
-  std::vector<std::uint32_t> end;             // free_completed event (events() when live at the end)
-  std::vector<std::uint32_t> free_requested;  // kNone when not freed in the window
-  std::vector<bool> before_window;            // allocated before the trace's first event
-  std::vector<std::uint64_t> size;            // requested bytes
-  std::vector<StackId> stack;
-  std::vector<std::uint32_t> event_allocation;  // per event: allocation index, kNone for others
+// Allocation lifetimes (what the live-block bands need): a view of the device's request stream,
+// which the load stage keeps and the model stage's replay runs on (one copy of the allocations,
+// where a table of their lifetimes beside a second stream built by the replay was two).
+// Allocation a is live after event e when begin(a) <= e < end(a).
+class AllocationLifetimes {
+ public:
   static constexpr std::uint32_t kNone = 0xffffffffu;
-  [[nodiscard]] std::size_t count() const { return size.size(); }
+  AllocationLifetimes() = default;
+  // `events`: the trace's entries (the end of the allocations live at its end).
+  AllocationLifetimes(std::shared_ptr<const traces::RequestStream> stream, std::size_t events);
+
+  [[nodiscard]] std::size_t count() const { return allocations().size(); }
+  [[nodiscard]] std::size_t events() const { return events_; }
+  // Its alloc event (0 for an allocation made before the window).
+  [[nodiscard]] std::uint32_t begin(std::size_t a) const {
+    const auto& x = allocations()[a];
+    return x.beforeWindow() ? 0 : x.alloc_event;
+  }
+  // Its free_completed event (events() when live at the end).
+  [[nodiscard]] std::uint32_t end(std::size_t a) const {
+    const auto& x = allocations()[a];
+    return x.liveAtEnd() ? static_cast<std::uint32_t>(events_) : x.free_completed_event;
+  }
+  // Its free_requested event (kNone when not freed in the window).
+  [[nodiscard]] std::uint32_t freeRequested(std::size_t a) const { return allocations()[a].free_requested_event; }
+  [[nodiscard]] bool beforeWindow(std::size_t a) const { return allocations()[a].beforeWindow(); }
+  [[nodiscard]] std::uint64_t size(std::size_t a) const { return allocations()[a].size; }  // requested bytes
+  [[nodiscard]] StackId stack(std::size_t a) const { return allocations()[a].stack; }
+  // Event e's allocation (alloc, free_requested, free_completed), kNone for the others.
+  [[nodiscard]] std::uint32_t eventAllocation(std::size_t e) const {
+    return stream_ && e < stream_->event_allocation.size() ? stream_->event_allocation[e].value() : kNone;
+  }
+  [[nodiscard]] std::span<const traces::Allocation> allocations() const {
+    return stream_ ? std::span<const traces::Allocation>(stream_->allocations) : std::span<const traces::Allocation>();
+  }
+  [[nodiscard]] std::span<const AllocationId> eventAllocations() const {
+    return stream_ ? std::span<const AllocationId>(stream_->event_allocation) : std::span<const AllocationId>();
+  }
+  [[nodiscard]] const traces::RequestStream* stream() const { return stream_.get(); }
+
+ private:
+  std::shared_ptr<const traces::RequestStream> stream_;
+  std::size_t events_ = 0;
 };
+static_assert(AllocationLifetimes::kNone == traces::kNoEvent && AllocationLifetimes::kNone == AllocationId::kInvalid);
 
 // Per-event values after each event, from the recording alone.
 struct EventSeries {
@@ -139,8 +173,13 @@ Expected<std::unique_ptr<LoadStage>> loadTraceFile(const std::string& path, std:
                                                    const std::atomic<bool>* cancel,
                                                    std::function<void(std::uint64_t, std::uint64_t)> progress);
 // Stage 2. `every`: ops between the state index's checkpoints (a cursor move replays at
-// most that many ops; memory grows with ops / every).
+// most that many ops; memory grows with ops / every). Raised where the program has more than
+// kMaxModelCheckpoints * every ops, so that at most that many checkpoints are kept: at 20 M
+// events, 814 of them at every 16,384 ops held 74 MB.
 inline constexpr std::uint32_t kDefaultCheckpointEvery = 16384;
+inline constexpr std::size_t kMaxModelCheckpoints = 256;
+// The checkpoint spacing buildModelStage uses for a program of `ops` ops.
+std::uint32_t checkpointSpacing(std::size_t ops, std::uint32_t every);
 Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadStage& loaded, std::uint32_t every,
                                                       const std::atomic<bool>* cancel,
                                                       std::function<void(std::size_t, std::size_t)> progress);

@@ -235,9 +235,11 @@ struct PreparedTrace {
 };
 
 // `cancel`, when set while it runs, stops it within 4096 events: the trace is then not prepared
-// (an error saying it was cancelled).
+// (an error saying it was cancelled). `requests`, when given, is the device's request stream
+// (traces::buildRequestStream of it), which the caller keeps: the replay then builds none.
 Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> snapshot, std::size_t device_index,
-                                     const ReplayEnvironment& env, const std::atomic<bool>* cancel = nullptr);
+                                     const ReplayEnvironment& env, const std::atomic<bool>* cancel = nullptr,
+                                     const traces::RequestStream* requests = nullptr);
 
 // check's verdict on a prepared trace's recording (checkRecording with the capture's peak
 // resets, else the ones found from the replay): `prepared.conformance` itself where it already

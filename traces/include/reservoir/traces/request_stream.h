@@ -16,9 +16,9 @@ namespace reservoir::traces {
 
 inline constexpr std::uint32_t kNoEvent = std::numeric_limits<std::uint32_t>::max();
 
-// 32 bytes (a 20 M-event trace has millions): its stream is its alloc entry's (Snapshot::stream).
+// 24 bytes (a 20 M-event trace has millions): its stream is its alloc entry's (Snapshot::stream),
+// its address its first entry's (allocationAddress).
 struct Allocation {
-  Addr addr = 0;
   ByteCount size = 0;                             // requested bytes
   StackId stack;                                  // allocation stack (empty when unknown)
   std::uint32_t alloc_event = kNoEvent;           // kNoEvent: allocated before the trace window
@@ -31,9 +31,21 @@ struct Allocation {
     return free_requested_event != kNoEvent && free_completed_event != free_requested_event + 1;
   }
   [[nodiscard]] bool liveAtEnd() const { return free_completed_event == kNoEvent; }
+  // Its first entry in the window: the alloc, else (allocated before the window) the free that
+  // named it first.
+  [[nodiscard]] std::uint32_t firstEvent() const {
+    return !beforeWindow()                    ? alloc_event
+           : free_requested_event != kNoEvent ? free_requested_event
+                                              : free_completed_event;
+  }
 };
 
-static_assert(sizeof(Allocation) == 32, "an allocation is 32 bytes: one per request of the trace");
+static_assert(sizeof(Allocation) == 24, "an allocation is 24 bytes: one per request of the trace");
+
+// Its address: its first entry's (an allocation keeps its address from alloc to free_completed).
+inline Addr allocationAddress(const Allocation& a, const DeviceTrace& trace) {
+  return trace.events[a.firstEvent()].addr;
+}
 
 struct RequestStream {
   std::vector<Allocation> allocations;
@@ -64,7 +76,7 @@ struct WindowRequests {
 // The same as windowRequests(buildRequestStream(trace, extras)), built without keeping every
 // allocation: its memory is the live blocks', not the trace's.
 WindowRequests buildWindowRequests(const DeviceTrace& trace, const EventExtraTable& extras);
-WindowRequests windowRequests(const RequestStream& requests);
+WindowRequests windowRequests(const RequestStream& requests, const DeviceTrace& trace);
 
 // The actions a trace was recorded without, inferred from what is missing: an action with no
 // entry while the entries that must pair with it are there (free_completed without any
