@@ -37,12 +37,8 @@ struct LifetimeView {
   std::span<const std::uint32_t> stack_first = {};
 
   [[nodiscard]] std::size_t count() const { return allocations.size(); }
-  [[nodiscard]] std::uint32_t begin(std::size_t a) const {
-    return allocations[a].beforeWindow() ? 0 : allocations[a].alloc_event;
-  }
-  [[nodiscard]] std::uint32_t end(std::size_t a) const {
-    return allocations[a].liveAtEnd() ? events : allocations[a].free_completed_event;
-  }
+  [[nodiscard]] std::uint32_t begin(std::size_t a) const { return allocations[a].windowBegin(); }
+  [[nodiscard]] std::uint32_t end(std::size_t a) const { return allocations[a].windowEnd(events); }
   [[nodiscard]] std::uint64_t size(std::size_t a) const { return allocations[a].size; }
   [[nodiscard]] StackId stack(std::size_t a) const { return allocations[a].stack; }
   // Event e's allocation, kNoAllocation for an event of none.

@@ -44,14 +44,10 @@ class AllocationLifetimes {
   [[nodiscard]] std::size_t count() const { return allocations().size(); }
   [[nodiscard]] std::size_t events() const { return events_; }
   // Its alloc event (0 for an allocation made before the window).
-  [[nodiscard]] std::uint32_t begin(std::size_t a) const {
-    const auto& x = allocations()[a];
-    return x.beforeWindow() ? 0 : x.alloc_event;
-  }
+  [[nodiscard]] std::uint32_t begin(std::size_t a) const { return allocations()[a].windowBegin(); }
   // Its free_completed event (events() when live at the end).
   [[nodiscard]] std::uint32_t end(std::size_t a) const {
-    const auto& x = allocations()[a];
-    return x.liveAtEnd() ? static_cast<std::uint32_t>(events_) : x.free_completed_event;
+    return allocations()[a].windowEnd(static_cast<std::uint32_t>(events_));
   }
   // Its free_requested event (kNone when not freed in the window).
   [[nodiscard]] std::uint32_t freeRequested(std::size_t a) const { return allocations()[a].free_requested_event; }

@@ -31,6 +31,12 @@ struct Allocation {
     return free_requested_event != kNoEvent && free_completed_event != free_requested_event + 1;
   }
   [[nodiscard]] bool liveAtEnd() const { return free_completed_event == kNoEvent; }
+  // Its lifetime in a window of `events` entries, [windowBegin(), windowEnd(events)): from 0 when
+  // allocated before the window, to `events` when live at its end.
+  [[nodiscard]] std::uint32_t windowBegin() const { return beforeWindow() ? 0 : alloc_event; }
+  [[nodiscard]] std::uint32_t windowEnd(std::uint32_t events) const {
+    return liveAtEnd() ? events : free_completed_event;
+  }
   // Its first entry in the window: the alloc, else (allocated before the window) the free that
   // named it first.
   [[nodiscard]] std::uint32_t firstEvent() const {
