@@ -11,7 +11,8 @@ namespace {
 
 TEST(MinMaxPyramid, MatchesABruteForceScan) {
   std::mt19937 rng(7);
-  std::vector<std::int64_t> v(10000);
+  // Three levels (blocks of 64, 1,024 and 16,384 values) and a partial block at the end.
+  std::vector<std::int64_t> v(3 * 16384 + 1000);
   for (auto& x : v) x = static_cast<std::int64_t>(rng() % 100000);
   MinMaxPyramid p(v);
   for (int trial = 0; trial < 500; ++trial) {
@@ -28,6 +29,15 @@ TEST(MinMaxPyramid, MatchesABruteForceScan) {
     EXPECT_EQ(r.min, *std::min_element(v.begin() + a, v.begin() + b));
     EXPECT_EQ(r.argmax, static_cast<std::uint32_t>(mx - v.begin()));
   }
+}
+
+// Its first level groups 64 values: 20 bytes a block, about a third of a byte a value.
+TEST(MinMaxPyramid, CostsUnderHalfAByteAValue) {
+  std::vector<std::int64_t> v(1 << 20);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i % 977);
+  const MinMaxPyramid p(v);
+  EXPECT_LT(p.memoryBytes(), v.size() / 2);
+  EXPECT_EQ(p.query(0, static_cast<std::uint32_t>(v.size())).max, 976);
 }
 
 // Over a compact series (blocks of 64, some kept whole) the pyramid answers as over the plain values.

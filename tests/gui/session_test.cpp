@@ -139,6 +139,26 @@ TEST(Session, ModelStageCurvesEqualAPlainRunsTimeline) {
   }
 }
 
+// The model stage reads its allocations' stacks from the load stage's request stream (shared,
+// not copied: 27 MB at 20 M events), and they are what a trace prepared alone names.
+TEST(Session, ModelStageSharesTheLoadStagesStacks) {
+  auto loaded = loadTraceFile(tinyTrace(), std::nullopt, nullptr, {});
+  ASSERT_TRUE(loaded);
+  const LoadStage& l = **loaded;
+  const long before = l.lifetimes.sharedStream().use_count();
+  auto model = buildModelStage(l, 64, nullptr, {});
+  ASSERT_TRUE(model) << model.message();
+  EXPECT_GT(l.lifetimes.sharedStream().use_count(), before) << "the model stage holds the stream";
+  auto alone = prepareTrace(l.trace.snapshot, l.device_index, l.environment());
+  ASSERT_TRUE(alone) << alone.message();
+  const AllocationStacks& shared = (*model)->prepared.allocation_stacks;
+  ASSERT_EQ(shared.size(), alone->allocation_stacks.size());
+  ASSERT_GT(shared.size(), 0u);
+  for (std::size_t a = 0; a < shared.size(); ++a) ASSERT_EQ(shared[a], alone->allocation_stacks[a]) << a;
+  EXPECT_EQ(shared[shared.size()], StackId(0)) << "past the table: the empty stack";
+  for (const Op& op : (*model)->prepared.program.ops) ASSERT_EQ((*model)->prepared.opStack(op), alone->opStack(op));
+}
+
 // A long program keeps at most kMaxModelCheckpoints checkpoints (at 20 M events 814 of them
 // held 74 MB); a shorter one the spacing asked for.
 TEST(Session, ALongProgramsCheckpointsAreCapped) {

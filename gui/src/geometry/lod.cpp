@@ -23,15 +23,15 @@ void MinMaxPyramid::build() {
   // Level 1 from the values (plain or compact), each level above from the one below.
   std::size_t n = valueCount();
   std::vector<std::uint32_t> prev_arg;
-  while (n > kFan) {
-    const std::size_t m = (n + kFan - 1) / kFan;
+  for (std::uint32_t fan = kBaseFan; n > fan; fan = kFan) {
+    const std::size_t m = (n + fan - 1) / fan;
     std::vector<std::int64_t> mn(m), mx(m);
     std::vector<std::uint32_t> ag(m);
     const bool first = min_.empty();
     const std::int64_t* lo = first ? nullptr : min_.back().data();
     const std::int64_t* hi = first ? nullptr : max_.back().data();
     for (std::size_t i = 0; i < m; ++i) {
-      const std::size_t a = i * kFan, b = std::min(n, a + kFan);
+      const std::size_t a = i * fan, b = std::min(n, a + fan);
       mn[i] = first ? value(a) : lo[a];
       mx[i] = first ? mn[i] : hi[a];
       ag[i] = first ? static_cast<std::uint32_t>(a) : prev_arg[a];
@@ -97,14 +97,15 @@ MinMaxPyramid::Range MinMaxPyramid::queryValues(std::uint32_t a, std::uint32_t b
   };
   std::size_t level = 0;
   while (a < b) {
-    const bool climb = level < min_.size() && b - a >= 2 * kFan;
+    const std::uint32_t fan = fanAbove(level);
+    const bool climb = level < min_.size() && b - a >= 2 * fan;
     if (level == 0) {
       if (!climb) {
         for (; a < b; ++a) raw(a);
         break;
       }
-      for (; a % kFan != 0; ++a) raw(a);
-      for (; b % kFan != 0; --b) raw(b - 1);
+      for (; a % fan != 0; ++a) raw(a);
+      for (; b % fan != 0; --b) raw(b - 1);
     } else {
       lo = min_[level - 1].data();
       hi = max_[level - 1].data();
@@ -113,11 +114,11 @@ MinMaxPyramid::Range MinMaxPyramid::queryValues(std::uint32_t a, std::uint32_t b
         for (; a < b; ++a) block(a);
         break;
       }
-      for (; a % kFan != 0; ++a) block(a);
-      for (; b % kFan != 0; --b) block(b - 1);
+      for (; a % fan != 0; ++a) block(a);
+      for (; b % fan != 0; --b) block(b - 1);
     }
-    a /= kFan;
-    b /= kFan;
+    a /= fan;
+    b /= fan;
     ++level;
   }
   r.min = mn;

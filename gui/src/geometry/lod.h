@@ -17,7 +17,14 @@ namespace reservoir::gui {
 
 class MinMaxPyramid {
  public:
+  // Level 1 takes the extremes of blocks of kBaseFan values, each level above of kFan blocks of
+  // the one below. Level 1 is the pyramid's memory (20 bytes a block): over blocks of 64 it is
+  // 0.31 bytes a value, where blocks of 16 were 1.25 (at 20 M events, 46 MB of the GUI's plots);
+  // a column's query reads at most 2 x 63 values at its two ends.
+  static constexpr std::uint32_t kBaseFan = 64;
   static constexpr std::uint32_t kFan = 16;
+  // The blocks that level `level` groups from the level below (level 0: values into level 1).
+  [[nodiscard]] static constexpr std::uint32_t fanAbove(std::size_t level) { return level == 0 ? kBaseFan : kFan; }
 
   MinMaxPyramid() = default;
   explicit MinMaxPyramid(std::span<const std::int64_t> values);
@@ -50,7 +57,7 @@ class MinMaxPyramid {
   const replay::CompactSeries* compact_ = nullptr;  // instead of values_ (per event or op)
   std::span<const std::uint32_t> steps_;  // a step series' change events (empty: values_ is per event)
   std::size_t size_ = 0;                  // a step series' events
-  std::vector<std::vector<std::int64_t>> min_, max_;  // level k >= 1: blocks of kFan^k
+  std::vector<std::vector<std::int64_t>> min_, max_;  // level k >= 1: blocks of kBaseFan * kFan^(k-1)
   std::vector<std::vector<std::uint32_t>> argmax_;
 };
 

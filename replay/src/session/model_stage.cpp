@@ -64,8 +64,8 @@ Expected<std::unique_ptr<ModelStage>> buildModelStage(const LoadStage& loaded, s
   auto m = std::make_unique<ModelStage>();
   m->trace = loaded.trace;
   // The load stage's request stream: the replay builds no second one (293 MB at 20 M events).
-  auto prepared =
-      prepareTrace(loaded.trace.snapshot, loaded.device_index, loaded.environment(), cancel, loaded.lifetimes.stream());
+  auto prepared = prepareTrace(loaded.trace.snapshot, loaded.device_index, loaded.environment(), cancel,
+                               loaded.lifetimes.sharedStream());
   if (!prepared) return prepared.status();
   m->prepared = std::move(*prepared);
   if (cancel && cancel->load()) return Status::error("cancelled");

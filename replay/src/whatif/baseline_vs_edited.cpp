@@ -12,7 +12,7 @@ using traces::Action;
 
 Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> shared, std::size_t device_index,
                                      const ReplayEnvironment& env, const std::atomic<bool>* cancel,
-                                     const traces::RequestStream* given) {
+                                     std::shared_ptr<const traces::RequestStream> given) {
   if (!shared) return Status::error("no snapshot");
   const traces::Snapshot& snapshot = *shared;
   PreparedTrace p;
@@ -26,7 +26,7 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
   opts.program = &p.program;
   traces::RequestStream built;
   opts.request_stream = &built;  // built once, by the conformance replay (unless given)
-  opts.requests = given;
+  opts.requests = given.get();
   opts.find_peak_resets = false;      // a what-if uses the events, not the capture's peaks
   opts.find_missing_fraction = false;  // nor a search for a fraction (check and replay do it)
   opts.cancel = cancel;
@@ -40,9 +40,7 @@ Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> sha
         "model names each request's stream in 16 bits",
         p.conformance.device, kMaxStreamEntries - 1));
   // The ops carry their allocations and sizes: of the stream only the stacks are kept.
-  const traces::RequestStream& requests = given ? *given : built;
-  p.allocation_stacks.reserve(requests.allocations.size());
-  for (const auto& a : requests.allocations) p.allocation_stacks.push_back(a.stack);
+  p.allocation_stacks = given ? AllocationStacks::sharedWith(std::move(given)) : AllocationStacks::copiedFrom(built);
   built = {};
   p.total_memory = p.conformance.total_memory;
   p.fraction = p.conformance.fraction;
@@ -97,8 +95,8 @@ namespace {
 // A release whose selector matches no allocation's stack would silently free nothing.
 Status selectorMatchesSomething(const PreparedTrace& prepared, const FrameSpec& selector) {
   StackMatcher matcher(*prepared.snapshot, selector);
-  for (const StackId stack : prepared.allocation_stacks)
-    if (matcher.matches(stack)) return {};
+  for (std::size_t a = 0; a < prepared.allocation_stacks.size(); ++a)
+    if (matcher.matches(prepared.allocation_stacks[a])) return {};
   std::string near;
   for (const auto& n : closestFrameNames(*prepared.snapshot, selector.text, 6)) near += (near.empty() ? "" : ", ") + n;
   return Status::usage(

@@ -31,10 +31,22 @@ std::uint16_t internStream(Program& p, sim::StreamId stream) {
   return static_cast<std::uint16_t>(p.streams.size() - 1);
 }
 
-StackId opStack(const Op& op, const traces::DeviceTrace& trace, std::span<const StackId> allocation_stacks) {
+AllocationStacks AllocationStacks::copiedFrom(const traces::RequestStream& stream) {
+  std::vector<StackId> stacks;
+  stacks.reserve(stream.allocations.size());
+  for (const auto& a : stream.allocations) stacks.push_back(a.stack);
+  return AllocationStacks(std::move(stacks));
+}
+
+AllocationStacks AllocationStacks::sharedWith(std::shared_ptr<const traces::RequestStream> stream) {
+  AllocationStacks out;
+  out.shared_ = std::move(stream);
+  return out;
+}
+
+StackId opStack(const Op& op, const traces::DeviceTrace& trace, const AllocationStacks& allocation_stacks) {
   if (op.kind == OpKind::kEmptyCache) return StackId(0);
-  if (op.kind == OpKind::kFree && op.alloc.valid())
-    return op.alloc.value() < allocation_stacks.size() ? allocation_stacks[op.alloc.value()] : StackId(0);
+  if (op.kind == OpKind::kFree && op.alloc.valid()) return allocation_stacks[op.alloc.value()];
   const Action own = op.kind == OpKind::kFree ? Action::kFreeRequested : Action::kAlloc;
   const std::size_t end = std::min<std::size_t>(op.end_event, trace.events.size());
   for (std::size_t e = op.first_event; e < end; ++e) {

@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "reservoir/core/status.h"
@@ -121,10 +123,35 @@ inline const OpRoute& routeOf(const Program& program, const Op& op) {
 inline std::uint32_t completesAt(const Op& op) { return op.kind == OpKind::kFree ? op.link : kNoOp; }
 // An op's recorded stream.
 inline sim::StreamId streamOf(const Program& program, const Op& op) { return program.streams[op.stream_entry]; }
+// Each allocation's stack, by allocation id (what edits, exports and the state's blocks name):
+// read from a request stream shared with the caller (the GUI's load stage keeps one, which the
+// model stage's replay runs on), or copied from one that is not kept (4 bytes an allocation,
+// where the stream's allocations are 24).
+class AllocationStacks {
+ public:
+  AllocationStacks() = default;
+  explicit AllocationStacks(std::vector<StackId> stacks) : own_(std::move(stacks)) {}
+  // Copies the stacks of `stream`'s allocations.
+  static AllocationStacks copiedFrom(const traces::RequestStream& stream);
+  // Reads them from `stream`, which it keeps.
+  static AllocationStacks sharedWith(std::shared_ptr<const traces::RequestStream> stream);
+
+  [[nodiscard]] std::size_t size() const { return shared_ ? shared_->allocations.size() : own_.size(); }
+  // The stack of allocation `id` (the empty stack past the table).
+  [[nodiscard]] StackId operator[](std::size_t id) const {
+    if (id >= size()) return StackId(0);
+    return shared_ ? shared_->allocations[id].stack : own_[id];
+  }
+
+ private:
+  std::shared_ptr<const traces::RequestStream> shared_;
+  std::vector<StackId> own_;
+};
+
 // An op's stack: a malloc's recorded entry's (its alloc or oom event), a free's allocation's
 // (`allocation_stacks`, by allocation id; its free_requested entry's when the stream knows no
 // allocation), none for an empty_cache. What the op itself kept until it lost 8 bytes.
-StackId opStack(const Op& op, const traces::DeviceTrace& trace, std::span<const StackId> allocation_stacks);
+StackId opStack(const Op& op, const traces::DeviceTrace& trace, const AllocationStacks& allocation_stacks);
 
 // Streams a program's table holds: an op names its stream in 16 bits.
 inline constexpr std::size_t kMaxStreamEntries = 65536;

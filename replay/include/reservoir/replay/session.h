@@ -65,6 +65,7 @@ class AllocationLifetimes {
     return stream_ ? std::span<const AllocationId>(stream_->event_allocation) : std::span<const AllocationId>();
   }
   [[nodiscard]] const traces::RequestStream* stream() const { return stream_.get(); }
+  [[nodiscard]] const std::shared_ptr<const traces::RequestStream>& sharedStream() const { return stream_; }
 
  private:
   std::shared_ptr<const traces::RequestStream> stream_;

@@ -192,13 +192,11 @@ Expected<WhatIfReport> runWhatIf(std::shared_ptr<const traces::Snapshot> snapsho
 struct PreparedTrace {
   std::shared_ptr<const traces::Snapshot> snapshot;  // shared: a prepared trace keeps its snapshot alive
   std::size_t device_index = 0;
-  // Each allocation's stack, by allocation id (what edits, exports and the state's blocks name):
-  // all a prepared trace needs of the request stream once the program is made (40 bytes per
-  // allocation were kept otherwise).
-  std::vector<StackId> allocation_stacks;
-  [[nodiscard]] StackId allocationStack(std::size_t id) const {
-    return id < allocation_stacks.size() ? allocation_stacks[id] : StackId(0);
-  }
+  // Each allocation's stack, by allocation id: all a prepared trace needs of the request stream
+  // once the program is made (a copy of the stacks, or the stream itself where the caller shares
+  // it).
+  AllocationStacks allocation_stacks;
+  [[nodiscard]] StackId allocationStack(std::size_t id) const { return allocation_stacks[id]; }
   Program program;
   // An op's stack (replay::opStack over this trace's entries and allocation stacks).
   [[nodiscard]] StackId opStack(const Op& op) const {
@@ -236,10 +234,11 @@ struct PreparedTrace {
 
 // `cancel`, when set while it runs, stops it within 4096 events: the trace is then not prepared
 // (an error saying it was cancelled). `requests`, when given, is the device's request stream
-// (traces::buildRequestStream of it), which the caller keeps: the replay then builds none.
+// (traces::buildRequestStream of it), shared with the caller: the replay then builds none, and the
+// prepared trace reads its allocations' stacks from it.
 Expected<PreparedTrace> prepareTrace(std::shared_ptr<const traces::Snapshot> snapshot, std::size_t device_index,
                                      const ReplayEnvironment& env, const std::atomic<bool>* cancel = nullptr,
-                                     const traces::RequestStream* requests = nullptr);
+                                     std::shared_ptr<const traces::RequestStream> requests = nullptr);
 
 // check's verdict on a prepared trace's recording (checkRecording with the capture's peak
 // resets, else the ones found from the replay): `prepared.conformance` itself where it already
