@@ -107,9 +107,62 @@ TEST_F(ModelsTest, EventFilterProxy) {
   EXPECT_EQ(first.data().toString(), QStringLiteral("segment_alloc"));
   EXPECT_EQ(proxy.mapToSource(first).row(), static_cast<int>(rows[0]));
   EXPECT_EQ(proxy.mapFromSource(m.index(static_cast<int>(rows[0]), 0)).row(), 0);
-  EXPECT_EQ(proxy.proxyRowAtOrAfter(0), 0);
+  EXPECT_EQ(proxy.showRowAtOrAfter(0), 0);
   proxy.setMatches({}, false);
   EXPECT_EQ(proxy.rowCount(), m.rowCount());
+}
+
+// Past its window's rows the proxy shows a window of them (a table's header costs 8 bytes a row):
+// the window follows the row asked for and slides by half, and every row maps both ways.
+TEST_F(ModelsTest, EventFilterProxyShowsAWindowOfALongTrace) {
+  EventTableModel m;
+  m.setTrace(doc_->recorded());
+  EventFilterProxy proxy;
+  Tester tester(&proxy, Tester::FailureReportingMode::Fatal);
+  proxy.setSourceModel(&m);
+  const int n = m.rowCount();
+  ASSERT_GT(n, 100);
+  proxy.setWindowRows(16);
+  EXPECT_EQ(proxy.rowCount(), 16);
+  EXPECT_EQ(proxy.shownRows(), static_cast<std::size_t>(n));
+  auto checkMapping = [&] {
+    for (int r = 0; r < proxy.rowCount(); ++r) {
+      const QModelIndex src = proxy.mapToSource(proxy.index(r, 0));
+      ASSERT_EQ(src.row(), static_cast<int>(proxy.windowBegin()) + r);
+      ASSERT_EQ(proxy.mapFromSource(src).row(), r);
+      ASSERT_EQ(proxy.index(r, EventTableModel::kIndex).data(EventTableModel::EventRole).toInt(), src.row());
+    }
+  };
+  const int row = proxy.showRowAtOrAfter(n / 2);
+  ASSERT_GE(row, 0);
+  EXPECT_EQ(proxy.mapToSource(proxy.index(row, 0)).row(), n / 2) << "the window moved to the row";
+  EXPECT_EQ(proxy.windowBegin(), static_cast<std::size_t>(n / 2 - 8));
+  checkMapping();
+  EXPECT_FALSE(proxy.mapFromSource(m.index(0, 0)).isValid()) << "a row outside the window";
+  EXPECT_EQ(proxy.slide(+1), 8);
+  checkMapping();
+  EXPECT_EQ(proxy.slide(-1), -8);
+  proxy.showRowAtOrAfter(n - 1);
+  EXPECT_EQ(proxy.windowBegin(), static_cast<std::size_t>(n - 16)) << "the last window ends at the last row";
+  EXPECT_EQ(proxy.slide(+1), 0);
+  checkMapping();
+  proxy.showRowAtOrAfter(0);
+  EXPECT_EQ(proxy.windowBegin(), 0u);
+  EXPECT_EQ(proxy.slide(-1), 0);
+  // Filtered: the window is over the matches.
+  std::vector<std::uint32_t> odd;
+  for (int e = 1; e < n; e += 2) odd.push_back(static_cast<std::uint32_t>(e));
+  proxy.setMatches(odd, true);
+  EXPECT_EQ(proxy.rowCount(), 16);
+  const int match = proxy.showRowAtOrAfter(n / 2);
+  EXPECT_EQ(proxy.mapToSource(proxy.index(match, 0)).row() % 2, 1);
+  EXPECT_GE(proxy.mapToSource(proxy.index(match, 0)).row(), n / 2);
+  for (int r = 0; r < proxy.rowCount(); ++r) {
+    const QModelIndex src = proxy.mapToSource(proxy.index(r, 0));
+    ASSERT_EQ(src.row(), static_cast<int>(odd[proxy.windowBegin() + static_cast<std::size_t>(r)]));
+    ASSERT_EQ(proxy.mapFromSource(src).row(), r);
+  }
+  EXPECT_FALSE(proxy.mapFromSource(m.index(0, 0)).isValid()) << "not a match";
 }
 
 TEST_F(ModelsTest, SegmentModel) {

@@ -610,6 +610,39 @@ TEST_F(WidgetsTest, TheHighlightedEventRowIsTheCursors) {
   clickRowBelowCenter(4);
 }
 
+// A trace longer than the table's window: the table follows the cursor anywhere in it, and
+// scrolled to the window's edge it goes on (the window slides) without moving the cursor.
+TEST_F(WidgetsTest, TheEventTableWindowFollowsTheCursorAndTheScrollBar) {
+  auto* page = window_->traceWidget(0);
+  page->showTab(TraceWidget::Tab::kEvents);
+  QApplication::processEvents();
+  QTableView* table = page->events()->table();
+  TraceDocument* doc = page->document();
+  EventFilterProxy* proxy = page->events()->proxy();
+  proxy->setWindowRows(200);
+  ASSERT_GT(proxy->shownRows(), 1000u);
+  for (const std::uint32_t e : {900u, 40u, static_cast<std::uint32_t>(proxy->shownRows() - 1), 500u}) {
+    doc->setCursor(e);
+    QApplication::processEvents();
+    EXPECT_EQ(table->currentIndex().data(EventTableModel::EventRole).toUInt(), e);
+    EXPECT_TRUE(table->viewport()->rect().intersects(table->visualRect(table->currentIndex()))) << e;
+    EXPECT_EQ(proxy->rowCount(), 200);
+  }
+  const std::size_t begin = proxy->windowBegin();
+  const int top_event = table->indexAt(QPoint(5, 5)).data(EventTableModel::EventRole).toInt();
+  QScrollBar* bar = table->verticalScrollBar();
+  bar->setValue(bar->maximum());
+  QApplication::processEvents();
+  EXPECT_EQ(proxy->windowBegin(), begin + 100) << "slid by half the window";
+  EXPECT_EQ(doc->cursor(), 500u) << "scrolling moves no cursor";
+  EXPECT_GT(table->indexAt(QPoint(5, 5)).data(EventTableModel::EventRole).toInt(), top_event);
+  bar->setValue(bar->minimum());
+  QApplication::processEvents();
+  EXPECT_EQ(proxy->windowBegin(), begin) << "and back";
+  EXPECT_EQ(doc->cursor(), 500u);
+  proxy->setWindowRows(EventFilterProxy::kWindowRows);
+}
+
 // A click on the row cut by the table's bottom edge selects that row: the cursor's move does
 // not scroll the table under the pressed mouse (Qt then selects the row that slid under it,
 // leaving the current row and the highlighted one apart: what a shorter table did to the

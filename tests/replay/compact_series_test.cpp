@@ -72,5 +72,32 @@ TEST(CompactSeries, SmallStepsTakeAboutFourBytesAValue) {
   EXPECT_EQ(s[63999], v[63999]);
 }
 
+// The allocator's byte counts move in blocks of 512: a block of them that jumps by gigabytes keeps
+// its offsets in units of a power of two (4 bytes a value), not whole (8 more).
+TEST(CompactSeries, OffsetsInACommonUnitStayNarrow) {
+  std::mt19937_64 rng(11);
+  std::vector<std::int64_t> v;
+  std::int64_t x = std::int64_t{3} << 40;
+  for (std::size_t i = 0; i < 64000; ++i) {
+    const auto r = rng() % 10;
+    if (r == 0)
+      x += std::int64_t{5} << 31;  // 10 GiB up or down, in a block most of the time
+    else if (r == 1)
+      x -= std::int64_t{5} << 31;
+    else
+      x += (static_cast<std::int64_t>(rng() % 4096) - 2048) * 512;
+    v.push_back(x);
+  }
+  const CompactSeries s(v);
+  for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(s[i], v[i]) << i;
+  EXPECT_LE(s.memoryBytes(), v.size() * 9 / 2);
+  // Odd steps among them leave no common unit: such blocks are kept whole, and read back too.
+  std::vector<std::int64_t> odd = v;
+  for (std::size_t i = 5; i < odd.size(); i += 64) odd[i] += 1;
+  const CompactSeries t(odd);
+  for (std::size_t i = 0; i < odd.size(); ++i) ASSERT_EQ(t[i], odd[i]) << i;
+  EXPECT_GT(t.memoryBytes(), odd.size() * 9 / 2);
+}
+
 }  // namespace
 }  // namespace reservoir::replay

@@ -15,9 +15,11 @@ void EventFilterProxy::setSourceModel(QAbstractItemModel* source) {
     connect(source, &QAbstractItemModel::modelReset, this, [this] {
       rows_.clear();
       active_ = false;
+      begin_ = 0;
       endResetModel();
     });
   }
+  begin_ = 0;
   endResetModel();
 }
 
@@ -25,13 +27,47 @@ void EventFilterProxy::setMatches(std::vector<std::uint32_t> rows, bool active) 
   beginResetModel();
   rows_ = std::move(rows);
   active_ = active;
+  begin_ = 0;
   endResetModel();
 }
 
-int EventFilterProxy::proxyRowAtOrAfter(int source_row) const {
-  if (!active_) return source_row;
-  const auto it = std::lower_bound(rows_.begin(), rows_.end(), static_cast<std::uint32_t>(std::max(source_row, 0)));
-  return it == rows_.end() ? static_cast<int>(rows_.size()) - 1 : static_cast<int>(it - rows_.begin());
+void EventFilterProxy::setWindowRows(int rows) {
+  beginResetModel();
+  window_ = std::max(rows, 2);
+  begin_ = 0;
+  endResetModel();
+}
+
+std::size_t EventFilterProxy::shownRows() const {
+  if (!sourceModel()) return 0;
+  return active_ ? rows_.size() : static_cast<std::size_t>(std::max(sourceModel()->rowCount(), 0));
+}
+
+void EventFilterProxy::moveWindow(std::size_t begin) {
+  const std::size_t n = shownRows(), w = static_cast<std::size_t>(window_);
+  begin = n > w ? std::min(begin, n - w) : 0;
+  if (begin == begin_) return;
+  beginResetModel();
+  begin_ = begin;
+  endResetModel();
+}
+
+int EventFilterProxy::showRowAtOrAfter(int source_row) {
+  const std::size_t n = shownRows();
+  if (n == 0) return -1;
+  const auto s = static_cast<std::uint32_t>(std::max(source_row, 0));
+  std::size_t shown = s;
+  if (active_) shown = static_cast<std::size_t>(std::lower_bound(rows_.begin(), rows_.end(), s) - rows_.begin());
+  shown = std::min(shown, n - 1);
+  const auto w = static_cast<std::size_t>(window_);
+  if (shown < begin_ || shown >= begin_ + w) moveWindow(shown > w / 2 ? shown - w / 2 : 0);
+  return static_cast<int>(shown - begin_);
+}
+
+std::ptrdiff_t EventFilterProxy::slide(int direction) {
+  const std::size_t before = begin_, half = static_cast<std::size_t>(window_) / 2;
+  moveWindow(direction < 0 ? (begin_ > half ? begin_ - half : 0) : begin_ + half);
+  return static_cast<std::ptrdiff_t>(begin_) - static_cast<std::ptrdiff_t>(before);
 }
 
 QModelIndex EventFilterProxy::index(int row, int column, const QModelIndex& parent) const {
@@ -43,7 +79,8 @@ QModelIndex EventFilterProxy::parent(const QModelIndex&) const { return {}; }
 
 int EventFilterProxy::rowCount(const QModelIndex& parent) const {
   if (parent.isValid() || !sourceModel()) return 0;
-  return active_ ? static_cast<int>(rows_.size()) : sourceModel()->rowCount();
+  const std::size_t n = shownRows();
+  return static_cast<int>(std::min(n - std::min(begin_, n), static_cast<std::size_t>(window_)));
 }
 
 int EventFilterProxy::columnCount(const QModelIndex& parent) const {
@@ -53,16 +90,20 @@ int EventFilterProxy::columnCount(const QModelIndex& parent) const {
 
 QModelIndex EventFilterProxy::mapToSource(const QModelIndex& proxy) const {
   if (!proxy.isValid() || !sourceModel()) return {};
-  const int row = active_ ? static_cast<int>(rows_[static_cast<std::size_t>(proxy.row())]) : proxy.row();
-  return sourceModel()->index(row, proxy.column());
+  return sourceModel()->index(static_cast<int>(sourceRowOf(begin_ + static_cast<std::size_t>(proxy.row()))),
+                              proxy.column());
 }
 
 QModelIndex EventFilterProxy::mapFromSource(const QModelIndex& source) const {
   if (!source.isValid()) return {};
-  if (!active_) return index(source.row(), source.column());
-  const auto it = std::lower_bound(rows_.begin(), rows_.end(), static_cast<std::uint32_t>(source.row()));
-  if (it == rows_.end() || *it != static_cast<std::uint32_t>(source.row())) return {};
-  return index(static_cast<int>(it - rows_.begin()), source.column());
+  std::size_t shown = static_cast<std::size_t>(source.row());
+  if (active_) {
+    const auto it = std::lower_bound(rows_.begin(), rows_.end(), static_cast<std::uint32_t>(source.row()));
+    if (it == rows_.end() || *it != static_cast<std::uint32_t>(source.row())) return {};
+    shown = static_cast<std::size_t>(it - rows_.begin());
+  }
+  if (shown < begin_) return {};
+  return index(static_cast<int>(shown - begin_), source.column());
 }
 
 }  // namespace reservoir::gui

@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QScopedValueRollback>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -88,6 +89,9 @@ EventsView::EventsView(TraceDocument* doc, QWidget* parent)
     showDetails();
   });
   connect(doc_, &TraceDocument::cursorChanged, this, &EventsView::followCursor);
+  // A long trace is shown a window of rows at a time (EventFilterProxy): scrolled to its edge,
+  // the window moves on.
+  connect(table_->verticalScrollBar(), &QScrollBar::valueChanged, this, &EventsView::slideWindow);
   if (doc_->recorded()) model_->setTrace(doc_->recorded());
 }
 
@@ -134,15 +138,29 @@ void EventsView::followCursor() {
   // scrolling now, in the middle of a mouse press, would slide another row under the mouse,
   // which Qt's press would then select.
   if (from_table_ || proxy_->rowCount() == 0) return;
-  const int row = proxy_->proxyRowAtOrAfter(static_cast<int>(doc_->cursor()));
+  const QScopedValueRollback<bool> syncing(syncing_, true);  // moving the window resets the rows
+  const int row = proxy_->showRowAtOrAfter(static_cast<int>(doc_->cursor()));
   if (row < 0) return;
-  syncing_ = true;
   const QModelIndex i = proxy_->index(row, 0);
   if (table_->currentIndex().row() != row || !table_->selectionModel()->isRowSelected(row, {}))
     table_->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   const QRect visible = table_->viewport()->rect();
   if (!visible.contains(table_->visualRect(i))) table_->scrollTo(i, QAbstractItemView::PositionAtCenter);
-  syncing_ = false;
+}
+
+void EventsView::slideWindow(int value) {
+  const QScrollBar* bar = table_->verticalScrollBar();
+  const int direction = value <= bar->minimum() ? -1 : value >= bar->maximum() ? 1 : 0;
+  if (direction == 0 || syncing_) return;
+  const QScopedValueRollback<bool> syncing(syncing_, true);
+  const int top = table_->rowAt(0);
+  const std::ptrdiff_t moved = proxy_->slide(direction);
+  if (moved == 0) return;
+  // The same rows stay in view, and the cursor's row highlighted when the window holds it.
+  const QModelIndex current = proxy_->mapFromSource(model_->index(static_cast<int>(doc_->cursor()), 0));
+  if (current.isValid())
+    table_->selectionModel()->setCurrentIndex(current, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  table_->scrollTo(proxy_->index(std::max(0, static_cast<int>(top - moved)), 0), QAbstractItemView::PositionAtTop);
 }
 
 void EventsView::jumpMatch(int direction) {

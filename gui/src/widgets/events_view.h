@@ -34,6 +34,7 @@ class EventsView : public QWidget {
  private:
   void applyQuery();
   void followCursor();
+  void slideWindow(int scroll_value);  // at the scroll bar's ends: the proxy's window moves on
   void setCursorFromTable(const QModelIndex& row);
   void jumpMatch(int direction);
   void showDetails();  // of the table's current row

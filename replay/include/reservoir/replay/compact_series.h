@@ -1,7 +1,9 @@
 // A series of byte counts that changes at nearly every index (live bytes per event; allocated and
 // active bytes per op), kept in blocks of 64 values: each value as a 32-bit offset from its
-// block's first value, or the block whole (as well) where an offset would not fit. About 4.3
-// bytes a value instead of 8 (StepSeries is the form for series that change at few indices).
+// block's first value, in units of the largest power of two that divides every offset of the block
+// (the allocator's bytes come in blocks of 512: a block that moves by gigabytes stays narrow), or
+// the block whole (as well) where an offset would still not fit. About 4.3 bytes a value instead
+// of 8 (StepSeries is the form for series that change at few indices).
 #pragma once
 
 #include <array>
@@ -49,7 +51,7 @@ class CompactSeries {
     const std::size_t b = i / kBlock;
     if (b < blocks_.size()) [[likely]] {
       const Block& blk = blocks_[b];
-      return blk.wide ? wide_[blk.at + i % kBlock] : blk.base + narrow_[i];
+      return blk.wide ? wide_[blk.at + i % kBlock] : blk.base + (std::int64_t{narrow_[i]} << blk.shift);
     }
     return tail_[i % kBlock];
   }
@@ -77,21 +79,31 @@ class CompactSeries {
     std::int64_t base = 0;
     std::uint32_t at = 0;  // a wide block: the first index of its values in wide_
     bool wide = false;
+    std::uint8_t shift = 0;  // a narrow block: its offsets are in units of 2^shift
   };
 
   void seal() {
     const std::int64_t base = tail_[0];
+    std::array<std::int64_t, kBlock> offset{};
+    std::uint64_t bits = 0;  // every offset's bits: their common trailing zeros are the unit
     bool fits = true;
     for (std::size_t k = 0; k < kBlock && fits; ++k) {
-      std::int64_t d = 0;
-      fits = !__builtin_sub_overflow(tail_[k], base, &d) && d >= INT32_MIN && d <= INT32_MAX;
+      fits = !__builtin_sub_overflow(tail_[k], base, &offset[k]);
+      bits |= static_cast<std::uint64_t>(offset[k]);
+    }
+    const int shift = bits == 0 ? 0 : __builtin_ctzll(bits);
+    // Each offset is a multiple of 2^shift: shifted right it is exact, and shifted back the value.
+    for (std::size_t k = 0; k < kBlock && fits; ++k) {
+      offset[k] >>= shift;
+      fits = offset[k] >= INT32_MIN && offset[k] <= INT32_MAX;
     }
     Block blk;
     blk.base = base;
     blk.wide = !fits;
+    blk.shift = fits ? static_cast<std::uint8_t>(shift) : 0;
     // narrow_ has a slot per value, so that a narrow value is found by its index alone; a wide
     // block leaves its slots at 0 and keeps its values in wide_.
-    for (std::size_t k = 0; k < kBlock; ++k) narrow_.push_back(fits ? static_cast<std::int32_t>(tail_[k] - base) : 0);
+    for (std::size_t k = 0; k < kBlock; ++k) narrow_.push_back(fits ? static_cast<std::int32_t>(offset[k]) : 0);
     if (!fits) {
       blk.at = static_cast<std::uint32_t>(wide_.size());
       wide_.insert(wide_.end(), tail_.begin(), tail_.end());
