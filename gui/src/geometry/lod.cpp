@@ -23,7 +23,7 @@ void MinMaxPyramid::build() {
   // Level 1 from the values (plain or compact), each level above from the one below.
   std::size_t n = valueCount();
   std::vector<std::uint32_t> prev_arg;
-  for (std::uint32_t fan = kBaseFan; n > fan; fan = kFan) {
+  for (std::uint32_t fan = fanAbove(0); n > fan; fan = fanAbove(min_.size())) {
     const std::size_t m = (n + fan - 1) / fan;
     std::vector<std::int64_t> mn(m), mx(m);
     std::vector<std::uint32_t> ag(m);

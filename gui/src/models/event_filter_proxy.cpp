@@ -52,13 +52,15 @@ void EventFilterProxy::moveWindow(std::size_t begin) {
   endResetModel();
 }
 
+std::size_t EventFilterProxy::shownAtOrAfter(std::uint32_t source_row) const {
+  if (!active_) return std::min<std::size_t>(source_row, shownRows());
+  return static_cast<std::size_t>(std::lower_bound(rows_.begin(), rows_.end(), source_row) - rows_.begin());
+}
+
 int EventFilterProxy::showRowAtOrAfter(int source_row) {
   const std::size_t n = shownRows();
   if (n == 0) return -1;
-  const auto s = static_cast<std::uint32_t>(std::max(source_row, 0));
-  std::size_t shown = s;
-  if (active_) shown = static_cast<std::size_t>(std::lower_bound(rows_.begin(), rows_.end(), s) - rows_.begin());
-  shown = std::min(shown, n - 1);
+  const std::size_t shown = std::min(shownAtOrAfter(static_cast<std::uint32_t>(std::max(source_row, 0))), n - 1);
   const auto w = static_cast<std::size_t>(window_);
   if (shown < begin_ || shown >= begin_ + w) moveWindow(shown > w / 2 ? shown - w / 2 : 0);
   return static_cast<int>(shown - begin_);
@@ -96,13 +98,8 @@ QModelIndex EventFilterProxy::mapToSource(const QModelIndex& proxy) const {
 
 QModelIndex EventFilterProxy::mapFromSource(const QModelIndex& source) const {
   if (!source.isValid()) return {};
-  std::size_t shown = static_cast<std::size_t>(source.row());
-  if (active_) {
-    const auto it = std::lower_bound(rows_.begin(), rows_.end(), static_cast<std::uint32_t>(source.row()));
-    if (it == rows_.end() || *it != static_cast<std::uint32_t>(source.row())) return {};
-    shown = static_cast<std::size_t>(it - rows_.begin());
-  }
-  if (shown < begin_) return {};
+  const std::size_t shown = shownAtOrAfter(static_cast<std::uint32_t>(source.row()));
+  if (shown >= shownRows() || sourceRowOf(shown) != static_cast<std::size_t>(source.row()) || shown < begin_) return {};
   return index(static_cast<int>(shown - begin_), source.column());
 }
 

@@ -3,8 +3,9 @@
 // QSortFilterProxyModel on millions of rows (no per-row mapping objects).
 //
 // A QTableView keeps 8 bytes per row in its vertical header (153 MB for a 20 M-event trace), so
-// past windowRows() rows the proxy shows a window of them: the rows around the cursor, moved
-// when the cursor leaves it (showRowAtOrAfter) or the table is scrolled to its edge (slide).
+// past kWindowRows rows (setWindowRows) the proxy shows a window of them: the rows around the
+// cursor, moved when the cursor leaves it (showRowAtOrAfter) or the table is scrolled to its
+// edge (slide).
 #pragma once
 
 #include <QAbstractProxyModel>
@@ -33,7 +34,6 @@ class EventFilterProxy : public QAbstractProxyModel {
   [[nodiscard]] std::size_t shownRows() const;
   [[nodiscard]] std::size_t windowBegin() const { return begin_; }
   void setWindowRows(int rows);  // tests: a small window
-  [[nodiscard]] int windowRows() const { return window_; }
   // The proxy row showing source row `source_row`, or the nearest row after it (the last when
   // none is after it; -1 when nothing is shown), moving the window there when it lies outside.
   int showRowAtOrAfter(int source_row);
@@ -50,6 +50,8 @@ class EventFilterProxy : public QAbstractProxyModel {
 
  private:
   [[nodiscard]] std::size_t sourceRowOf(std::size_t shown) const { return active_ ? rows_[shown] : shown; }
+  // The first shown row whose source row is `source_row` or after it (shownRows() when none).
+  [[nodiscard]] std::size_t shownAtOrAfter(std::uint32_t source_row) const;
   // Moves the window to begin at `begin` (clamped), resetting the model when it moves.
   void moveWindow(std::size_t begin);
   std::vector<std::uint32_t> rows_;
