@@ -64,21 +64,41 @@ Action anyAction(RecipeBytes& in) {
 }
 
 void mutateEvent(RecipeBytes& in, reservoir::traces::Snapshot& snap) {
-  std::vector<TraceEvent>& events = snap.devices[0].events;
+  reservoir::traces::DeviceTrace& trace = snap.devices[0];
+  std::vector<TraceEvent>& events = trace.events;
   if (events.empty()) return;
+  // The times are a column beside the entries: edited as plain values, and kept in step.
+  std::vector<std::int64_t> times(events.size());
+  for (std::size_t k = 0; k < times.size(); ++k) times[k] = trace.timeOf(k);
   const std::size_t i = in.ConsumeIntegralInRange<std::size_t>(0, events.size() - 1);
+  const auto at = [&](auto& v) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
   TraceEvent& e = events[i];
   switch (in.ConsumeIntegralInRange<int>(0, 8)) {
     case 0: e.size = interestingSize(in); break;
     case 1: e.addr += static_cast<std::uint64_t>(in.ConsumeIntegralInRange<std::int64_t>(-(4 << 20), 4 << 20)); break;
     case 2: snap.setStream(e, in.ConsumeBool() ? 0 : in.ConsumeIntegral<std::uint16_t>()); break;
     case 3: e.action = anyAction(in); break;
-    case 4: e.time_us = in.ConsumeIntegral<std::int32_t>(); break;
-    case 5: events.erase(events.begin() + static_cast<std::ptrdiff_t>(i)); break;
-    case 6: events.insert(events.begin() + static_cast<std::ptrdiff_t>(i), TraceEvent(e)); break;
-    case 7: std::swap(e, events[in.ConsumeIntegralInRange<std::size_t>(0, events.size() - 1)]); break;
-    default: events.resize(i); break;  // a cut recording (ring buffer)
+    case 4: times[i] = in.ConsumeIntegral<std::int32_t>(); break;
+    case 5:
+      events.erase(at(events));
+      times.erase(at(times));
+      break;
+    case 6:
+      events.insert(at(events), TraceEvent(e));
+      times.insert(at(times), times[i]);
+      break;
+    case 7: {
+      const std::size_t j = in.ConsumeIntegralInRange<std::size_t>(0, events.size() - 1);
+      std::swap(e, events[j]);
+      std::swap(times[i], times[j]);
+      break;
+    }
+    default:  // a cut recording (ring buffer)
+      events.resize(i);
+      times.resize(i);
+      break;
   }
+  trace.times = reservoir::CompactSeries(times);
 }
 
 void mutateSnapshot(RecipeBytes& in, Snapshot& snap) {

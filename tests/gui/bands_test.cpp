@@ -16,7 +16,7 @@ namespace {
 struct FakeTrace {
   std::vector<std::uint32_t> begin, end, event_allocation;
   std::vector<std::uint64_t> size;
-  replay::CompactSeries live;
+  CompactSeries live;
   std::vector<StackId> stack;              // per allocation: one of 8 stacks, or none
   std::vector<std::uint32_t> stack_first;  // per stack
   // The lifetimes as the request stream holds them (what a LifetimeView reads), made from the

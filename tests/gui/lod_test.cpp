@@ -46,7 +46,7 @@ TEST(MinMaxPyramid, ACompactSeriesAnswersAsItsValues) {
   std::vector<std::int64_t> v(5000);
   std::int64_t x = 0;
   for (auto& y : v) y = x += (rng() % 50 == 0 ? (std::int64_t{1} << 33) : 0) + static_cast<std::int64_t>(rng() % 2001) - 1000;
-  const replay::CompactSeries c(v);
+  const CompactSeries c(v);
   MinMaxPyramid plain(v), compact(c);
   ASSERT_EQ(compact.size(), v.size());
   for (int trial = 0; trial < 500; ++trial) {

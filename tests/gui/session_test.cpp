@@ -76,7 +76,7 @@ TEST(Session, AStepSeriesAnswersPerEventFromItsChanges) {
 TEST(Session, EventTimesRaiseWhatTheClockTookBack) {
   traces::DeviceTrace trace;
   for (std::int64_t t : {5, 7, 3, 4, 7, 9, 2, 10, 10, 1})
-    trace.events.push_back(traces::TraceEvent{.time_us = t, .action = traces::Action::kAlloc});
+    trace.push(traces::TraceEvent{.action = traces::Action::kAlloc}, t);
   const EventTimes times(trace);
   const std::vector<std::int64_t> want = {5, 7, 7, 7, 7, 9, 9, 10, 10, 10};
   ASSERT_EQ(times.size(), want.size());

@@ -709,7 +709,8 @@ TEST_F(WidgetsTest, TheEventsDetailsPaneShowsTheHighlightedEvent) {
   EXPECT_TRUE(d->fieldText(Field::kSize).contains(QStringLiteral("iB"))) << "not in PyTorch's units";
   EXPECT_EQ(d->fieldText(Field::kStream), QString::number(snap.stream(ev)));
   EXPECT_TRUE(d->fieldText(Field::kAddress).contains(QString::number(ev.addr, 16)));
-  EXPECT_TRUE(d->fieldText(Field::kTime).startsWith(timeText(ev.time_us - rec->trace->facts.first_time_us)));
+  EXPECT_TRUE(d->fieldText(Field::kTime)
+                  .startsWith(timeText(rec->trace->deviceTrace().timeOf(e) - rec->trace->facts.first_time_us)));
   EXPECT_TRUE(d->fieldLabel(Field::kAddress)->textInteractionFlags() & Qt::TextSelectableByMouse);
   const auto frames = snap.stack(ev.stack);
   ASSERT_EQ(d->stackView()->model()->rowCount(), static_cast<int>(frames.size()));

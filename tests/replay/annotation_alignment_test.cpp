@@ -17,8 +17,7 @@ traces::Snapshot stepped(std::uint32_t events, const std::vector<std::uint32_t>&
   for (std::uint32_t i = 0; i < events; ++i) {
     traces::TraceEvent e;
     e.action = traces::Action::kAlloc;
-    e.time_us = 1000 + 10 * static_cast<std::int64_t>(i);
-    d.events.push_back(e);
+    d.push(e, 1000 + 10 * static_cast<std::int64_t>(i));
   }
   for (std::size_t k = 0; k < starts.size(); ++k) {
     const std::int64_t t = 1000 + 10 * static_cast<std::int64_t>(starts[k]) - 5;  // just before the event

@@ -111,9 +111,8 @@ Synthetic synthetic(const std::vector<std::int64_t>& reserved_after) {
   for (std::size_t i = 0; i < reserved_after.size(); ++i) {
     traces::TraceEvent e;
     e.action = traces::Action::kAlloc;
-    e.time_us = static_cast<std::int64_t>(100 + i);
     e.size = 512;
-    dev.events.push_back(e);
+    dev.push(e, static_cast<std::int64_t>(100 + i));
     Op op = makeOp(OpKind::kMalloc, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1));
     op.size = 512 * (i + 1);
     s.prepared.program.ops.push_back(op);

@@ -176,7 +176,7 @@ TEST(Point, EventAndTime) {
   ASSERT_TRUE(e.ok());
   EXPECT_EQ((*e)[0].boundary, 11u);
   EXPECT_FALSE(resolvePoint(*parsePoint("event:99999"), tiny(), 0).ok());
-  const auto t = tiny().devices[0].events[20].time_us;
+  const auto t = tiny().devices[0].timeOf(20);
   auto g = resolvePoint(*parsePoint("time:" + std::to_string(t)), tiny(), 0);
   ASSERT_TRUE(g.ok());
   EXPECT_GT((*g)[0].boundary, 20u);

@@ -74,9 +74,8 @@ Snapshot eventsAt(const std::vector<std::int64_t>& times) {
     e.action = Action::kAlloc;
     e.addr = 4096 * (i + 1);
     e.size = 512;
-    e.time_us = times[i];
     e.stack = empty;
-    d.events.push_back(e);
+    d.push(e, times[i]);
   }
   s.devices.push_back(std::move(d));
   return s;
@@ -127,10 +126,10 @@ TEST(HostileInput, APaddedMemoFloodStopsAtTheMemoryCap) {
 // With no cap set, the cap follows the input (issue 32): a plain file gets room in proportion to
 // its size, so a well-formed snapshot of any size reads (a 20 M-entry trace was refused at the
 // old fixed 1 GiB), while a compressed file that decompresses far beyond what real traces do
-// (here 300,000 identical entries, ~25 MiB in memory from a small .zst) still meets the cap.
+// (here 400,000 identical entries, ~10 MiB in memory from a small .zst) still meets the cap.
 // The floor is scaled down with the input (8 MiB for the default 1 GiB).
 TEST(HostileInput, TheDefaultCapFollowsTheInput) {
-  std::vector<std::int64_t> times(300000, 7);
+  std::vector<std::int64_t> times(400000, 7);
   Snapshot s = eventsAt(times);
   for (auto& e : s.devices[0].events) e.addr = 4096;  // alike, so that zstd packs them tight
   ReadOptions options;

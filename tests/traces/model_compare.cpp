@@ -56,12 +56,13 @@ class Differ {
     return diff("distinct stacks", a_.stackCount(), b_.stackCount());
   }
 
-  std::string event(const std::string& at, const traces::TraceEvent& x, const traces::TraceEvent& y) {
+  std::string event(const std::string& at, const traces::TraceEvent& x, const traces::TraceEvent& y,
+                    std::int64_t x_time_us, std::int64_t y_time_us) {
     std::string d = diff(at + ".action", std::string(actionName(x.action)), std::string(actionName(y.action)));
     if (d.empty()) d = diff(at + ".addr", x.addr, y.addr);
     if (d.empty()) d = diff(at + ".size", x.size, y.size);
     if (d.empty()) d = diff(at + ".stream", a_.stream(x), b_.stream(y));
-    if (d.empty()) d = diff(at + ".time_us", x.time_us, y.time_us);
+    if (d.empty()) d = diff(at + ".time_us", x_time_us, y_time_us);
     const traces::EventExtra& xx = a_.extra(x);
     const traces::EventExtra& yx = b_.extra(y);
     if (d.empty()) d = diff(at + ".has_frames", xx.has_frames, yx.has_frames);
@@ -80,7 +81,9 @@ class Differ {
       if (auto d = diff(at + ".device", x.device, y.device); !d.empty()) return d;
       if (auto d = diff(at + " length", x.events.size(), y.events.size()); !d.empty()) return d;
       for (std::size_t j = 0; j < x.events.size(); ++j)
-        if (auto d = event(fmt::format("{}[{}]", at, j), x.events[j], y.events[j]); !d.empty()) return d;
+        if (auto d = event(fmt::format("{}[{}]", at, j), x.events[j], y.events[j], x.timeOf(j), y.timeOf(j));
+            !d.empty())
+          return d;
     }
     return {};
   }

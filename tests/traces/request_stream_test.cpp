@@ -92,8 +92,7 @@ Snapshot randomTrace(std::uint32_t seed, std::size_t events, std::uint64_t addre
     e.addr = 0x7f0000000000ull + (rng() % addresses) * 512;
     e.size = 512 * (1 + rng() % 64);
     s.setStream(e, rng() % 2);
-    e.time_us = static_cast<std::int64_t>(i);
-    t.events.push_back(e);
+    t.push(e, static_cast<std::int64_t>(i));
   }
   s.devices.push_back(std::move(t));
   return s;

@@ -42,10 +42,8 @@ Snapshot smallSnapshot() {
   const StackId stack = interner.stack(frames);
   DeviceTrace d;
   TraceEvent plain = makeEvent(Action::kSegmentAlloc, 1u << 21, 2u << 20);
-  plain.time_us = std::numeric_limits<std::int64_t>::min();  // LONG1 of 8 bytes
   TraceEvent full = makeEvent(Action::kAlloc, 1u << 21, 512);
   s.setStream(full, (1ull << 63) + 5);  // beyond int64
-  full.time_us = -3;
   full.stack = stack;
   s.editExtra(full, [&](EventExtra& x) {
     x.has_frames = true;
@@ -53,10 +51,11 @@ Snapshot smallSnapshot() {
     x.user_metadata = s.strings.intern("");
   });
   TraceEvent oom = makeEvent(Action::kOom, 123456789012ull, 1ull << 40);
-  oom.time_us = -(1ll << 40) - 5;  // a negative LONG1 of 6 bytes
   oom.stack = empty;
   s.editExtra(oom, [](EventExtra& x) { x.has_frames = true; });
-  d.events = {plain, full, oom};
+  d.push(plain, std::numeric_limits<std::int64_t>::min());  // LONG1 of 8 bytes
+  d.push(full, -3);
+  d.push(oom, -(1ll << 40) - 5);  // a negative LONG1 of 6 bytes
   s.devices.push_back(std::move(d));
   SegmentInfo seg;
   seg.address = 1u << 21;
@@ -186,8 +185,7 @@ Snapshot bigSnapshot() {
     TraceEvent e = makeEvent(i % 2 ? Action::kFreeRequested : Action::kAlloc, 0x7f0000000000ull + i * 512u, i);
     e.stack = interner.stack(frames);
     s.editExtra(e, [](EventExtra& x) { x.has_frames = true; });
-    e.time_us = 1796028433553601 + i;
-    d.events.push_back(e);
+    d.push(e, static_cast<std::int64_t>(1796028433553601 + i));
   }
   const StringId long_context = s.strings.intern(std::string(70000, 'x'));
   s.editExtra(d.events[7], [&](EventExtra& x) { x.compile_context = long_context; });

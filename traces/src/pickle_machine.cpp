@@ -829,6 +829,7 @@ void PickleMachine::reserveForEvents(Container& list) {
   const std::size_t hint = eventCapacityHint();
   try {
     list.events.reserve(hint);
+    list.times.reserve(hint, 2);  // times a few microseconds apart take a byte or two
     adviseHugePages(list.events.data(), list.events.capacity() * sizeof(TraceEvent));
     if (memo_.capacity() < memo_.size() + 3 * hint) {
       memo_.reserve(memo_.size() + 3 * hint);

@@ -73,6 +73,7 @@ struct Container {
   std::vector<Value> items;               // dict: key0, value0, key1, value1, ...
   // Typed payloads of lists whose items were converted on insertion.
   std::vector<TraceEvent> events;
+  CompactSeries times;                // the events' time_us (DeviceTrace::times)
   std::vector<std::uint32_t> staged;  // indices of staged segments / annotations
   std::uint32_t frame_items = 0;      // items that are converted frames
   std::uint32_t segment_items = 0;
@@ -114,6 +115,7 @@ class ContainerPool {
     c.memo_slots.clear();
     c.items.clear();
     if (!c.events.empty()) c.events.clear();
+    if (!c.times.empty()) c.times.clear();
     if (!c.staged.empty()) c.staged.clear();
     c.frame_items = c.segment_items = c.annotation_items = 0;
     c.unknown_items = c.scalar_items = 0;
@@ -144,7 +146,7 @@ class ContainerPool {
                       forward_.size() * (sizeof(std::uint64_t) + sizeof(Value) + 2 * sizeof(void*));
     for (const Container& c : slots_)
       n += c.memo_slots.capacity() * sizeof(std::uint32_t) + c.items.capacity() * sizeof(Value) +
-           c.events.size() * sizeof(TraceEvent) + c.staged.capacity() * sizeof(std::uint32_t);
+           c.events.size() * sizeof(TraceEvent) + c.times.memoryBytes() + c.staged.capacity() * sizeof(std::uint32_t);
     return n;
   }
 

@@ -278,6 +278,7 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
   using F = Keys::EventField;
   const Keys& k = *keys_;
   TraceEvent ev;
+  std::int64_t time_us = 0;
   EventExtra x;
   ev.stack = StackId(0);
   AddrKey addr_key = AddrKey::kNone;
@@ -308,7 +309,7 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
         break;
       case F::kTime:
         if (!v.isInt()) return false;
-        ev.time_us = v.asInt();
+        time_us = v.asInt();
         break;
       case F::kFrames:
         if (v.tag != VTag::kStack) return false;
@@ -345,6 +346,7 @@ bool SnapshotAssembler::convertEventFast(Container& list, std::span<const Value>
   snap_.setExtra(ev, x);
   if (tooManyExtras()) return false;  // convertEvent says why
   list.events.push_back(ev);
+  list.times.push_back(time_us);
   return true;
 }
 
@@ -374,6 +376,7 @@ Status fieldType(std::string_view what, std::string_view field, std::string_view
 Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container& dict) {
   const Keys& k = *keys_;
   TraceEvent ev;
+  std::int64_t time_us = 0;
   EventExtra x;
   AddrKey addr_key = AddrKey::kNone;
   bool has_size = false;
@@ -404,7 +407,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
     } else if (id == k.time_us) {
       std::uint64_t t = 0;
       st = intField(&t);
-      ev.time_us = static_cast<std::int64_t>(t);
+      time_us = static_cast<std::int64_t>(t);
     } else if (id == k.frames) {
       if (v.tag != VTag::kStack) return fieldType("trace entry", "frames", "a list of frame dicts", framesTypeName(v));
       ev.stack = StackId(static_cast<std::uint32_t>(v.bits));
@@ -434,6 +437,7 @@ Expected<Conversion> SnapshotAssembler::convertEvent(Container& list, Container&
         "and user_metadata (a real trace has a few hundred): too many to keep",
         max_extras_));
   list.events.push_back(ev);
+  list.times.push_back(time_us);
   return Conversion{true, Value::consumed(), false};
 }
 
@@ -636,6 +640,7 @@ Status SnapshotAssembler::assembleDeviceTraces(const Value& value) {
     DeviceTrace trace;
     trace.device = static_cast<std::int64_t>(d);
     trace.events = std::move(inner->events);
+    trace.times = std::move(inner->times);
     snap_.devices.push_back(std::move(trace));
   }
   return {};
@@ -767,7 +772,7 @@ Expected<Snapshot> SnapshotAssembler::finish(const Value& root, int protocol) {
       const TraceEvent& e = d.events[i];
       if (e.action == Action::kSnapshot) snap_.anomalies.add(Anomaly::snapshot_entries);
       if (e.action == Action::kUserDefined) snap_.anomalies.add(Anomaly::user_defined_entries);
-      if (i > 0 && e.time_us < d.events[i - 1].time_us)
+      if (i > 0 && d.timeOf(i) < d.timeOf(i - 1))
         snap_.anomalies.add(Anomaly::time_goes_backwards, fmt::format("device {} entry {}", d.device, i));
     }
   }

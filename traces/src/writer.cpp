@@ -71,7 +71,7 @@ class SnapshotPickler {
   }
   void frame(FrameId id);
   void frames(StackId id);
-  void event(const TraceEvent& e);
+  void event(const TraceEvent& e, std::int64_t time_us);
   void deviceTraces();
   void block(const BlockInfo& b);
   void segment(const SegmentInfo& s);
@@ -134,7 +134,7 @@ void SnapshotPickler::frames(StackId id) {
   appendBatched(p_, stack.size(), [&](std::size_t i) { frame(stack[i]); });
 }
 
-void SnapshotPickler::event(const TraceEvent& e) {
+void SnapshotPickler::event(const TraceEvent& e, std::int64_t time_us) {
   p_.boundary();
   p_.emptyDict();
   p_.mark();
@@ -143,7 +143,7 @@ void SnapshotPickler::event(const TraceEvent& e) {
   keyUInt("size", e.size);
   const EventExtra& x = snap_.extra(e);
   keyUInt("stream", x.stream);
-  keyInt("time_us", e.time_us);
+  keyInt("time_us", time_us);
   if (x.compile_context.valid()) keyStr("compile_context", snap_.str(x.compile_context));
   if (x.user_metadata.valid()) keyStr("user_metadata", snap_.str(x.user_metadata));
   if (x.has_frames) {
@@ -174,7 +174,8 @@ void SnapshotPickler::deviceTraces() {
     const DeviceTrace* trace = by_device[i];
     p_.boundary();
     p_.emptyList();
-    if (trace) appendBatched(p_, trace->events.size(), [&](std::size_t j) { event(trace->events[j]); });
+    if (trace)
+      appendBatched(p_, trace->events.size(), [&](std::size_t j) { event(trace->events[j], trace->timeOf(j)); });
   });
 }
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "geometry/axis.h"
+#include "reservoir/core/compact_series.h"
 #include "reservoir/core/strong_id.h"
-#include "reservoir/replay/compact_series.h"
 #include "reservoir/traces/request_stream.h"
 
 namespace reservoir::gui {
@@ -27,7 +27,7 @@ struct LifetimeView {
   std::span<const traces::Allocation> allocations;
   std::span<const AllocationId> event_allocation;  // per event; invalid for the others
   std::uint32_t events = 0;                        // the end of the allocations live at the end
-  const replay::CompactSeries* live = nullptr;     // sum of live sizes after each event
+  const CompactSeries* live = nullptr;             // sum of live sizes after each event
   // Optional, per event (eventSizeClasses): its allocation's size class and whether it starts
   // or ends a block, so the sweep skips the events that change no band without touching the
   // allocation arrays.

@@ -6,7 +6,7 @@ namespace reservoir::gui {
 
 MinMaxPyramid::MinMaxPyramid(std::span<const std::int64_t> values) : values_(values) { build(); }
 
-MinMaxPyramid::MinMaxPyramid(const replay::CompactSeries& values) : compact_(&values) { build(); }
+MinMaxPyramid::MinMaxPyramid(const CompactSeries& values) : compact_(&values) { build(); }
 
 MinMaxPyramid::MinMaxPyramid(std::span<const std::uint32_t> step_events, std::span<const std::int64_t> step_values,
                              std::size_t size)

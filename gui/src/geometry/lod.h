@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "geometry/axis.h"
-#include "reservoir/replay/compact_series.h"
+#include "reservoir/core/compact_series.h"
 #include "reservoir/replay/program.h"
 
 namespace reservoir::gui {
@@ -29,7 +29,7 @@ class MinMaxPyramid {
   MinMaxPyramid() = default;
   explicit MinMaxPyramid(std::span<const std::int64_t> values);
   // Over a compact series (kept by the caller, as the span is).
-  explicit MinMaxPyramid(const replay::CompactSeries& values);
+  explicit MinMaxPyramid(const CompactSeries& values);
   // A step series of `size` events given by its changes: after event e the value is
   // step_values[k] for the last k with step_events[k] <= e (step_events[0] == 0). The pyramid is
   // built over the changes, so it costs per change, not per event.
@@ -54,7 +54,7 @@ class MinMaxPyramid {
   [[nodiscard]] std::int64_t value(std::size_t i) const { return compact_ ? (*compact_)[i] : values_[i]; }
   [[nodiscard]] std::size_t valueCount() const { return compact_ ? compact_->size() : values_.size(); }
   std::span<const std::int64_t> values_;  // per event, or per change of a step series
-  const replay::CompactSeries* compact_ = nullptr;  // instead of values_ (per event or op)
+  const CompactSeries* compact_ = nullptr;  // instead of values_ (per event or op)
   std::span<const std::uint32_t> steps_;  // a step series' change events (empty: values_ is per event)
   std::size_t size_ = 0;                  // a step series' events
   std::vector<std::vector<std::int64_t>> min_, max_;  // level k >= 1: blocks of kBaseFan * kFan^(k-1)

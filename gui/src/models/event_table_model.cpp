@@ -29,7 +29,7 @@ QVariant EventTableModel::display(std::uint32_t e, int column) const {
   const bool has_size = ev.action != traces::Action::kSnapshot && ev.action != traces::Action::kUserDefined;
   switch (column) {
     case kIndex: return e;
-    case kTime: return timeText(ev.time_us - t.facts.first_time_us);
+    case kTime: return timeText(t.deviceTrace().timeOf(e) - t.facts.first_time_us);
     case kAction: return QString::fromUtf8(traces::actionName(ev.action).data());
     case kAddress:
       return ev.action == traces::Action::kOom

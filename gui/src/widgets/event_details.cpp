@@ -68,7 +68,8 @@ void EventDetails::setEvent(std::shared_ptr<const RecordedPlot> plot, std::optio
   setField(Field::kAddress, ev.action == traces::Action::kOom
                                 ? tr("%1 free on the device").arg(exactSizeText(static_cast<std::int64_t>(ev.addr)))
                                 : addressText(ev.addr));
-  setField(Field::kTime, tr("%1 after the first event").arg(timeText(ev.time_us - t.facts.first_time_us)));
+  setField(Field::kTime,
+           tr("%1 after the first event").arg(timeText(t.deviceTrace().timeOf(*event) - t.facts.first_time_us)));
   stack_->setStack(std::move(plot), ev.stack);
 }
 

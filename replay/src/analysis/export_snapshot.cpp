@@ -67,8 +67,8 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
   };
   out.devices.resize(src.devices.size());
   for (std::size_t d = 0; d < src.devices.size(); ++d) out.devices[d].device = src.devices[d].device;
-  auto& trace = out.devices[p.device_index].events;
-  trace.reserve(events.size());
+  auto& trace = out.devices[p.device_index];
+  trace.events.reserve(events.size());
   std::optional<traces::EventExtra> extra;  // set at the first entry (its strings after its stack's)
   const auto& ops = p.program.ops;
   for (const auto& em : events) {
@@ -79,7 +79,6 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
     const Op* op = em.op < ops.size() ? &ops[em.op] : nullptr;
     const std::uint32_t ev =
         op ? op->first_event : (src_trace.events.empty() ? 0 : static_cast<std::uint32_t>(src_trace.events.size() - 1));
-    e.time_us = ev < src_trace.events.size() ? src_trace.events[ev].time_us : 0;
     const bool per_alloc = e.action == traces::Action::kAlloc || e.action == traces::Action::kFreeRequested ||
                            e.action == traces::Action::kFreeCompleted;
     e.stack = stacks.copy(per_alloc ? stackOfTag(em.event.tag) : (op ? p.opStack(*op) : StackId(0)));
@@ -91,7 +90,7 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
     }
     extra->stream = em.event.stream;
     e.setExtraId(out.extras.intern(*extra));
-    trace.push_back(e);
+    trace.push(e, src_trace.timeOf(ev));
   }
   // The final state, from a second replay that stops at the end (the run above has gone).
   RunSettings end = settings;
@@ -109,13 +108,12 @@ Expected<traces::Snapshot> exportRun(const PreparedTrace& p, const std::vector<R
 
 std::string timelineCsv(const PreparedTrace& p, const RunResult& run) {
   std::string csv = "event,time_us,allocated,reserved,active,requested\n";
-  const auto& events = p.snapshot->devices.at(p.device_index).events;
+  const auto& trace = p.snapshot->devices.at(p.device_index);
   for (std::size_t j = 0; j < run.timeline.size() && j < p.program.ops.size(); ++j) {
     const auto& op = p.program.ops[j];
     const std::uint32_t ev = op.end_event > 0 ? op.end_event - 1 : 0;
     const auto& t = run.timeline[j];
-    csv += fmt::format("{},{},{},{},{},{}\n", ev, ev < events.size() ? events[ev].time_us : 0, t.allocated, t.reserved,
-                       t.active, t.requested);
+    csv += fmt::format("{},{},{},{},{},{}\n", ev, trace.timeOf(ev), t.allocated, t.reserved, t.active, t.requested);
   }
   return csv;
 }

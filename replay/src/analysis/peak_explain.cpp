@@ -168,7 +168,7 @@ PeakStep stepAt(const PreparedTrace& prepared, const Values& v, std::uint32_t op
   PeakStep s;
   s.op = op;
   s.event = q == PeakQuantity::kReserved ? detail::reservedEventOf(trace, o) : detail::lastEventOf(o);
-  s.time_us = s.event < trace.events.size() ? trace.events[s.event].time_us : 0;
+  s.time_us = trace.timeOf(s.event);
   s.before = op == 0 ? start : v.at(op - 1);
   s.after = v.at(op);
   // The allocation's stack; a backward-pass op without frames of its own: its forward frames.

@@ -35,7 +35,7 @@ namespace {
 
 void recordedReservedPeak(const traces::DeviceTrace& trace, DeviceSummary& s) {
   const auto walk = traces::walkRecordedReserved(trace, s.start_reserved);
-  s.peak_reserved = PeakPoint{walk.peak, 0, trace.events.empty() ? 0 : trace.events[0].time_us, StackId(0), true};
+  s.peak_reserved = PeakPoint{walk.peak, 0, trace.timeOf(0), StackId(0), true};
   if (!walk.peak_event) return;
   // The segment event is part of a malloc: its stack is the request's.
   const std::size_t i = *walk.peak_event;
@@ -43,7 +43,7 @@ void recordedReservedPeak(const traces::DeviceTrace& trace, DeviceSummary& s) {
   while (k < trace.events.size() && trace.events[k].action != Action::kAlloc && trace.events[k].action != Action::kOom)
     ++k;
   const auto& at = k < trace.events.size() ? trace.events[k] : trace.events[i];
-  s.peak_reserved = PeakPoint{walk.peak, i, trace.events[i].time_us, at.stack, true};
+  s.peak_reserved = PeakPoint{walk.peak, i, trace.timeOf(i), at.stack, true};
 }
 
 void modelAllocatedPeak(const traces::Snapshot& snap, std::size_t device_index, const ReplayEnvironment& env,
@@ -62,7 +62,7 @@ void modelAllocatedPeak(const traces::Snapshot& snap, std::size_t device_index, 
   PeakPoint p;
   for (std::size_t i = 0; i < report->timeline.size(); ++i) {
     if (!p.known || report->timeline[i].allocated > p.bytes) {
-      p = PeakPoint{report->timeline[i].allocated, i, trace.events[i].time_us, trace.events[i].stack, true};
+      p = PeakPoint{report->timeline[i].allocated, i, trace.timeOf(i), trace.events[i].stack, true};
     }
   }
   s.peak_allocated = p;
@@ -98,8 +98,8 @@ DeviceSummary summarizeDevice(const traces::Snapshot& snap, std::size_t device_i
   s.events = trace.events.size();
   for (const auto& e : trace.events) ++s.actions[static_cast<std::size_t>(e.action)];
   if (!trace.events.empty()) {
-    s.first_time_us = trace.events.front().time_us;
-    s.last_time_us = trace.events.back().time_us;
+    s.first_time_us = trace.timeOf(0);
+    s.last_time_us = trace.timeOf(trace.events.size() - 1);
   }
   for (const auto& a : snap.annotations)
     if (a.device == trace.device || a.device < 0) ++s.annotations;

@@ -94,8 +94,7 @@ class TraceSink final : public sim::EventSink {
     t.addr = e.addr;
     t.size = e.size;
     snap_.setStream(t, e.stream);
-    t.time_us = static_cast<std::int64_t>(1'700'000'000'000'000ull + request_);
-    trace_.events.push_back(t);
+    trace_.push(t, static_cast<std::int64_t>(1'700'000'000'000'000ull + request_));
   }
 
  private:
@@ -146,6 +145,7 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
   snap.devices.push_back(traces::DeviceTrace{0, {}});
   traces::DeviceTrace& trace = snap.devices.back();
   trace.events.reserve(o.events + 64);
+  trace.times.reserve(o.events + 64, 1);  // a request a microsecond: a byte an entry
 
   std::uint64_t request = 0;
   SynthDevice device(o.total_memory);

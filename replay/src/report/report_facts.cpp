@@ -72,9 +72,9 @@ ReportFacts reportFacts(const ReportInput& input, const PreparedTrace& p) {
   f.events = trace.events.size();
   f.complete = p.conformance.window_complete;
   if (!trace.events.empty()) {
-    f.first_time_us = trace.events.front().time_us;
-    f.last_time_us = std::max(trace.events.back().time_us, f.first_time_us);
-    for (const auto& e : trace.events) f.last_time_us = std::max(f.last_time_us, e.time_us);
+    f.first_time_us = trace.timeOf(0);
+    f.last_time_us = f.first_time_us;
+    for (std::size_t e = 0; e < trace.events.size(); ++e) f.last_time_us = std::max(f.last_time_us, trace.timeOf(e));
   }
   f.allocations = p.allocation_stacks.size();
   f.frames = snap.frames.size();

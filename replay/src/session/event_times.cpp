@@ -5,10 +5,10 @@
 
 namespace reservoir::replay {
 
-EventTimes::EventTimes(const traces::DeviceTrace& trace) : events_(trace.events) {
+EventTimes::EventTimes(const traces::DeviceTrace& trace) : trace_(&trace) {
   std::int64_t t = 0;
-  for (std::size_t e = 0; e < events_.size(); ++e) {
-    const std::int64_t own = events_[e].time_us;
+  for (std::size_t e = 0; e < size(); ++e) {
+    const std::int64_t own = trace.timeOf(e);
     if (e > 0 && own < t) {
       const auto ev = static_cast<std::uint32_t>(e);
       if (!run_end_.empty() && run_end_.back() == ev && run_time_.back() == t) {
@@ -32,7 +32,7 @@ std::int64_t EventTimes::operator[](std::size_t event) const {
       if (event < run_end_[k]) return run_time_[k];
     }
   }
-  return events_[event].time_us;
+  return trace_->timeOf(event);
 }
 
 std::size_t EventTimes::lowerBound(std::int64_t t) const {

@@ -80,7 +80,7 @@ TraceFacts makeFacts(const LoadStage& t, bool complete, std::int64_t start_reser
   f.complete = complete;
   f.start_reserved = start_reserved;
   if (!t.series.time_us.empty()) {
-    f.first_time_us = trace.events.front().time_us;
+    f.first_time_us = trace.timeOf(0);
     f.last_time_us = t.series.time_us.back();
   }
   f.allocations = t.lifetimes.count();
@@ -132,8 +132,7 @@ std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const 
 
 std::vector<std::int64_t> nondecreasingTimes(const traces::DeviceTrace& trace) {
   std::vector<std::int64_t> t(trace.events.size());
-  for (std::size_t e = 0; e < t.size(); ++e)
-    t[e] = e == 0 ? trace.events[e].time_us : std::max(t[e - 1], trace.events[e].time_us);
+  for (std::size_t e = 0; e < t.size(); ++e) t[e] = e == 0 ? trace.timeOf(e) : std::max(t[e - 1], trace.timeOf(e));
   return t;
 }
 

@@ -204,10 +204,17 @@ std::vector<Gap> gapsOfCalls(const Point& p, const std::vector<FrameCall>& calls
 
 namespace {
 
+// The first entry whose time is after t (std::upper_bound over the entries' times).
 std::uint32_t boundaryAtTime(const traces::DeviceTrace& trace, std::int64_t t) {
-  const auto it = std::upper_bound(trace.events.begin(), trace.events.end(), t,
-                                   [](std::int64_t v, const traces::TraceEvent& e) { return v < e.time_us; });
-  return static_cast<std::uint32_t>(it - trace.events.begin());
+  std::size_t lo = 0, hi = trace.events.size();
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (t < trace.timeOf(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return static_cast<std::uint32_t>(lo);
 }
 
 }  // namespace

@@ -211,7 +211,7 @@ void Runner::track(std::uint32_t j) {
   // Both events are found only when a peak moves (the scan of the op's events is most of this
   // function's cost otherwise).
   auto at = [&](std::int64_t v, std::uint32_t ev) {
-    PeakInfo pi{v, j, ev, ev < trace.events.size() ? trace.events[ev].time_us : 0, p_.opStack(op)};
+    PeakInfo pi{v, j, ev, trace.timeOf(ev), p_.opStack(op)};
     return pi;
   };
   const sim::StatTotals now = model_.totals();  // one call per op (it is on the replay's hot path)

@@ -1,5 +1,5 @@
 // The events' times made nondecreasing (a later event never shows an earlier time), read from
-// the trace's own entries: only the runs of events whose recorded time is earlier than one before
+// the trace's own time column: only the runs of events whose recorded time is earlier than one before
 // them are stored, with the time they are raised to (a copy per event was 8 bytes per event).
 #pragma once
 
@@ -15,12 +15,12 @@ namespace reservoir::replay {
 class EventTimes {
  public:
   EventTimes() = default;
-  // Keeps a view of `trace`'s entries: the trace must outlive this (a LoadStage shares its snapshot).
+  // Reads `trace`'s times: the trace must outlive this (a LoadStage shares its snapshot).
   explicit EventTimes(const traces::DeviceTrace& trace);
 
   [[nodiscard]] std::int64_t operator[](std::size_t event) const;
-  [[nodiscard]] std::size_t size() const { return events_.size(); }
-  [[nodiscard]] bool empty() const { return events_.empty(); }
+  [[nodiscard]] std::size_t size() const { return trace_ ? trace_->events.size() : 0; }
+  [[nodiscard]] bool empty() const { return size() == 0; }
   [[nodiscard]] std::int64_t front() const { return (*this)[0]; }
   [[nodiscard]] std::int64_t back() const { return (*this)[size() - 1]; }
   // The first event whose time is >= t (lowerBound) or > t (upperBound); size() when none.
@@ -30,7 +30,7 @@ class EventTimes {
   [[nodiscard]] std::size_t raisedRuns() const { return run_begin_.size(); }
 
  private:
-  std::span<const traces::TraceEvent> events_;
+  const traces::DeviceTrace* trace_ = nullptr;
   // Run k covers events [run_begin_[k], run_end_[k]), each at time run_time_[k].
   std::vector<std::uint32_t> run_begin_, run_end_;
   std::vector<std::int64_t> run_time_;

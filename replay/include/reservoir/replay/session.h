@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "reservoir/core/compact_series.h"
 #include "reservoir/replay/callgraph.h"
 #include "reservoir/replay/capture_facts.h"
-#include "reservoir/replay/compact_series.h"
 #include "reservoir/replay/conformance.h"
 #include "reservoir/replay/event_times.h"
 #include "reservoir/replay/step_series.h"

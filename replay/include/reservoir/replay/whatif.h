@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "reservoir/core/compact_series.h"
 #include "reservoir/replay/conformance.h"
 #include "reservoir/replay/edited_run.h"
 #include "reservoir/replay/point.h"
 #include "reservoir/replay/program.h"
-#include "reservoir/replay/compact_series.h"
 #include "reservoir/replay/step_series.h"
 
 namespace reservoir::replay {

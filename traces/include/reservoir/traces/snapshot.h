@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "reservoir/core/compact_series.h"
 #include "reservoir/core/strong_id.h"
 #include "reservoir/core/units.h"
 #include "reservoir/traces/anomalies.h"
@@ -56,13 +57,12 @@ struct Frame {
 // The "key=value" pairs of Frame::fx, in order.
 std::vector<std::pair<std::string_view, std::string_view>> fxFields(std::string_view fx);
 
-// One trace entry: 32 bytes, the rarely varying fields (its stream among them) interned in
-// Snapshot::extras (read them with Snapshot::extra, the stream with Snapshot::stream). For `oom`
-// entries, `addr` holds `device_free`.
+// One trace entry: 24 bytes, the rarely varying fields (its stream among them) interned in
+// Snapshot::extras (read them with Snapshot::extra, the stream with Snapshot::stream), its time in
+// DeviceTrace::times (DeviceTrace::timeOf). For `oom` entries, `addr` holds `device_free`.
 struct TraceEvent {
   Addr addr = 0;
   ByteCount size = 0;
-  std::int64_t time_us = 0;
   StackId stack;  // empty stack when the entry had no frames
   Action action : 8 = Action::kUnknown;
   // Its EventExtraId (stream, pool, forward frames, compile_context, user_metadata) in the 24 bits
@@ -73,7 +73,7 @@ struct TraceEvent {
   [[nodiscard]] EventExtraId extraId() const { return EventExtraId(extra_index); }
   void setExtraId(EventExtraId id) { extra_index = id.value() & kMaxEventExtras; }
 };
-static_assert(sizeof(TraceEvent) == 32, "a trace entry is 32 bytes: 20 M of them are most of a read's memory");
+static_assert(sizeof(TraceEvent) == 24, "a trace entry is 24 bytes: 20 M of them are most of a read's memory");
 
 enum class BlockState : std::uint8_t { kActiveAllocated, kActivePendingFree, kInactive, kUnknown };
 std::string_view blockStateName(BlockState state);
@@ -135,6 +135,16 @@ struct Annotation {
 struct DeviceTrace {
   std::int64_t device = 0;
   std::vector<TraceEvent> events;
+  // Entry i's time_us, a column beside the entries (a byte or two an entry where 8 were kept in
+  // each): entries past its end have none and read 0, as an entry without time_us does.
+  CompactSeries times;
+  [[nodiscard]] std::int64_t timeOf(std::size_t entry) const { return entry < times.size() ? times[entry] : 0; }
+  // Appends an entry and its time (the entries before it without one read 0).
+  void push(const TraceEvent& event, std::int64_t time_us) {
+    while (times.size() < events.size()) times.push_back(0);
+    events.push_back(event);
+    times.push_back(time_us);
+  }
 };
 
 enum class Compression : std::uint8_t { kNone, kGzip, kZstd };

@@ -1,4 +1,4 @@
-// CompactSeries: every value read back as pushed, narrow and wide blocks alike, and its memory.
+// CompactSeries: every value read back as pushed, at every width of a block, and its memory.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -6,9 +6,9 @@
 #include <random>
 #include <vector>
 
-#include "reservoir/replay/compact_series.h"
+#include "reservoir/core/compact_series.h"
 
-namespace reservoir::replay {
+namespace reservoir {
 namespace {
 
 // Values as a series of live bytes moves: mostly small steps, now and then a jump past 32 bits.
@@ -64,16 +64,47 @@ TEST(CompactSeries, AppendingPiecesEqualsPushingAll) {
   EXPECT_EQ(pieces.values(), v);
 }
 
-TEST(CompactSeries, SmallStepsTakeAboutFourBytesAValue) {
+TEST(CompactSeries, SmallStepsTakeTheBitsTheyNeed) {
   std::vector<std::int64_t> v;
   for (std::int64_t i = 0; i < 64000; ++i) v.push_back((std::int64_t{40} << 30) + (i % 1000) * 512);
   const CompactSeries s(v);
-  EXPECT_LE(s.memoryBytes(), v.size() * 9 / 2);  // 4 bytes a value and 16 a block, vs 8 a value
+  // Offsets below 1000 units of 512: 10 bits a value and 16 bytes a block, vs 8 bytes a value.
+  EXPECT_LE(s.memoryBytes(), v.size() * 10 / 8 + v.size() / 64 * 16 + 1024);
   EXPECT_EQ(s[63999], v[63999]);
+  for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(s[i], v[i]) << i;
+}
+
+// Times: nondecreasing microseconds a few apart take a byte a value or less.
+TEST(CompactSeries, NearbyTimesTakeAboutAByteAValue) {
+  std::mt19937_64 rng(3);
+  std::vector<std::int64_t> v;
+  std::int64_t t = 1'700'000'000'000'000;
+  for (std::size_t i = 0; i < 64000; ++i) v.push_back(t += static_cast<std::int64_t>(rng() % 3));
+  const CompactSeries s(v);
+  for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(s[i], v[i]) << i;
+  EXPECT_LE(s.memoryBytes(), v.size() + v.size() / 64 * 16 + 1024);
+}
+
+// Every width from a block of equal values (no bits) to whole 64-bit values reads back, at every
+// position of its block (a value's bits straddle bytes at most widths).
+TEST(CompactSeries, EveryWidthReadsBack) {
+  std::mt19937_64 rng(5);
+  std::vector<std::int64_t> v;
+  for (unsigned bits = 0; bits <= 64; ++bits) {
+    const std::uint64_t top = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    for (std::size_t k = 0; k < CompactSeries::kBlock; ++k) {
+      const std::uint64_t offset = k == 7 ? top : (bits == 0 ? 0 : rng() & top);  // the widest in each block
+      v.push_back(
+          static_cast<std::int64_t>(static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::min()) + offset));
+    }
+  }
+  const CompactSeries s(v);
+  ASSERT_EQ(s.size(), v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(s[i], v[i]) << "block " << i / 64 << " value " << i % 64;
 }
 
 // The allocator's byte counts move in blocks of 512: a block of them that jumps by gigabytes keeps
-// its offsets in units of a power of two (4 bytes a value), not whole (8 more).
+// its offsets in units of a power of two, 9 bits fewer than in bytes.
 TEST(CompactSeries, OffsetsInACommonUnitStayNarrow) {
   std::mt19937_64 rng(11);
   std::vector<std::int64_t> v;
@@ -90,14 +121,15 @@ TEST(CompactSeries, OffsetsInACommonUnitStayNarrow) {
   }
   const CompactSeries s(v);
   for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(s[i], v[i]) << i;
-  EXPECT_LE(s.memoryBytes(), v.size() * 9 / 2);
-  // Odd steps among them leave no common unit: such blocks are kept whole, and read back too.
+  // Blocks span up to 2 x 10 GiB plus the steps: at most 27 bits in units of 512.
+  EXPECT_LE(s.memoryBytes(), v.size() * 27 / 8 + v.size() / 64 * 16 + 1024);
+  // Odd steps among them leave no common unit: such blocks take 9 bits a value more, and read back.
   std::vector<std::int64_t> odd = v;
   for (std::size_t i = 5; i < odd.size(); i += 64) odd[i] += 1;
   const CompactSeries t(odd);
   for (std::size_t i = 0; i < odd.size(); ++i) ASSERT_EQ(t[i], odd[i]) << i;
-  EXPECT_GT(t.memoryBytes(), odd.size() * 9 / 2);
+  EXPECT_GE(t.memoryBytes(), s.memoryBytes() + odd.size() * 9 / 8);
 }
 
 }  // namespace
-}  // namespace reservoir::replay
+}  // namespace reservoir

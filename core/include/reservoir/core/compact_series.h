@@ -1,0 +1,152 @@
+// A series of 64-bit integers that changes at nearly every index (each trace entry's time; live
+// bytes per event; allocated and active bytes per op), kept in blocks of 64 values: each value as
+// its offset from the block's least value, in units of the largest power of two that divides
+// every offset of the block (the allocator's bytes come in blocks of 512), packed in as many bits
+// as the block's largest offset needs. Times a few microseconds apart take a byte a value, byte
+// counts moving by megabytes three; 0.25 bytes a value for the block's header (StepSeries is the
+// form for series that change at few indices).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <vector>
+
+namespace reservoir {
+
+class CompactSeries {
+ public:
+  static constexpr std::size_t kBlock = 64;
+
+  CompactSeries() = default;
+  // From plain values (tests, small series).
+  explicit CompactSeries(const std::vector<std::int64_t>& values) {
+    for (const std::int64_t v : values) push_back(v);
+  }
+  CompactSeries(std::initializer_list<std::int64_t> values) {
+    for (const std::int64_t v : values) push_back(v);
+  }
+
+  void push_back(std::int64_t v) {
+    if (tail_.capacity() < kBlock) tail_.reserve(kBlock);
+    tail_.push_back(v);
+    if (tail_.size() == kBlock) seal();
+  }
+  // Appends `later` (a run's curve taken in pieces).
+  void append(const CompactSeries& later) {
+    for (std::size_t i = 0; i < later.size(); ++i) push_back(later[i]);
+  }
+  void clear() {
+    blocks_.clear();
+    packed_.clear();
+    tail_.clear();
+  }
+  // Room for n values in all at up to `bytes_per_value` each, so that a series filled piece by
+  // piece grows once (address space only: memory is taken as the values come).
+  void reserve(std::size_t n, std::size_t bytes_per_value = sizeof(std::int64_t)) {
+    blocks_.reserve(n / kBlock + 1);
+    packed_.reserve(n * bytes_per_value + kPad);
+  }
+  // Gives back the room reserve() took beyond the values.
+  void shrink_to_fit() {
+    blocks_.shrink_to_fit();
+    packed_.shrink_to_fit();
+  }
+
+  [[nodiscard]] std::int64_t operator[](std::size_t i) const {
+    const std::size_t b = i / kBlock;
+    if (b < blocks_.size()) [[likely]] {
+      const Block& blk = blocks_[b];
+      const std::uint64_t bit = static_cast<std::uint64_t>(blk.bits) * (i % kBlock);
+      std::uint64_t word = 0;
+      std::memcpy(&word, packed_.data() + std::size_t{blk.at} * 8 + bit / 8, sizeof word);
+      word = (word >> (bit % 8)) & maskOf(blk.bits);
+      // Modulo 2^64 the sum is the value, which an int64 holds.
+      return static_cast<std::int64_t>(static_cast<std::uint64_t>(blk.base) + (word << blk.shift));
+    }
+    return tail_[i % kBlock];
+  }
+  [[nodiscard]] std::int64_t back() const { return (*this)[size() - 1]; }
+  [[nodiscard]] std::size_t size() const { return blocks_.size() * kBlock + tail_.size(); }
+  [[nodiscard]] bool empty() const { return size() == 0; }
+  // The bytes its values take (blocks and packed offsets; not the room reserved for more).
+  [[nodiscard]] std::size_t memoryBytes() const {
+    return blocks_.size() * sizeof(Block) + packed_.size() + tail_.capacity() * sizeof(std::int64_t);
+  }
+  [[nodiscard]] std::vector<std::int64_t> values() const {
+    std::vector<std::int64_t> out(size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = (*this)[i];
+    return out;
+  }
+  bool operator==(const CompactSeries& o) const {
+    if (size() != o.size()) return false;
+    for (std::size_t i = 0; i < size(); ++i)
+      if ((*this)[i] != o[i]) return false;
+    return true;
+  }
+
+ private:
+  // A value is read as the 8 bytes at its first bit's byte: an offset of up to 57 bits fits
+  // beside the 7 bits before it; a wider block takes 64 bits a value, each starting on a byte.
+  static constexpr unsigned kMaxPackedBits = 57;
+  static constexpr std::size_t kPad = sizeof(std::uint64_t);  // the last value's 8-byte read
+
+  struct Block {
+    std::int64_t base = 0;   // the block's least value
+    std::uint32_t at = 0;    // its first byte in packed_, over 8 (a block takes 8 bytes per bit of its offsets)
+    std::uint8_t bits = 0;   // per offset: 0 (all equal) to 57, or 64
+    std::uint8_t shift = 0;  // offsets are in units of 2^shift
+  };
+
+  static constexpr std::uint64_t maskOf(unsigned bits) {
+    return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  }
+
+  void seal() {
+    const std::int64_t base = *std::min_element(tail_.begin(), tail_.end());
+    std::array<std::uint64_t, kBlock> offset{};
+    std::uint64_t any = 0;  // every offset's bits: their common trailing zeros are the unit
+    for (std::size_t k = 0; k < kBlock; ++k) {
+      offset[k] = static_cast<std::uint64_t>(tail_[k]) - static_cast<std::uint64_t>(base);  // exact: tail_[k] >= base
+      any |= offset[k];
+    }
+    const int shift = any == 0 ? 0 : std::countr_zero(any);
+    std::uint64_t widest = 0;
+    for (auto& o : offset) widest = std::max(widest, o >>= shift);
+    unsigned bits = static_cast<unsigned>(std::bit_width(widest));
+    if (bits > kMaxPackedBits) bits = 64;
+
+    Block blk;
+    blk.base = base;
+    const std::size_t at = packed_.empty() ? 0 : packed_.size() - kPad;  // a multiple of 8
+    blk.at = static_cast<std::uint32_t>(at / 8);
+    blk.bits = static_cast<std::uint8_t>(bits);
+    blk.shift = static_cast<std::uint8_t>(shift);
+    packed_.resize(at + bits * kBlock / 8 + kPad, 0);
+    for (std::size_t k = 0; k < kBlock && bits > 0; ++k) writeBits(at, bits * k, offset[k]);
+    blocks_.push_back(blk);
+    tail_.clear();
+  }
+
+  // Ors `value` (`bits` wide) in at bit `bit` of the block at byte `at`: into the 8 bytes at its
+  // first bit's byte, as it is read (the offsets' bytes are zero until written, and kPad follows).
+  void writeBits(std::size_t at, std::size_t bit, std::uint64_t value) {
+    std::uint8_t* p = packed_.data() + at + bit / 8;
+    std::uint64_t word = 0;
+    std::memcpy(&word, p, sizeof word);
+    word |= value << (bit % 8);
+    std::memcpy(p, &word, sizeof word);
+  }
+
+  std::vector<Block> blocks_;
+  std::vector<std::uint8_t> packed_;  // the blocks' offsets, then kPad bytes of zeros
+  // The values after the last block (on the heap: an empty series is three empty vectors, and a
+  // reader's containers each hold one).
+  std::vector<std::int64_t> tail_;
+};
+
+}  // namespace reservoir
