@@ -768,12 +768,15 @@ Expected<Snapshot> SnapshotAssembler::finish(const Value& root, int protocol) {
     snap_.anomalies.add(anomaly, text(StringId(static_cast<std::uint32_t>(code))), count);
   }
   for (const DeviceTrace& d : snap_.devices) {
+    std::int64_t before = 0;  // the entry before's time
     for (std::size_t i = 0; i < d.events.size(); ++i) {
       const TraceEvent& e = d.events[i];
       if (e.action == Action::kSnapshot) snap_.anomalies.add(Anomaly::snapshot_entries);
       if (e.action == Action::kUserDefined) snap_.anomalies.add(Anomaly::user_defined_entries);
-      if (i > 0 && d.timeOf(i) < d.timeOf(i - 1))
+      const std::int64_t t = d.timeOf(i);
+      if (i > 0 && t < before)
         snap_.anomalies.add(Anomaly::time_goes_backwards, fmt::format("device {} entry {}", d.device, i));
+      before = t;
     }
   }
   snap_.pickle_protocol = protocol;

@@ -107,17 +107,18 @@ class CompactSeries {
   }
 
   void seal() {
-    const std::int64_t base = *std::min_element(tail_.begin(), tail_.end());
-    std::array<std::uint64_t, kBlock> offset{};
-    std::uint64_t any = 0;  // every offset's bits: their common trailing zeros are the unit
-    for (std::size_t k = 0; k < kBlock; ++k) {
-      offset[k] = static_cast<std::uint64_t>(tail_[k]) - static_cast<std::uint64_t>(base);  // exact: tail_[k] >= base
-      any |= offset[k];
+    std::int64_t base = tail_[0], top = tail_[0];
+    for (const std::int64_t v : tail_) {
+      base = std::min(base, v);
+      top = std::max(top, v);
     }
+    const auto offsetOf = [base](std::int64_t v) {  // exact: v >= base
+      return static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(base);
+    };
+    std::uint64_t any = 0;  // every offset's bits: their common trailing zeros are the unit
+    for (const std::int64_t v : tail_) any |= offsetOf(v);
     const int shift = any == 0 ? 0 : std::countr_zero(any);
-    std::uint64_t widest = 0;
-    for (auto& o : offset) widest = std::max(widest, o >>= shift);
-    unsigned bits = static_cast<unsigned>(std::bit_width(widest));
+    unsigned bits = static_cast<unsigned>(std::bit_width(offsetOf(top) >> shift));
     if (bits > kMaxPackedBits) bits = 64;
 
     Block blk;
@@ -126,20 +127,29 @@ class CompactSeries {
     blk.at = static_cast<std::uint32_t>(at / 8);
     blk.bits = static_cast<std::uint8_t>(bits);
     blk.shift = static_cast<std::uint8_t>(shift);
-    packed_.resize(at + bits * kBlock / 8 + kPad, 0);
-    for (std::size_t k = 0; k < kBlock && bits > 0; ++k) writeBits(at, bits * k, offset[k]);
+    packed_.resize(at + bits * kBlock / 8 + kPad);
+    if (bits > 0) pack(packed_.data() + at, bits, shift, offsetOf);
     blocks_.push_back(blk);
     tail_.clear();
   }
 
-  // Ors `value` (`bits` wide) in at bit `bit` of the block at byte `at`: into the 8 bytes at its
-  // first bit's byte, as it is read (the offsets' bytes are zero until written, and kPad follows).
-  void writeBits(std::size_t at, std::size_t bit, std::uint64_t value) {
-    std::uint8_t* p = packed_.data() + at + bit / 8;
+  // Writes the block's offsets, `bits` each from bit 0 at `out`, a word at a time (64 offsets
+  // take exactly `bits` words), as the reads above find them.
+  template <typename OffsetOf>
+  void pack(std::uint8_t* out, unsigned bits, int shift, OffsetOf offsetOf) const {
     std::uint64_t word = 0;
-    std::memcpy(&word, p, sizeof word);
-    word |= value << (bit % 8);
-    std::memcpy(p, &word, sizeof word);
+    unsigned filled = 0;  // bits of `word` taken, < 64
+    for (const std::int64_t v : tail_) {
+      const std::uint64_t o = offsetOf(v) >> shift;
+      word |= o << filled;
+      filled += bits;
+      if (filled >= 64) {
+        std::memcpy(out, &word, sizeof word);
+        out += sizeof word;
+        filled -= 64;
+        word = filled == 0 ? 0 : o >> (bits - filled);  // the offset's bits that did not fit
+      }
+    }
   }
 
   std::vector<Block> blocks_;
