@@ -8,7 +8,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -50,11 +49,6 @@ class CompactSeries {
   void reserve(std::size_t n, std::size_t bytes_per_value = sizeof(std::int64_t)) {
     blocks_.reserve(n / kBlock + 1);
     packed_.reserve(n * bytes_per_value + kPad);
-  }
-  // Gives back the room reserve() took beyond the values.
-  void shrink_to_fit() {
-    blocks_.shrink_to_fit();
-    packed_.shrink_to_fit();
   }
 
   [[nodiscard]] std::int64_t operator[](std::size_t i) const {
