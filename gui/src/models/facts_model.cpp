@@ -168,7 +168,7 @@ std::vector<FactRow> factRows(const TraceDocument* doc) {
   if (rec) {
     const auto& f = rec->trace->facts;
     const auto& s = rec->trace->series;
-    auto add = [&](const QString& g, const QString& n, const QString& v) { rows.push_back(FactRow{g, n, v}); };
+    auto add = [&](const QString& g, const QString& n, const QString& v) { rows.push_back(FactRow{g, n, v, {}}); };
     const QString t = QStringLiteral("trace");
     add(t, QStringLiteral("file"), QString::fromStdString(f.path));
     add(t, QStringLiteral("file size"), sizeText(static_cast<std::int64_t>(f.file_bytes)));
@@ -229,10 +229,10 @@ std::vector<FactRow> factRows(const TraceDocument* doc) {
   if (!rec && doc && doc->failed()) {
     // A file that did not open: which file, and why (the panel was empty).
     const QString t = QStringLiteral("trace");
-    rows.push_back(FactRow{t, QStringLiteral("file"), doc->path()});
+    rows.push_back(FactRow{t, QStringLiteral("file"), doc->path(), {}});
     const QFileInfo info(doc->path());
-    if (info.exists()) rows.push_back(FactRow{t, QStringLiteral("file size"), sizeText(info.size())});
-    rows.push_back(FactRow{t, QStringLiteral("could not open"), doc->errorInBrief()});
+    if (info.exists()) rows.push_back(FactRow{t, QStringLiteral("file size"), sizeText(info.size()), {}});
+    rows.push_back(FactRow{t, QStringLiteral("could not open"), doc->errorInBrief(), {}});
     rows.back().tooltip = doc->error();
   }
   return rows;

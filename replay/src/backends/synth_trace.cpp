@@ -142,7 +142,7 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
   SynthTrace out;
   traces::Snapshot& snap = out.snapshot;
   snap.pickle_protocol = 4;
-  snap.devices.push_back(traces::DeviceTrace{0, {}});
+  snap.devices.emplace_back();  // device 0
   traces::DeviceTrace& trace = snap.devices.back();
   trace.events.reserve(o.events + 64);
   trace.times.reserve(o.events + 64, 1);  // a request a microsecond: a byte an entry

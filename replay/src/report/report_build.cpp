@@ -37,7 +37,7 @@ struct OpPositions {
   std::vector<std::int64_t> event, time;
 };
 
-OpPositions opPositions(const PreparedTrace& p, std::span<const std::int64_t> times) {
+OpPositions opPositions(const PreparedTrace& p, const EventTimes& times) {
   OpPositions pos;
   pos.event.reserve(p.program.ops.size());
   pos.time.reserve(p.program.ops.size());
@@ -59,8 +59,8 @@ RunCurves curvesOn(const RunResult& r, std::span<const std::int64_t> at, const C
           decimateSteps(at, allocated, startValue(p, PeakQuantity::kAllocated), axis)};
 }
 
-Status markEdits(const PreparedTrace& p, const WhatIfOptions& o, std::span<const std::int64_t> times,
-                 std::size_t max_marks, ReportRun& run) {
+Status markEdits(const PreparedTrace& p, const WhatIfOptions& o, const EventTimes& times, std::size_t max_marks,
+                 ReportRun& run) {
   std::vector<Edit> placed;
   for (const auto& e : o.edits)
     if (e.kind != Edit::Kind::kProbe && e.kind != Edit::Kind::kDemand) placed.push_back(e);
@@ -105,7 +105,7 @@ std::vector<DemandCell> demandCells(const RunResult& r, const std::vector<std::s
 struct RankContext {
   const PreparedTrace* prepared = nullptr;
   OpPositions positions;
-  std::span<const std::int64_t> times;
+  const EventTimes* times = nullptr;
   const ReportRank* rank = nullptr;
   const std::vector<std::string>* probes = nullptr;
   const std::vector<std::string>* demands = nullptr;
@@ -125,7 +125,7 @@ Expected<ReportRun> makeRun(const RankContext& c, const detail::PlannedRun& plan
   run.by_time = curvesOn(w, c.positions.time, c.rank->by_time, *c.prepared);
   run.probes = probeCells(w, *c.probes);
   run.demands = demandCells(w, *c.demands);
-  if (Status st = markEdits(*c.prepared, planned.options, c.times, c.max_marks, run); !st.ok()) return st;
+  if (Status st = markEdits(*c.prepared, planned.options, *c.times, c.max_marks, run); !st.ok()) return st;
   for (RunResult* r : {&run.report.baseline, &run.report.whatif}) {
     r->timeline.clear();
     r->timeline.shrink_to_fit();
@@ -139,7 +139,7 @@ Expected<ReportRank> makeRank(const ReportInput& input, const std::vector<detail
   rank.trace = input.trace;
   rank.device_index = input.device_index;
   const auto& trace = input.trace.snap().devices[input.device_index];
-  const std::vector<std::int64_t> times = nondecreasingTimes(trace);
+  const EventTimes times(trace);  // made nondecreasing
   detail::fillAxes(trace, times, options.columns, rank);
   detail::fillAnnotations(input.trace.snap(), trace, times, options.max_marks, rank);
   // Each variant's own edits first: one that names nothing in this rank is that variant's error.
@@ -158,7 +158,7 @@ Expected<ReportRank> makeRank(const ReportInput& input, const std::vector<detail
       rank.facts = detail::reportFacts(input, **prepared);
       rank.facts.annotations = rank.annotation_count;
     }
-    RankContext c{*prepared,        opPositions(**prepared, times), times, &rank, &report.probes, &report.demands,
+    RankContext c{*prepared,        opPositions(**prepared, times), &times, &rank, &report.probes, &report.demands,
                   options.max_marks};
     auto run = makeRun(c, plan[v]);
     if (!run) return run.status().prefixed(fmt::format("variant {}: ", plan[v].name));

@@ -92,8 +92,7 @@ ReportFacts reportFacts(const ReportInput& input, const PreparedTrace& p) {
   return f;
 }
 
-void fillAxes(const traces::DeviceTrace& trace, std::span<const std::int64_t> times, std::size_t columns,
-              ReportRank& rank) {
+void fillAxes(const traces::DeviceTrace& trace, const EventTimes& times, std::size_t columns, ReportRank& rank) {
   const auto n = static_cast<std::int64_t>(trace.events.size());
   rank.by_event = {CurveAxis::Kind::kEvents, 0, n,
                    static_cast<std::size_t>(std::min<std::int64_t>(n, static_cast<std::int64_t>(columns)))};
@@ -103,8 +102,8 @@ void fillAxes(const traces::DeviceTrace& trace, std::span<const std::int64_t> ti
                   static_cast<std::size_t>(std::min<std::int64_t>(t1 - t0, static_cast<std::int64_t>(columns)))};
 }
 
-void fillAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
-                     std::span<const std::int64_t> times, std::size_t max_marks, ReportRank& rank) {
+void fillAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace, const EventTimes& times,
+                     std::size_t max_marks, ReportRank& rank) {
   const auto marks = markAnnotations(snap, trace, times);
   rank.annotation_count = marks.size();
   rank.facts.annotations = marks.size();

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "reservoir/replay/event_times.h"
 #include "reservoir/replay/report.h"
 
 namespace reservoir::replay::detail {
@@ -22,10 +23,9 @@ Expected<std::vector<PlannedRun>> planRuns(const ReportOptions& options, std::ve
 
 // A rank's facts, axes and annotation marks (report_facts.cpp).
 ReportFacts reportFacts(const ReportInput& input, const PreparedTrace& prepared);
-void fillAxes(const traces::DeviceTrace& trace, std::span<const std::int64_t> times, std::size_t columns,
-              ReportRank& rank);
-void fillAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
-                     std::span<const std::int64_t> times, std::size_t max_marks, ReportRank& rank);
+void fillAxes(const traces::DeviceTrace& trace, const EventTimes& times, std::size_t columns, ReportRank& rank);
+void fillAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace, const EventTimes& times,
+                     std::size_t max_marks, ReportRank& rank);
 
 // The verdicts: each variant's (its worst rank) and the headline.
 void fillVerdicts(Report& report);

@@ -119,21 +119,8 @@ std::vector<AnnotationMark> markAt(const traces::Snapshot& snap, const traces::D
 }  // namespace
 
 std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
-                                            std::span<const std::int64_t> time_us) {
-  return markAt(snap, trace, time_us.size(), [&](std::int64_t t) {
-    return static_cast<std::size_t>(std::lower_bound(time_us.begin(), time_us.end(), t) - time_us.begin());
-  });
-}
-
-std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
                                             const EventTimes& time_us) {
   return markAt(snap, trace, time_us.size(), [&](std::int64_t t) { return time_us.lowerBound(t); });
-}
-
-std::vector<std::int64_t> nondecreasingTimes(const traces::DeviceTrace& trace) {
-  std::vector<std::int64_t> t(trace.events.size());
-  for (std::size_t e = 0; e < t.size(); ++e) t[e] = e == 0 ? trace.timeOf(e) : std::max(t[e - 1], trace.timeOf(e));
-  return t;
 }
 
 Expected<std::unique_ptr<LoadStage>> buildLoadStage(Trace loaded, std::optional<std::size_t> device) {

@@ -98,11 +98,7 @@ struct AnnotationMark {
 // its time (`time_us`: the events' times made nondecreasing), in time order. The GUI's marks and
 // the report's.
 std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
-                                            std::span<const std::int64_t> time_us);
-std::vector<AnnotationMark> markAnnotations(const traces::Snapshot& snap, const traces::DeviceTrace& trace,
                                             const EventTimes& time_us);
-// The events' times made nondecreasing (a later event never shows an earlier time).
-std::vector<std::int64_t> nondecreasingTimes(const traces::DeviceTrace& trace);
 
 struct TraceFacts {
   std::string path;
