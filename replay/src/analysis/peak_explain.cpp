@@ -275,6 +275,10 @@ PeakOrigin originOn(const PreparedTrace& prepared, const Values& v, const PeakIn
 PeakOrigin peakOrigin(const PreparedTrace& prepared, const RunResult& run, PeakQuantity q) {
   Values v;
   v.timeline = run.timeline;
+  if (run.timeline.empty()) {  // the run's compact curves, where it kept those instead (keep_curves)
+    v.reserved = &run.curves.reserved;
+    v.allocated = &run.curves.allocated;
+  }
   v.q = q;
   return originOn(prepared, v, q == PeakQuantity::kReserved ? run.peak_reserved : run.peak_allocated);
 }

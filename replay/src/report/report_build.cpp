@@ -32,31 +32,24 @@ class PreparedCache {
   std::vector<std::pair<std::optional<ByteCount>, std::unique_ptr<PreparedTrace>>> entries_;
 };
 
-// Each op's position on both axes: its first event, and that event's time.
-struct OpPositions {
-  std::vector<std::int64_t> event, time;
-};
-
-OpPositions opPositions(const PreparedTrace& p, const EventTimes& times) {
-  OpPositions pos;
-  pos.event.reserve(p.program.ops.size());
-  pos.time.reserve(p.program.ops.size());
-  for (const Op& op : p.program.ops) {
-    pos.event.push_back(op.first_event);
-    pos.time.push_back(op.first_event < times.size() ? times[op.first_event] : (times.empty() ? 0 : times.back()));
-  }
-  return pos;
+// Op j's position on an axis: its first event, or that event's time (read as the curves are made:
+// two arrays of a value per op were 16 bytes an op).
+std::int64_t opTime(const PreparedTrace& p, const EventTimes& times, std::size_t j) {
+  const std::uint32_t e = p.program.ops[j].first_event;
+  return e < times.size() ? times[e] : (times.empty() ? 0 : times.back());
 }
 
-RunCurves curvesOn(const RunResult& r, std::span<const std::int64_t> at, const CurveAxis& axis,
-                   const PreparedTrace& p) {
-  std::vector<std::int64_t> reserved(r.timeline.size()), allocated(r.timeline.size());
-  for (std::size_t j = 0; j < r.timeline.size(); ++j) {
-    reserved[j] = r.timeline[j].reserved;
-    allocated[j] = r.timeline[j].allocated;
-  }
-  return {decimateSteps(at, reserved, startValue(p, PeakQuantity::kReserved), axis),
-          decimateSteps(at, allocated, startValue(p, PeakQuantity::kAllocated), axis)};
+// The run's reserved and allocated after each op (its curves, RunSettings::keep_curves) over `axis`.
+template <typename At>
+RunCurves curvesOn(const RunResult& r, At at, const CurveAxis& axis, const PreparedTrace& p) {
+  const OpCurves& c = r.curves;
+  std::size_t hint = 0;
+  return {detail::decimateStepsBy(
+              c.reserved.size(), at, [&](std::size_t j) { return c.reserved.at(j, hint); },
+              startValue(p, PeakQuantity::kReserved), axis),
+          detail::decimateStepsBy(
+              c.allocated.size(), at, [&](std::size_t j) { return c.allocated[j]; },
+              startValue(p, PeakQuantity::kAllocated), axis)};
 }
 
 Status markEdits(const PreparedTrace& p, const WhatIfOptions& o, const EventTimes& times, std::size_t max_marks,
@@ -104,7 +97,6 @@ std::vector<DemandCell> demandCells(const RunResult& r, const std::vector<std::s
 
 struct RankContext {
   const PreparedTrace* prepared = nullptr;
-  OpPositions positions;
   const EventTimes* times = nullptr;
   const ReportRank* rank = nullptr;
   const std::vector<std::string>* probes = nullptr;
@@ -121,15 +113,15 @@ Expected<ReportRun> makeRun(const RankContext& c, const detail::PlannedRun& plan
   run.reserved_origin = peakOrigin(*c.prepared, w, PeakQuantity::kReserved);
   run.allocated_origin = peakOrigin(*c.prepared, w, PeakQuantity::kAllocated);
   if (w.at_peak) run.pins = cachePins(*w.at_peak);
-  run.by_event = curvesOn(w, c.positions.event, c.rank->by_event, *c.prepared);
-  run.by_time = curvesOn(w, c.positions.time, c.rank->by_time, *c.prepared);
+  const PreparedTrace& p = *c.prepared;
+  run.by_event = curvesOn(
+      w, [&](std::size_t j) { return std::int64_t{p.program.ops[j].first_event}; }, c.rank->by_event, p);
+  run.by_time = curvesOn(
+      w, [&](std::size_t j) { return opTime(p, *c.times, j); }, c.rank->by_time, p);
   run.probes = probeCells(w, *c.probes);
   run.demands = demandCells(w, *c.demands);
   if (Status st = markEdits(*c.prepared, planned.options, *c.times, c.max_marks, run); !st.ok()) return st;
-  for (RunResult* r : {&run.report.baseline, &run.report.whatif}) {
-    r->timeline.clear();
-    r->timeline.shrink_to_fit();
-  }
+  run.report.whatif.curves = OpCurves{};  // decimated above; the report keeps no value per op
   return run;
 }
 
@@ -158,8 +150,7 @@ Expected<ReportRank> makeRank(const ReportInput& input, const std::vector<detail
       rank.facts = detail::reportFacts(input, **prepared);
       rank.facts.annotations = rank.annotation_count;
     }
-    RankContext c{*prepared,        opPositions(**prepared, times), &times, &rank, &report.probes, &report.demands,
-                  options.max_marks};
+    RankContext c{*prepared, &times, &rank, &report.probes, &report.demands, options.max_marks};
     auto run = makeRun(c, plan[v]);
     if (!run) return run.status().prefixed(fmt::format("variant {}: ", plan[v].name));
     rank.runs.push_back(std::move(*run));

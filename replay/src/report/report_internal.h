@@ -1,6 +1,9 @@
 // Pieces of the report shared by its building and its renderings (not part of the API).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -8,6 +11,32 @@
 #include "reservoir/replay/report.h"
 
 namespace reservoir::replay::detail {
+
+// decimateSteps over values read by index: `at(i)` the position of value i (nondecreasing),
+// `value(i)` the value, for i < n (a run's compact curves are read in place).
+template <typename At, typename Value>
+Curve decimateStepsBy(std::size_t n, At at, Value value, std::int64_t start, const CurveAxis& axis) {
+  Curve c;
+  c.min.resize(axis.columns);
+  c.max.resize(axis.columns);
+  std::size_t i = 0;
+  std::int64_t current = start;
+  for (; i < n && at(i) < axis.begin; ++i) current = value(i);  // before the axis: only what it carries in
+  for (std::size_t col = 0; col < axis.columns; ++col) {
+    const std::int64_t lo = axis.columnBegin(col), hi = axis.columnBegin(col + 1);
+    std::int64_t least = std::numeric_limits<std::int64_t>::max(), most = std::numeric_limits<std::int64_t>::min();
+    if (i >= n || at(i) > lo) least = most = current;  // the value carried in holds at the column's start
+    for (; i < n && at(i) < hi; ++i) {
+      current = value(i);
+      least = std::min(least, current);
+      most = std::max(most, current);
+    }
+    if (least > most) least = most = current;  // an empty column of zero width (hi == lo)
+    c.min[col] = least;
+    c.max[col] = most;
+  }
+  return c;
+}
 
 // One run to make on every rank: the variant's name and its options (probes and the report's
 // demands added, the timeline and the peak analysis asked for).

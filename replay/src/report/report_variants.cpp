@@ -58,7 +58,7 @@ WhatIfOptions withObservations(WhatIfOptions o, const std::vector<std::string>& 
                                  [&](const Edit& e) { return e.kind == Edit::Kind::kDemand && e.text == d.text; });
     if (!has) o.edits.push_back(d);
   }
-  o.keep_timeline = true;
+  o.keep_curves = true;  // the edited run's, compact: the curves and the peak's origin are read from them
   o.analyze_peak = true;
   return o;
 }

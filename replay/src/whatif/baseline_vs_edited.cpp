@@ -155,6 +155,7 @@ Expected<WhatIfReport> runWhatIfOn(const PreparedTrace& p, const WhatIfOptions& 
   what.address_model = options.address_model;
   what.analyze_peak = options.analyze_peak;
   what.keep_timeline = options.keep_timeline;
+  what.keep_curves = options.keep_curves;
   rep.settings_whatif = what.config.last_settings;
   rep.whatif = replayProgram(p, *edits, what);
 

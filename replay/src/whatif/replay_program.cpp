@@ -22,6 +22,7 @@ RunResult replayProgram(const PreparedTrace& prepared, const std::vector<Resolve
     at.stop_after_op = result.peak_reserved.op;
     at.analyze_peak = false;
     at.keep_timeline = false;
+    at.keep_curves = false;
     at.compare_with_recording = false;
     Runner again(prepared, edits, at);
     again.run();

@@ -60,7 +60,8 @@ struct WhatIfOptions : EditedRunOptions {
   std::vector<Edit> edits;
   AddressModel address_model = AddressModel::kAnchored;
   bool analyze_peak = true;  // what pins the cache at the peak (a second pass)
-  bool keep_timeline = false;
+  bool keep_timeline = false;  // both runs' figures after each op (RunResult::timeline)
+  bool keep_curves = false;    // the edited run's reserved and allocated after each op, compact (RunResult::curves)
 };
 
 struct PeakInfo {
