@@ -262,7 +262,9 @@ TEST(Sweep, OnADeviceTooSmallEveryCandidateThatDoesNotFitIsOom) {
       after_oom = true;
     else
       EXPECT_FALSE(after_oom) << "a candidate that fits ranked after one that does not: " << c.description;
-    if (c.pareto) EXPECT_FALSE(c.oom) << c.description;
+    if (c.pareto) {
+      EXPECT_FALSE(c.oom) << c.description;
+    }
   }
   EXPECT_TRUE(fix_fits) << best->description;
 }

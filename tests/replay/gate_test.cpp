@@ -267,7 +267,7 @@ TEST(GateLibrary, JudgesReportsAndRefusesMissingOnes) {
   EXPECT_EQ(u->reason.find("--"), std::string::npos) << u->reason;
   static const Wording keywords{
       [](Input i) { return std::string(inputName(i)); }, [](Input i) { return std::string(inputName(i)) + "="; },
-      [](Input i, std::string_view v) { return std::string(inputName(i)) + "=" + std::string(v); },
+      [](Input i, std::string_view value) { return std::string(inputName(i)) + "=" + std::string(value); },
       [](Command) { return std::string("trace.check()"); }};
   GateConditions worded = c;
   worded.wording = &keywords;

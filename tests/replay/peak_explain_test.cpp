@@ -163,6 +163,45 @@ TEST(PeakOrigin, TiesGoToTheEarliestAndAStartStateIsTheFirstBefore) {
   EXPECT_EQ(o.largest_rise.held, 5);
 }
 
+// A run that kept its compact curves (keep_curves) and no timeline, as the report's edited run
+// does, gets the origin its timeline gives, for both quantities; a run with neither has none.
+TEST(PeakOrigin, ARunsCurvesAnswerAsItsTimeline) {
+  const std::vector<std::vector<std::int64_t>> series = {
+      {2, 10, 11, 12, 5}, {20, 4, 9, 14, 21}, {5, 10, 15}, {7, 7, 3, 9, 9, 9, 1, 12, 4, 12}};
+  for (const auto& v : series) {
+    auto s = synthetic(v);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      s.run.timeline[i].allocated = v[i] / 2 + static_cast<std::int64_t>(i % 3);
+    std::size_t top = 0;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (s.run.timeline[i].allocated > s.run.timeline[top].allocated) top = i;
+    s.run.peak_allocated = PeakInfo{s.run.timeline[top].allocated, static_cast<std::uint32_t>(top),
+                                    static_cast<std::uint32_t>(top), static_cast<std::int64_t>(100 + top), StackId()};
+    RunResult curves = s.run;
+    curves.timeline.clear();
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      curves.curves.reserved.push(static_cast<std::uint32_t>(i), s.run.timeline[i].reserved);
+      curves.curves.allocated.push_back(s.run.timeline[i].allocated);
+      curves.curves.active.push_back(0);
+    }
+    for (PeakQuantity q : {PeakQuantity::kReserved, PeakQuantity::kAllocated}) {
+      const PeakOrigin want = peakOrigin(s.prepared, s.run, q), got = peakOrigin(s.prepared, curves, q);
+      ASSERT_TRUE(want.known);
+      EXPECT_TRUE(got.known);
+      EXPECT_EQ(got.peak, want.peak);
+      EXPECT_EQ(got.set.op, want.set.op);
+      EXPECT_EQ(got.set.before, want.set.before);
+      EXPECT_EQ(got.largest_rise.op, want.largest_rise.op);
+      EXPECT_EQ(got.largest_rise.held, want.largest_rise.held);
+      EXPECT_EQ(got.climb.first.op, want.climb.first.op);
+      EXPECT_EQ(got.climb.last.op, want.climb.last.op);
+      EXPECT_EQ(got.climb.held, want.climb.held);
+    }
+    curves.curves = OpCurves{};
+    EXPECT_FALSE(peakOrigin(s.prepared, curves, PeakQuantity::kReserved).known);
+  }
+}
+
 // The climb: the run of at most a hundredth of the ops up to the peak whose rise is the most held.
 // Brute force over every (first, last) pair within the span, for the rule as the header states it.
 PeakClimb bruteClimb(const std::vector<std::int64_t>& v, std::uint32_t peak, std::uint32_t span) {

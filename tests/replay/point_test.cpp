@@ -157,7 +157,9 @@ TEST(Point, OneEventStacksServesEveryPoint) {
       const auto alone = resolvePoint(*point, snap, 0);
       const auto shared = resolvePoint(*point, snap, 0, stacks);
       ASSERT_EQ(alone.ok(), shared.ok()) << point->text;
-      if (alone.ok()) EXPECT_EQ(*alone, *shared) << point->text;
+      if (alone.ok()) {
+        EXPECT_EQ(*alone, *shared) << point->text;
+      }
       ++points;
     }
   }
