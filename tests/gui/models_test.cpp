@@ -378,6 +378,30 @@ TEST_F(ModelsTest, AllocatorStateClassifiesEveryByte) {
   EXPECT_EQ(pinned, st.pinned_segments);
 }
 
+// A variant's curve is the edited run's reserved after each op: made from the run's compact
+// curves (keep_curves), it is the run's timeline, op for op (a cleanup that changes the curve).
+TEST_F(ModelsTest, AVariantsCurveIsItsRunsReservedPerOp) {
+  const auto& stage = *doc_->model()->model;
+  replay::WhatIfOptions o;
+  o.edits.push_back(*replay::parseCleanup("after:step"));
+  o.analyze_peak = false;
+  o.keep_timeline = true;
+  o.keep_curves = true;
+  auto rep = replay::runWhatIfPrepared(stage, o);
+  ASSERT_TRUE(rep.ok()) << rep.message();
+  const auto& timeline = rep->whatif.timeline;
+  const auto curve = makeOpCurve(rep->whatif.curves);
+  ASSERT_EQ(curve->values.size(), timeline.size());
+  ASSERT_GT(timeline.size(), 100u);
+  std::size_t changes = 0;
+  for (std::size_t j = 0; j < timeline.size(); ++j) {
+    ASSERT_EQ(curve->values[j], timeline[j].reserved) << "op " << j;
+    if (j > 0 && timeline[j].reserved != timeline[j - 1].reserved) ++changes;
+  }
+  EXPECT_GT(changes, 2u);
+  EXPECT_TRUE(rep->baseline.curves.reserved.empty());  // the baseline is the model's: none kept
+}
+
 // The state view says what the what-if report says at the peak of resume-main.rank0 with
 // expandable segments: 18.08 GiB comes back, 124.08 MiB stays in 3 pinned segments (page
 // granular; a plain `reservoir whatif` prints the same), and the map outlines exactly those.

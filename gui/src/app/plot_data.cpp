@@ -83,10 +83,11 @@ std::shared_ptr<const ModelPlot> makeModelPlot(std::shared_ptr<const replay::Mod
   return p;
 }
 
-std::shared_ptr<const OpCurve> makeOpCurve(const std::vector<replay::TimelinePoint>& timeline) {
+std::shared_ptr<const OpCurve> makeOpCurve(const replay::OpCurves& curves) {
   auto c = std::make_shared<OpCurve>();
-  c->values.reserve(timeline.size());
-  for (const auto& t : timeline) c->values.push_back(t.reserved);
+  c->values.reserve(curves.reserved.size());
+  std::size_t hint = 0;
+  for (std::size_t j = 0; j < curves.reserved.size(); ++j) c->values.push_back(curves.reserved.at(j, hint));
   c->lod = MinMaxPyramid(c->values);
   return c;
 }

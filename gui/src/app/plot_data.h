@@ -49,6 +49,7 @@ std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const repla
 // 1/1000 and 1/100 of the peak merged out, as at coarse zooms) get clearly different colours.
 std::vector<std::uint32_t> stackColours(const RecordedPlot& p);
 std::shared_ptr<const ModelPlot> makeModelPlot(std::shared_ptr<const replay::ModelStage> model);
-std::shared_ptr<const OpCurve> makeOpCurve(const std::vector<replay::TimelinePoint>& timeline);
+// The reserved curve of a run's compact curves (RunSettings::keep_curves).
+std::shared_ptr<const OpCurve> makeOpCurve(const replay::OpCurves& curves);
 
 }  // namespace reservoir::gui

@@ -174,20 +174,17 @@ VariantOutcome computeVariant(std::shared_ptr<const ModelPlot> model, QStringLis
     out.error = QString::fromStdString(options.message());
     return out;
   }
-  options->keep_timeline = true;
+  options->keep_curves = true;  // the edited run's, compact (a timeline point per op for both runs was 64 bytes an op)
   const replay::ModelStage& stage = *model->model;
   auto rep = replay::runWhatIfPrepared(stage, *options);
   if (!rep) {
     out.error = QString::fromStdString(rep.message());
     return out;
   }
-  out.curve = makeOpCurve(rep->whatif.timeline);
+  out.curve = makeOpCurve(rep->whatif.curves);
   out.text = QString::fromStdString(replay::whatIfReportText(stage.trace.snap(), *rep, stage.trace.path));
   auto shared = std::make_shared<replay::WhatIfReport>(std::move(*rep));
-  shared->baseline.timeline.clear();  // only the what-if curve is drawn; the baseline is the model's
-  shared->baseline.timeline.shrink_to_fit();
-  shared->whatif.timeline.clear();
-  shared->whatif.timeline.shrink_to_fit();
+  shared->whatif.curves = replay::OpCurves{};  // drawn from out.curve; the baseline is the model's
   out.report = std::move(shared);
   return out;
 }
