@@ -460,7 +460,7 @@ TEST_F(DumpFolderCli, CheckGateAndInfoTakeTheFolderAsItsRanks) {
   auto j = nlohmann::json::parse(check.out);
   ASSERT_EQ(j["traces"].size(), 2u);
   EXPECT_EQ(j["exact"], 2);
-  for (int r : {0, 1}) {
+  for (std::size_t r : {0u, 1u}) {
     EXPECT_EQ(j["traces"][r]["rank"], r);
     EXPECT_EQ(j["traces"][r]["trace"], (dir_ / "memory_snapshot/iteration_2_exit" /
                                         ("rank" + std::to_string(r) + "_memory_snapshot.pickle"))
@@ -479,7 +479,7 @@ TEST_F(DumpFolderCli, CheckGateAndInfoTakeTheFolderAsItsRanks) {
   auto old = nlohmann::json::parse(run({"info", dir_.string(), "--iteration", "1", "--json"}).out);
   ASSERT_EQ(info["traces"].size(), 2u);
   ASSERT_EQ(old["traces"].size(), 2u);
-  for (int r : {0, 1}) {
+  for (std::size_t r : {0u, 1u}) {
     auto one = nlohmann::json::parse(
         run({"info", sample("resume-tiny/resume-main.rank" + std::to_string(r) + ".pickle"), "--json"}).out);
     EXPECT_EQ(info["traces"][r]["devices"], one["devices"]) << r;

@@ -163,6 +163,22 @@ TEST(PeakOrigin, TiesGoToTheEarliestAndAStartStateIsTheFirstBefore) {
   EXPECT_EQ(o.largest_rise.held, 5);
 }
 
+// Two readings of one run's peak origin name the same peak, steps and climb.
+void expectSameOrigin(const PeakOrigin& got, const PeakOrigin& want) {
+  EXPECT_EQ(got.known, want.known);
+  EXPECT_EQ(got.peak, want.peak);
+  for (auto [g, w] : {std::pair{&got.set, &want.set}, std::pair{&got.largest_rise, &want.largest_rise}}) {
+    EXPECT_EQ(g->op, w->op);
+    EXPECT_EQ(g->event, w->event);
+    EXPECT_EQ(g->before, w->before);
+    EXPECT_EQ(g->held, w->held);
+    EXPECT_EQ(g->stack, w->stack);
+  }
+  EXPECT_EQ(got.climb.first.op, want.climb.first.op);
+  EXPECT_EQ(got.climb.last.op, want.climb.last.op);
+  EXPECT_EQ(got.climb.held, want.climb.held);
+}
+
 // A run that kept its compact curves (keep_curves) and no timeline, as the report's edited run
 // does, gets the origin its timeline gives, for both quantities; a run with neither has none.
 TEST(PeakOrigin, ARunsCurvesAnswerAsItsTimeline) {
@@ -185,17 +201,9 @@ TEST(PeakOrigin, ARunsCurvesAnswerAsItsTimeline) {
       curves.curves.active.push_back(0);
     }
     for (PeakQuantity q : {PeakQuantity::kReserved, PeakQuantity::kAllocated}) {
-      const PeakOrigin want = peakOrigin(s.prepared, s.run, q), got = peakOrigin(s.prepared, curves, q);
+      const PeakOrigin want = peakOrigin(s.prepared, s.run, q);
       ASSERT_TRUE(want.known);
-      EXPECT_TRUE(got.known);
-      EXPECT_EQ(got.peak, want.peak);
-      EXPECT_EQ(got.set.op, want.set.op);
-      EXPECT_EQ(got.set.before, want.set.before);
-      EXPECT_EQ(got.largest_rise.op, want.largest_rise.op);
-      EXPECT_EQ(got.largest_rise.held, want.largest_rise.held);
-      EXPECT_EQ(got.climb.first.op, want.climb.first.op);
-      EXPECT_EQ(got.climb.last.op, want.climb.last.op);
-      EXPECT_EQ(got.climb.held, want.climb.held);
+      expectSameOrigin(peakOrigin(s.prepared, curves, q), want);
     }
     curves.curves = OpCurves{};
     EXPECT_FALSE(peakOrigin(s.prepared, curves, PeakQuantity::kReserved).known);
@@ -403,14 +411,8 @@ TEST(PeakOriginOnAModel, IsTheRunsAndFindsTheSpikeBeforeTheLastStep) {
   ASSERT_TRUE(rep.ok()) << rep.message();
   for (auto q : {PeakQuantity::kReserved, PeakQuantity::kAllocated}) {
     const PeakOrigin a = peakOrigin(**model, q);
-    const PeakOrigin b = peakOrigin((*model)->prepared, rep->whatif, q);
     ASSERT_TRUE(a.known);
-    EXPECT_EQ(a.peak, b.peak);
-    EXPECT_EQ(a.set.op, b.set.op);
-    EXPECT_EQ(a.set.event, b.set.event);
-    EXPECT_EQ(a.largest_rise.op, b.largest_rise.op);
-    EXPECT_EQ(a.largest_rise.held, b.largest_rise.held);
-    EXPECT_EQ(a.largest_rise.stack, b.largest_rise.stack);
+    expectSameOrigin(a, peakOrigin((*model)->prepared, rep->whatif, q));
   }
   const PeakOrigin r = peakOrigin(**model, PeakQuantity::kReserved);
   EXPECT_EQ(r.set.event, 4564u);
