@@ -100,12 +100,14 @@ struct PeakStep {
 // it, the op at or before the peak of whose rise the most is still there at the peak
 // (held = min(quantity over [op, peak]) - quantity before op, at least 0; ties: the earliest).
 // That rise is the big jump a peak is made of, where the op that sets it is often a small last
-// step. Needs the run's timeline (RunSettings::keep_timeline) or curves (keep_curves); unknown when the run has neither
-// or no peak. The climb that made the peak: the run of ops, at most `span_ops` long (a hundredth of the ops up to the
-// peak, at least one), whose rise is the most still held at the peak (held = min(quantity over [last, peak]) - quantity
-// before first; ties: the earliest), trimmed to the ops that bound it. A spike made of many steps (FSDP's all-gathers
-// mapping 2 GiB each, a layer's activations) is one climb, where largest_rise names only its biggest step; a single big
-// jump is a climb of one op, largest_rise itself.
+// step. Needs the run's timeline (RunSettings::keep_timeline) or its curves (keep_curves);
+// unknown when the run has neither or no peak.
+// The climb that made the peak: the run of ops, at most `span_ops` long (a hundredth of the ops
+// up to the peak, at least one), whose rise is the most still held at the peak
+// (held = min(quantity over [last, peak]) - quantity before first; ties: the earliest), trimmed to
+// the ops that bound it. A spike made of many steps (FSDP's all-gathers mapping 2 GiB each, a
+// layer's activations) is one climb, where largest_rise names only its biggest step; a single
+// big jump is a climb of one op, largest_rise itself.
 struct PeakClimb {
   PeakStep first, last;          // its first and last op (first.before: the quantity before it)
   std::int64_t held = 0;         // of its rise (last.after - first.before), what is still there at the peak
