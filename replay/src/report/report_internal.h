@@ -39,7 +39,7 @@ Curve decimateStepsBy(std::size_t n, At at, Value value, std::int64_t start, con
 }
 
 // One run to make on every rank: the variant's name and its options (probes and the report's
-// demands added, the timeline and the peak analysis asked for).
+// demands added, the edited run's curves and the peak analysis asked for).
 struct PlannedRun {
   std::string name;
   WhatIfOptions options;
