@@ -390,12 +390,12 @@ TEST_F(ModelsTest, AVariantsCurveIsItsRunsReservedPerOp) {
   auto rep = replay::runWhatIfPrepared(stage, o);
   ASSERT_TRUE(rep.ok()) << rep.message();
   const auto& timeline = rep->whatif.timeline;
-  const auto curve = makeOpCurve(rep->whatif.curves);
-  ASSERT_EQ(curve->values.size(), timeline.size());
+  const auto curve = makeOpCurve(rep->whatif.curves.reserved);
+  ASSERT_EQ(curve->lod.size(), timeline.size());
   ASSERT_GT(timeline.size(), 100u);
   std::size_t changes = 0;
   for (std::size_t j = 0; j < timeline.size(); ++j) {
-    ASSERT_EQ(curve->values[j], timeline[j].reserved) << "op " << j;
+    ASSERT_EQ(curve->lod.at(static_cast<std::uint32_t>(j)), timeline[j].reserved) << "op " << j;
     if (j > 0 && timeline[j].reserved != timeline[j - 1].reserved) ++changes;
   }
   EXPECT_GT(changes, 2u);

@@ -50,16 +50,22 @@ std::vector<std::uint32_t> stackColours(const RecordedPlot& p) {
   return out;
 }
 
+namespace {
+
+// A pyramid over a step series' changes (it costs per change, not per event or op).
+MinMaxPyramid stepsPyramid(const replay::StepSeries& x) {
+  return MinMaxPyramid(x.changeEvents(), x.changeValues(), x.size());
+}
+
+}  // namespace
+
 std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const replay::LoadStage> trace) {
   auto p = std::make_shared<RecordedPlot>();
   p->trace = std::move(trace);
   const auto& s = p->trace->series;
-  auto steps = [](const replay::StepSeries& x) {
-    return MinMaxPyramid(x.changeEvents(), x.changeValues(), x.size());
-  };
-  p->reserved = steps(s.reserved);
+  p->reserved = stepsPyramid(s.reserved);
   p->live = MinMaxPyramid(s.live);
-  p->mapped = steps(s.mapped);
+  p->mapped = stepsPyramid(s.mapped);
   for (const auto& a : p->trace->annotations) p->annotation_events.push_back(a.event);
   p->event_size_class = eventSizeClasses(p->lifetimes());
   p->stack_first = firstAllocationOfStacks(p->trace->lifetimes.allocations(), p->trace->snapshot().stackCount());
@@ -83,12 +89,10 @@ std::shared_ptr<const ModelPlot> makeModelPlot(std::shared_ptr<const replay::Mod
   return p;
 }
 
-std::shared_ptr<const OpCurve> makeOpCurve(const replay::OpCurves& curves) {
+std::shared_ptr<const OpCurve> makeOpCurve(replay::StepSeries reserved) {
   auto c = std::make_shared<OpCurve>();
-  c->values.reserve(curves.reserved.size());
-  std::size_t hint = 0;
-  for (std::size_t j = 0; j < curves.reserved.size(); ++j) c->values.push_back(curves.reserved.at(j, hint));
-  c->lod = MinMaxPyramid(c->values);
+  c->reserved = std::move(reserved);
+  c->lod = stepsPyramid(c->reserved);  // over its changes, as the recorded reserved curve's
   return c;
 }
 

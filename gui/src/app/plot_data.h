@@ -37,10 +37,10 @@ struct ModelPlot {
   replay::PeakOrigin reserved_origin;
 };
 
-// A per-op reserved curve (the baseline or a what-if variant).
+// A per-op reserved curve (a what-if variant): its changes, and the pyramid built over them.
 struct OpCurve {
-  std::vector<std::int64_t> values;
-  MinMaxPyramid lod;
+  replay::StepSeries reserved;
+  MinMaxPyramid lod;  // reads `reserved`
 };
 
 std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const replay::LoadStage> trace);
@@ -49,7 +49,7 @@ std::shared_ptr<const RecordedPlot> makeRecordedPlot(std::shared_ptr<const repla
 // 1/1000 and 1/100 of the peak merged out, as at coarse zooms) get clearly different colours.
 std::vector<std::uint32_t> stackColours(const RecordedPlot& p);
 std::shared_ptr<const ModelPlot> makeModelPlot(std::shared_ptr<const replay::ModelStage> model);
-// The reserved curve of a run's compact curves (RunSettings::keep_curves).
-std::shared_ptr<const OpCurve> makeOpCurve(const replay::OpCurves& curves);
+// The reserved curve of a run's compact curves (RunSettings::keep_curves), taken over.
+std::shared_ptr<const OpCurve> makeOpCurve(replay::StepSeries reserved);
 
 }  // namespace reservoir::gui

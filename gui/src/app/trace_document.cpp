@@ -181,10 +181,10 @@ VariantOutcome computeVariant(std::shared_ptr<const ModelPlot> model, QStringLis
     out.error = QString::fromStdString(rep.message());
     return out;
   }
-  out.curve = makeOpCurve(rep->whatif.curves);
+  out.curve = makeOpCurve(std::move(rep->whatif.curves.reserved));
+  rep->whatif.curves = replay::OpCurves{};  // the reserved curve is out.curve's; the baseline is the model's
   out.text = QString::fromStdString(replay::whatIfReportText(stage.trace.snap(), *rep, stage.trace.path));
   auto shared = std::make_shared<replay::WhatIfReport>(std::move(*rep));
-  shared->whatif.curves = replay::OpCurves{};  // drawn from out.curve; the baseline is the model's
   out.report = std::move(shared);
   return out;
 }
