@@ -4,8 +4,10 @@
 
 #include <algorithm>
 
+#include "analysis/running_peak.h"
 #include "reservoir/replay/conformance.h"
 #include "reservoir/replay/point.h"
+#include "reservoir/replay/summary.h"
 #include "reservoir/traces/reader.h"
 #include "trace_cases.h"
 
@@ -75,6 +77,58 @@ INSTANTIATE_TEST_SUITE_P(Regression, OwnTraces,
                          [](const ::testing::TestParamInfo<test::TraceCase>& p) {
                            return test::testName(p.param.name);
                          });
+
+// `info --peak-allocated` keeps the largest allocated figure as the replay goes: it is the
+// per-event timeline's largest value at the first event that holds it, as read from a timeline
+// (on a ring-buffer trace, truncated-default-s22, of the replay whose start state was fitted).
+void expectFirstLargestAllocated(const TraceCase& c) {
+  auto snap = traces::readSnapshotFile(c.path.string());
+  ASSERT_TRUE(snap.ok()) << snap.message();
+  const std::size_t dev = snap->busiestDevice();
+  ConformanceOptions opts;
+  opts.keep_timeline = true;
+  opts.find_missing_fraction = false;
+  auto report = runConformance(*snap, dev, opts);
+  ASSERT_TRUE(report.ok()) << report.message();
+  ASSERT_FALSE(report->timeline.empty());
+  std::size_t first_largest = 0;
+  for (std::size_t i = 1; i < report->timeline.size(); ++i)
+    if (report->timeline[i].allocated > report->timeline[first_largest].allocated) first_largest = i;
+
+  const DeviceSummary s =
+      summarizeDevice(*snap, dev, ReplayEnvironment{}, SummaryOptions{.model_allocated_peak = true});
+  ASSERT_TRUE(s.peak_allocated.known) << s.peak_allocated_note;
+  EXPECT_EQ(s.peak_allocated.bytes, report->timeline[first_largest].allocated);
+  EXPECT_EQ(s.peak_allocated.event_index, first_largest);
+  EXPECT_EQ(s.peak_allocated.time_us, snap->devices[dev].timeOf(first_largest));
+  EXPECT_EQ(s.peak_allocated.stack, snap->devices[dev].events[first_largest].stack);
+}
+
+TEST_P(OwnTraces, TheSummarysAllocatedPeakIsTheTimelinesFirstLargest) { expectFirstLargestAllocated(GetParam()); }
+TEST_P(SharedTraces, TheSummarysAllocatedPeakIsTheTimelinesFirstLargest) {
+  RESERVOIR_REQUIRE_SHARED_TRACES();
+  expectFirstLargestAllocated(GetParam());
+}
+
+// A replay that refits its start state reports from event 0 again: the peak is that attempt's,
+// not a larger figure the attempt before it reached. Among requests of equal figures the first
+// counts, at its first event.
+TEST(RunningAllocatedPeak, ARefittedReplayStartsAgainAndTheFirstLargestCounts) {
+  traces::DeviceTrace trace;
+  for (std::int64_t t = 0; t < 6; ++t) trace.push(traces::TraceEvent{}, 100 + t);
+  detail::RunningAllocatedPeak peak(trace);
+  peak.request(0, 2, 10);
+  peak.request(2, 4, 50);  // an attempt that diverges after this
+  EXPECT_EQ(peak.peak().bytes, 50);
+  peak.request(0, 1, 10);  // the refitted replay
+  peak.request(1, 3, 30);
+  peak.request(3, 4, 0);  // a marker with nothing allocated
+  peak.request(4, 6, 30);
+  ASSERT_TRUE(peak.peak().known);
+  EXPECT_EQ(peak.peak().bytes, 30);
+  EXPECT_EQ(peak.peak().event_index, 1u);
+  EXPECT_EQ(peak.peak().time_us, 101);
+}
 
 TEST(Conformance, ReportsTheFirstDivergenceWithContext) {
   // Replaying under other settings than recorded must diverge, and say where and why.

@@ -5,6 +5,7 @@
 #include <future>
 #include <system_error>
 
+#include "analysis/running_peak.h"
 #include "reservoir/traces/recorded_reserved.h"
 #include "reservoir/traces/request_stream.h"
 #include "reservoir/traces/window_start.h"
@@ -51,21 +52,17 @@ void modelAllocatedPeak(const traces::Snapshot& snap, std::size_t device_index, 
   ConformanceOptions opts;
   opts.env = env;
   opts.env.capture.reset();
-  opts.keep_timeline = true;
   opts.find_missing_fraction = false;  // the peak only; check names a missing fraction
+  detail::RunningAllocatedPeak peak(snap.devices[device_index]);
+  opts.after_request = [&peak](std::size_t first, std::size_t end, const sim::CachingAllocator& model) {
+    peak.request(first, end, model.totals().allocated);
+  };
   auto report = runConformance(snap, device_index, opts);
   if (!report) {
     s.peak_allocated_note = "not computed: " + report.message();
     return;
   }
-  const auto& trace = snap.devices[device_index];
-  PeakPoint p;
-  for (std::size_t i = 0; i < report->timeline.size(); ++i) {
-    if (!p.known || report->timeline[i].allocated > p.bytes) {
-      p = PeakPoint{report->timeline[i].allocated, i, trace.timeOf(i), trace.events[i].stack, true};
-    }
-  }
-  s.peak_allocated = p;
+  s.peak_allocated = peak.peak();
   if (report->first_divergence)
     s.peak_allocated_note =
         fmt::format("up to event {} only: the model diverged from the recording there (run {})",
