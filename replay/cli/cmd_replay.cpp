@@ -463,6 +463,7 @@ struct SynthArgs {
   std::string settings;
   std::string budget = "24GiB";
   std::size_t empty_cache_every = 50'000;
+  std::size_t step_requests = 0;
 };
 
 int runSynth(const SynthArgs& a, std::ostream& out, std::ostream& err) {
@@ -472,6 +473,7 @@ int runSynth(const SynthArgs& a, std::ostream& out, std::ostream& err) {
   o.seed = a.seed;
   o.settings = a.settings;
   o.empty_cache_every = a.empty_cache_every;
+  o.step_requests = a.step_requests;
   auto budget = sim::parseSize(a.budget);
   if (!budget) return usage(err, "--budget: not a size: '" + a.budget + "'");
   o.budget = *budget;
@@ -526,6 +528,9 @@ void registerReplay(CLI::App& app, std::function<void(int)> set_result, std::ost
   synth->add_option("--settings", sargs->settings, "PYTORCH_CUDA_ALLOC_CONF it is recorded with");
   synth->add_option("--budget", sargs->budget, "live bytes stay under this (default 24GiB)");
   synth->add_option("--empty-cache-every", sargs->empty_cache_every, "requests between empty_cache calls (0: never)");
+  synth->add_option("--step-requests", sargs->step_requests,
+                    "training steps of this many requests that repeat the first (stacks name the step and its "
+                    "phase; 0: none, the default)");
   synth->callback([sargs, set_result, &out, &err] { set_result(runSynth(*sargs, out, err)); });
 }
 

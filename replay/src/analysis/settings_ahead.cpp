@@ -1,10 +1,12 @@
 #include "analysis/settings_ahead.h"
 
+#include "whatif/run_engine.h"
+
 namespace reservoir::replay {
 
 SettingsAhead::SettingsAhead(const PreparedTrace& p, const std::vector<ResolvedEdit>& observe, const RunSettings& base,
-                             std::vector<sim::AllocatorConfig> configs, bool start)
-    : p_(p), observe_(observe), base_(base), configs_(std::move(configs)), claimed_(configs_.size()),
+                             std::vector<sim::AllocatorConfig> configs, bool start, const detail::ProgramPeriod* period)
+    : p_(p), observe_(observe), base_(base), configs_(std::move(configs)), period_(period), claimed_(configs_.size()),
       results_(configs_.size()) {
   if (start && !configs_.empty()) thread_ = std::thread([this] { run(); });
 }
@@ -14,7 +16,10 @@ SettingsAhead::~SettingsAhead() { finish(); }
 RunResult SettingsAhead::replay(std::size_t k) const {
   RunSettings s = base_;
   s.config = configs_[k];
-  return replayProgram(p_, observe_, s);
+  if (!period_ || s.analyze_peak) return replayProgram(p_, observe_, s);
+  detail::Runner runner(p_, observe_, s);
+  runner.skipRepeats(*period_);
+  return runner.run();
 }
 
 void SettingsAhead::run() {

@@ -11,14 +11,17 @@
 #include <vector>
 
 #include "reservoir/replay/whatif.h"
+#include "whatif/program_period.h"
 
 namespace reservoir::replay {
 
 class SettingsAhead {
  public:
   // Starts the thread only when `start` (a sweep on one thread has no core to spare).
+  // `period`, when given (and kept by the caller), lets each run go on whole periods where its
+  // state repeats (Runner::skipRepeats).
   SettingsAhead(const PreparedTrace& p, const std::vector<ResolvedEdit>& observe, const RunSettings& base,
-                std::vector<sim::AllocatorConfig> configs, bool start);
+                std::vector<sim::AllocatorConfig> configs, bool start, const detail::ProgramPeriod* period = nullptr);
   ~SettingsAhead();
   SettingsAhead(const SettingsAhead&) = delete;
   SettingsAhead& operator=(const SettingsAhead&) = delete;
@@ -39,6 +42,7 @@ class SettingsAhead {
   const std::vector<ResolvedEdit> observe_;  // a copy: the caller's may go first
   RunSettings base_;
   std::vector<sim::AllocatorConfig> configs_;
+  const detail::ProgramPeriod* period_;
   std::deque<std::atomic<bool>> claimed_;  // all false (an atomic is value-initialised)
   std::vector<std::optional<RunResult>> results_;
   std::atomic<bool> stop_{false};

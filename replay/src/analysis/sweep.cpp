@@ -18,6 +18,7 @@
 #include "analysis/settings_ahead.h"
 #include "reservoir/replay/callgraph.h"
 #include "reservoir/simulator/sizes.h"
+#include "whatif/program_period.h"
 #include "whatif/run_engine.h"
 
 namespace reservoir::replay {
@@ -490,6 +491,7 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
                                                    const std::vector<Candidate>& cands,
                                                    const std::vector<std::size_t>& same_run,
                                                    const std::vector<ResolvedEdit>& observe, const RunSettings& base,
+                                                   const detail::ProgramPeriod& period,
                                                    const BaselineCheckpoints& checkpoints, SettingsAhead& ahead,
                                                    const std::function<void(std::size_t, const Evaluation&)>& arrived) {
   // Longest replays first (settings run the whole trace; a placement from its first cleanup
@@ -542,6 +544,7 @@ std::vector<std::optional<Evaluation>> evaluateAll(const PreparedTrace& p, const
         const detail::Runner* from = checkpoints.before(c.first_op);
         detail::Runner r(from ? *from : detail::Runner(p, observe, base));
         r.addEdit(c.edits.front(), c.ops);
+        r.skipRepeats(period);
         while (!r.done() && !cancelledAt(o, r.nextOp())) r.step();
         r.finish();
         ev.run = r.takeResult();
@@ -587,7 +590,10 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   std::vector<Candidate> settings;
   if (o.try_settings) addSettingsCandidates(device, settings);
   if (settings.size() > o.max_candidates) settings.resize(o.max_candidates);
-  SettingsAhead ahead(p, observe, withCancel(base, o.cancel), configsOf(settings), jobsOf(o) > 1 && o.slices <= 1);
+  // Runs go on whole training steps where their state repeats (the program's period, found once).
+  const detail::ProgramPeriod period = o.skip_repeats ? detail::findProgramPeriod(p.program) : detail::ProgramPeriod{};
+  SettingsAhead ahead(p, observe, withCancel(base, o.cancel), configsOf(settings), jobsOf(o) > 1 && o.slices <= 1,
+                      &period);
   chooseCap(p, o, rep);
   if (cancelled()) return rep;
   std::vector<Candidate> cands;
@@ -624,13 +630,16 @@ Expected<SweepReport> runSweep(const PreparedTrace& p, const SweepOptions& o) {
   if (o.on_candidate)
     arrived = [&](std::size_t i, const Evaluation& ev) { o.on_candidate(scoreCandidate(cands[i], ev, b, o, rep)); };
   const std::vector<std::size_t> same_run = sameRunAs(p, cands, observe);
-  const auto results = evaluateAll(p, o, cands, same_run, observe, base, checkpoints, ahead, arrived);
+  const auto results = evaluateAll(p, o, cands, same_run, observe, base, period, checkpoints, ahead, arrived);
   for (std::size_t i = 0; i < cands.size(); ++i) {
     if (!results[i]) {
       rep.cancelled = true;
       continue;
     }
-    if (same_run[i] == i) ++rep.replays;
+    if (same_run[i] == i) {
+      ++rep.replays;
+      rep.steps_skipped += results[i]->run.periods_skipped;
+    }
     rep.candidates.push_back(scoreCandidate(cands[i], *results[i], b, o, rep));
   }
   rep.evaluated = rep.candidates.size();
@@ -652,6 +661,7 @@ SweepReport mergeSweepSlices(const std::vector<SweepReport>& slices) {
     rep.candidates.insert(rep.candidates.end(), s.candidates.begin(), s.candidates.end());
     rep.evaluated += s.evaluated;
     rep.replays += s.replays;
+    rep.steps_skipped += s.steps_skipped;
     rep.seconds += s.seconds;
     rep.cancelled = rep.cancelled || s.cancelled;
   }
@@ -784,7 +794,10 @@ SweepReport worstOverTraces(const std::vector<SweepReport>& per_trace) {
     rep.candidates.push_back(std::move(c));
   }
   rep.evaluated = rep.candidates.size();
-  for (const SweepReport& t : per_trace) rep.replays += t.replays;
+  for (const SweepReport& t : per_trace) {
+    rep.replays += t.replays;
+    rep.steps_skipped += t.steps_skipped;
+  }
   std::stable_sort(rep.candidates.begin(), rep.candidates.end(), sweepRanksBefore);
   markPareto(rep);
   return rep;

@@ -5,13 +5,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <unordered_map>
 
 #include "reservoir/replay/backend.h"
 #include "reservoir/replay/segment_views.h"
+#include "reservoir/traces/stack_interner.h"
 
 namespace reservoir::replay {
 namespace {
@@ -88,12 +91,17 @@ class TraceSink final : public sim::EventSink {
  public:
   TraceSink(traces::Snapshot& snapshot, traces::DeviceTrace& trace, const std::uint64_t& request)
       : snap_(snapshot), trace_(trace), request_(request) {}
+  std::optional<StackId> stack;  // the entries' frames from here on (none: no `frames` key)
   void onEvent(const sim::SimEvent& e) override {
     traces::TraceEvent t;
     t.action = e.action;
     t.addr = e.addr;
     t.size = e.size;
-    snap_.setStream(t, e.stream);
+    snap_.editExtra(t, [&](traces::EventExtra& x) {
+      x.stream = e.stream;
+      x.has_frames = stack.has_value();
+    });
+    if (stack) t.stack = *stack;
     trace_.push(t, static_cast<std::int64_t>(1'700'000'000'000'000ull + request_));
   }
 
@@ -125,6 +133,37 @@ void recordFinalState(const std::string& settings, const sim::AllocatorConfig& c
     rs.roundup_power2_divisions[i] = config.roundup_power2_divisions[i];
   for (const sim::SegmentView& s : model.segments()) appendSegment(snap, s, 0);
 }
+
+// Training steps (SynthOptions::step_requests): a stack per phase of a step, each under the step's
+// frame, so that a step's phases are points a sweep places cleanups at.
+class Steps {
+ public:
+  static constexpr std::size_t kPhases = 8;
+  Steps(traces::Snapshot& snap, std::size_t requests) : requests_(requests) {
+    traces::StackInterner interner(&snap);
+    interner.emptyStack();
+    const FrameId step = interner.frame("train.py", 10, "train_step");
+    const std::array<FrameId, 1> outside{interner.frame("train.py", 5, "main")};
+    between_ = interner.stack(outside);
+    for (std::size_t k = 0; k < kPhases; ++k) {
+      const FrameId phase = interner.frame("model.py", static_cast<std::int64_t>(20 + k), fmt::format("phase_{}", k));
+      const std::array<FrameId, 2> frames{phase, step};  // innermost first
+      stacks_[k] = interner.stack(frames);
+    }
+  }
+  [[nodiscard]] bool on() const { return requests_ > 0; }
+  [[nodiscard]] bool startsAt(std::uint64_t request) const { return on() && request % requests_ == 0; }
+  // Where the last step's leftovers are freed: outside the step, as a training loop does.
+  [[nodiscard]] StackId between() const { return between_; }
+  [[nodiscard]] StackId stackAt(std::uint64_t request) const {
+    return stacks_[request % requests_ * kPhases / requests_];
+  }
+
+ private:
+  std::size_t requests_;
+  std::array<StackId, kPhases> stacks_{};
+  StackId between_;
+};
 
 }  // namespace
 
@@ -166,6 +205,7 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
     return logUniform(512 * mib, 2048 * mib);
   };
 
+  const Steps steps(snap, o.step_requests);
   std::vector<Live> live;
   sim::ByteCount live_bytes = 0;
   std::uint64_t next_tag = 1;
@@ -185,6 +225,14 @@ Expected<SynthTrace> synthesizeTrace(const SynthOptions& o) {
                       kMaxIdleRequests, o.budget));
     }
     device.setRequest(request);
+    if (steps.startsAt(request)) {  // what the last step left live dies; the draws start again
+      sink.stack = steps.between();
+      for (const Live& l : live) model.free(l.handle);
+      live.clear();
+      live_bytes = 0;
+      rng.seed(o.seed);
+    }
+    if (steps.on()) sink.stack = steps.stackAt(request);
     if (o.empty_cache_every > 0 && request % o.empty_cache_every == o.empty_cache_every - 1) {
       model.emptyCache();
       ++request;

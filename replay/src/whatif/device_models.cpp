@@ -190,6 +190,43 @@ void WhatIfDevice::unmapPages(Addr, ByteCount size) {
   work_.bytes_unmapped += size;
 }
 
+bool WhatIfDevice::placesByDriverModel() const {
+  const bool past_contiguity = mallocs_ >= prepared_->recorded_malloc_follows_previous.size();
+  return model_ == AddressModel::kDriver || (model_ == AddressModel::kAnchored && departed_ && past_contiguity);
+}
+
+std::optional<Addr> WhatIfDevice::movedBelow(const WhatIfDevice& earlier, Addr step) const {
+  if (live_.size() != earlier.live_.size() || used_ != earlier.used_ || usable_ != earlier.usable_ ||
+      earlier.floor_ != floor_ + step || step % DriverChunks::kGranule != 0)
+    return std::nullopt;
+  // Ranges in address order: those that moved `step` lower first, then those that stayed.
+  Addr stayed_from = step == 0 ? 0 : ~Addr{0};
+  for (auto n = live_.begin(), e = earlier.live_.begin(); n != live_.end(); ++n, ++e) {
+    if (n->second != e->second) return std::nullopt;
+    if (stayed_from == ~Addr{0} && e->first == n->first + step) continue;
+    if (e->first != n->first) return std::nullopt;
+    if (stayed_from == ~Addr{0}) stayed_from = n->first;
+  }
+  if (!chunks_.sameMoved(earlier.chunks_, stayed_from, step)) return std::nullopt;
+  return stayed_from;
+}
+
+void WhatIfDevice::advance(const WhatIfDevice& earlier, Addr moved_below, Addr step, std::uint64_t periods) {
+  const Addr by = step * periods;
+  std::map<Addr, ByteCount> moved;
+  for (const auto& [addr, size] : live_) moved.emplace(addr < moved_below ? addr - by : addr, size);
+  live_ = std::move(moved);
+  chunks_.move(moved_below, by);
+  floor_ -= by;
+  if (last_malloc_.addr < moved_below) last_malloc_.addr -= by;
+  mallocs_ += (mallocs_ - earlier.mallocs_) * periods;
+  work_.cuda_mallocs += (work_.cuda_mallocs - earlier.work_.cuda_mallocs) * periods;
+  work_.cuda_frees += (work_.cuda_frees - earlier.work_.cuda_frees) * periods;
+  work_.bytes_mapped += (work_.bytes_mapped - earlier.work_.bytes_mapped) * periods;
+  work_.bytes_unmapped += (work_.bytes_unmapped - earlier.work_.bytes_unmapped) * periods;
+  poll_ = PollState{};  // what the last poll saw is another period's
+}
+
 ByteCount WhatIfDevice::deviceFree() {
   const ByteCount cap = usable_.value_or(total_);
   return cap > used_ ? cap - used_ : 0;

@@ -39,6 +39,19 @@ class WhatIfDevice final : public sim::DeviceModel {
   void pollEvents(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& completed) override;
   void syncOrder(std::span<const sim::OutstandingEvent> outstanding, std::vector<std::size_t>& order) override;
 
+  // A periodic run (run_repeat.cpp). Whether every cudaMalloc now goes where the driver model
+  // puts it (no recorded address is followed any more), which depends on what is handed out
+  // only through order and offsets within the driver's chunks.
+  [[nodiscard]] bool placesByDriverModel() const;
+  [[nodiscard]] Addr floor() const { return floor_; }
+  // The lowest address of a range that stayed where it was in `earlier` (one period before),
+  // when every range below it moved `step` lower and every other one stayed; nullopt otherwise.
+  // `~Addr{0}`: all moved.
+  [[nodiscard]] std::optional<Addr> movedBelow(const WhatIfDevice& earlier, Addr step) const;
+  // The device `periods` periods on (ranges below `moved_below` `periods * step` lower, the
+  // counts grown as from `earlier` to now each period).
+  void advance(const WhatIfDevice& earlier, Addr moved_below, Addr step, std::uint64_t periods);
+
  private:
   [[nodiscard]] bool overlaps(Addr addr, ByteCount size) const { return overlapStart(addr, size).has_value(); }
   // The lowest start of a live range that [addr, addr + size) overlaps.

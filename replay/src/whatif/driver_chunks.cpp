@@ -114,6 +114,30 @@ void DriverChunks::given(Addr addr, ByteCount size) {
   addRoom(addr, std::min<Addr>(addr + roundUp(size, kPage), chunk->second));
 }
 
+bool DriverChunks::sameMoved(const DriverChunks& earlier, Addr moved_below, Addr step) const {
+  const auto shifted = [&](Addr now, Addr then) { return then == now + (now < moved_below ? step : 0); };
+  if (chunks_.size() != earlier.chunks_.size() || room_.size() != earlier.room_.size()) return false;
+  for (auto n = chunks_.begin(), e = earlier.chunks_.begin(); n != chunks_.end(); ++n, ++e)
+    if (!shifted(n->first, e->first) || n->second - n->first != e->second - e->first) return false;
+  for (std::size_t i = 0; i < room_.size(); ++i)
+    if (!shifted(room_[i].start, earlier.room_[i].start) ||
+        room_[i].end - room_[i].start != earlier.room_[i].end - earlier.room_[i].start)
+      return false;
+  return true;
+}
+
+void DriverChunks::move(Addr moved_below, Addr by) {
+  std::map<Addr, Addr> moved;
+  for (const auto& [start, end] : chunks_)
+    start < moved_below ? moved.emplace(start - by, end - by) : moved.emplace(start, end);
+  chunks_ = std::move(moved);
+  for (Room& r : room_)
+    if (r.start < moved_below) {
+      r.start -= by;
+      r.end -= by;
+    }
+}
+
 ByteCount DriverChunks::roomBytes() const {
   ByteCount total = 0;
   for (const auto& [start, end] : room_) total += end - start;

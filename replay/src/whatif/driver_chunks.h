@@ -34,6 +34,11 @@ class DriverChunks {
   // end gives its room back.
   void given(sim::Addr addr, sim::ByteCount size);
 
+  // Whether these chunks and their room are `earlier`'s with those below `moved_below` `step`
+  // lower (a periodic run's step), and these moved `by` lower below `moved_below`.
+  [[nodiscard]] bool sameMoved(const DriverChunks& earlier, sim::Addr moved_below, sim::Addr step) const;
+  void move(sim::Addr moved_below, sim::Addr by);
+
   [[nodiscard]] std::size_t chunkCount() const { return chunks_.size(); }
   [[nodiscard]] sim::ByteCount roomBytes() const;
 

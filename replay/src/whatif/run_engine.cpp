@@ -4,6 +4,7 @@
 
 #include "reservoir/replay/peak_explain.h"
 #include "util/model_malloc.h"
+#include "whatif/run_repeat.h"
 
 namespace reservoir::replay::detail {
 
@@ -28,6 +29,8 @@ Runner::Runner(const Runner& o)
       reserved_sum_(o.reserved_sum_), r_(o.r_) {
   model_.rebind(&device_, wireSink());
 }
+
+Runner::~Runner() = default;
 
 void Runner::bindSlots() {
   if (hasHandleSlots(p_.program)) {
@@ -220,6 +223,7 @@ void Runner::track(std::uint32_t j) {
   if (res > r_.peak_reserved.bytes || r_.peak_reserved.op == kNoOp) r_.peak_reserved = at(res, reservedEventOf(trace, op));
   if (alloc > r_.peak_allocated.bytes || r_.peak_allocated.op == kNoOp) r_.peak_allocated = at(alloc, lastEventOf(op));
   reserved_sum_ += static_cast<double>(res);
+  if (watch_) watch_->reserved.push_back(res);
   if (!s_.peak_windows.empty() && inWindow(j)) r_.peak_in_windows = std::max(r_.peak_in_windows.value_or(0), res);
   if (s_.keep_timeline) r_.timeline.push_back(TimelinePoint{res, alloc, now.active, now.requested});
   if (s_.keep_curves) {
@@ -255,6 +259,7 @@ void Runner::step() {
   runOp(j);
   track(j);
   ++next_op_;
+  if (watch_ && next_op_ == watch_->next_boundary) atPeriodBoundary();
 }
 
 void Runner::finish() {

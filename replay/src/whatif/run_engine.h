@@ -2,6 +2,7 @@
 // copyable run of a program under edits (a copy is a checkpoint).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 
 #include "reservoir/replay/program.h"
 #include "whatif/device_models.h"
+#include "whatif/program_period.h"
 
 namespace reservoir::replay::detail {
 
@@ -88,12 +90,22 @@ inline int kindOrder(Edit::Kind k) {
 std::uint32_t reservedEventOf(const traces::DeviceTrace& trace, const Op& op);
 std::uint32_t lastEventOf(const Op& op);
 
+struct RepeatWatch;  // run_repeat.h
+
 class Runner {
  public:
   Runner(const PreparedTrace& p, const std::vector<ResolvedEdit>& edits, const RunSettings& s);
   // A copy continues independently (checkpoints); its model talks to its own device.
   Runner(const Runner& other);
   Runner& operator=(const Runner&) = delete;
+  ~Runner();
+
+  // From here on, where the run's state at a boundary of `period` repeats the state one period
+  // before (the same blocks, segments below the others moved down by one step, counters grown),
+  // the run goes on whole periods at once to where the program or its edits stop repeating: the
+  // state and result it reaches are those a replay of every op reaches (run_repeat.cpp). Only
+  // runs that keep no figures per op or edit, and whose edits there are cleanups, go on so.
+  void skipRepeats(const ProgramPeriod& period);
 
   // Replays to the end (or past settings.stop_after_op) and hands the result over (moved out:
   // result() is empty after it; the model's state stays for analyze()).
@@ -136,6 +148,15 @@ class Runner {
   }
   void track(std::uint32_t j);
   [[nodiscard]] bool inWindow(std::uint32_t op) const;
+  // run_repeat.cpp
+  void atPeriodBoundary();
+  [[nodiscard]] bool mayRepeat() const;
+  bool skipRepeatedPeriods();
+  [[nodiscard]] std::uint64_t repeatingEditPeriods(std::size_t earlier_next_item, std::uint64_t most) const;
+  // The live allocations (slot, id, block) `periods` periods on, where each is the earlier
+  // state's one or the one made a period after it; false when the states hold others.
+  [[nodiscard]] bool liveAllocationsOn(const sim::Repeat& repeat, std::uint64_t periods,
+                                       std::vector<std::array<std::uint32_t, 3>>& moved) const;
   [[nodiscard]] std::int64_t reserved() const { return model_.totals().reserved; }
   [[nodiscard]] std::int64_t allocated() const { return model_.totals().allocated; }
 
@@ -160,6 +181,7 @@ class Runner {
   double reserved_sum_ = 0;  // for RunResult::mean_reserved
   std::uint64_t mallocs_ = 0;  // allocation requests run so far (OomInfo::request)
   RunResult r_;
+  std::unique_ptr<RepeatWatch> watch_;  // skipRepeats: not copied with the run
 };
 
 }  // namespace reservoir::replay::detail

@@ -240,6 +240,10 @@ struct SynthOptions {
   double record_stream_fraction = 0.5;            // of those, share freed with a record_stream use
   std::size_t empty_cache_every = 25'000;         // requests between empty_cache calls (0: never)
   sim::ByteCount total_memory = kH200TotalMemory;
+  // Training steps of this many requests (0: none): each step frees what the last one left
+  // live, then makes the same requests as the first (the same random draws), with stacks that
+  // name the step (train.py:train_step) and its phase (model.py:phase_K): a periodic program.
+  std::size_t step_requests = 0;
 };
 
 struct SynthTrace {
@@ -249,7 +253,8 @@ struct SynthTrace {
 };
 
 // A trace made by the model itself from a random workload (allocations of 1 B to 1 GiB, two
-// streams, record_stream frees, periodic empty_cache), deterministic for a seed.
+// streams, record_stream frees, periodic empty_cache), deterministic for a seed; in training
+// steps that repeat (SynthOptions::step_requests).
 Expected<SynthTrace> synthesizeTrace(const SynthOptions& options);
 
 }  // namespace reservoir::replay

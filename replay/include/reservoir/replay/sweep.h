@@ -75,6 +75,9 @@ struct SweepOptions : EditedRunOptions {
   CleanupPriceModel price;
   unsigned jobs = 0;  // 0: every core
   std::uint32_t checkpoint_every = 4096;
+  // A placement's run goes on whole training steps at once where its state repeats from one
+  // step to the next (the same answers as replaying every op; off: every op is replayed).
+  bool skip_repeats = true;
   // Evaluate only slice `slice` of `slices` equal parts of the candidates (in the order they are
   // made): a sweep split over processes, put back together by mergeSweepSlices.
   std::size_t slice = 0;
@@ -140,6 +143,8 @@ struct SweepReport {
   // The replays that made them: placements whose runs are the same (the same empty_cache calls
   // between the same allocator requests) share one.
   std::size_t replays = 0;
+  // Training steps those replays went over at once where their state repeated (skip_repeats).
+  std::uint64_t steps_skipped = 0;
   double seconds = 0;
   bool cancelled = false;
 };

@@ -165,6 +165,8 @@ struct RunResult {
   std::vector<TimelinePoint> timeline;          // after each op (keep_timeline)
   OpCurves curves;                              // after each op (keep_curves)
   std::string invariant_failure;
+  // Periods of the program the run went over at once where its state repeated (Runner::skipRepeats).
+  std::uint64_t periods_skipped = 0;
   // Baseline only: how the modelled run compares with the recording.
   std::size_t address_drift = 0;               // events whose address differs from the recording's
   std::optional<std::size_t> decision_change;  // first event whose action, size or stream differs

@@ -14,6 +14,7 @@
 
 #include "reservoir/simulator/alloc_config.h"
 #include "reservoir/simulator/device_model.h"
+#include "reservoir/simulator/repeat.h"
 #include "reservoir/simulator/sizes.h"
 #include "reservoir/simulator/stats.h"
 #include "reservoir/traces/snapshot.h"
@@ -201,6 +202,14 @@ class CachingAllocator {
   [[nodiscard]] std::string validate() const;
   // The first invariant violation seen by the automatic checks ("" if none).
   [[nodiscard]] const std::string& invariantFailure() const;
+
+  // Whether this state repeats `earlier`, a copy of this model one period before (repeat.h):
+  // what the period changed, or nullopt. Runs on the default pools only (no private pools,
+  // captures or expandable segments, no garbage collection threshold).
+  [[nodiscard]] std::optional<Repeat> repeatOf(const CachingAllocator& earlier, const RepeatRules& rules) const;
+  // The state `periods` more periods on, as the run would reach it: `repeat` (from repeatOf on
+  // this state) applied that many times more.
+  void advance(const Repeat& repeat, std::uint64_t periods);
 
   // The model's state; defined in simulator/src (internal to the library).
   struct Impl;
