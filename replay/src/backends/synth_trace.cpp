@@ -140,6 +140,7 @@ class Steps {
  public:
   static constexpr std::size_t kPhases = 8;
   Steps(traces::Snapshot& snap, std::size_t requests) : requests_(requests) {
+    if (!on()) return;  // no frames at all, as before steps were asked for
     traces::StackInterner interner(&snap);
     interner.emptyStack();
     const FrameId step = interner.frame("train.py", 10, "train_step");
