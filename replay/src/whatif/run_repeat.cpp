@@ -85,7 +85,7 @@ bool Runner::liveAllocationsOn(const sim::Repeat& repeat, std::uint64_t periods,
   // Each live allocation is the earlier state's (a long-lived one: it keeps its slot) or the one
   // made a period after it, whose own allocation `periods` periods on takes the slot its malloc
   // takes: found by going back over the program from where the run goes on.
-  std::unordered_map<std::uint32_t, std::size_t> wanted;  // allocation id then -> index in `moved`
+  std::unordered_map<std::uint32_t, std::size_t> wanted;  // allocation id `periods` on -> index in `moved`
   std::size_t live = 0;
   for (std::uint32_t s = 0; s < slot_block_.size(); ++s) {
     if (!slot_block_[s].valid()) continue;
@@ -133,7 +133,7 @@ bool Runner::skipRepeatedPeriods() {
                            return b == kNoOp ? a == kNoOp : a != kNoOp && a == b + ops;
                          }};
   const auto repeat = model_.repeatOf(e.model, rules);
-  std::vector<std::array<std::uint32_t, 3>> moved;  // slot now, allocation then, its slot
+  std::vector<std::array<std::uint32_t, 3>> moved;  // slot now, the allocation `periods` on, its slot
   if (!repeat || !liveAllocationsOn(*repeat, periods, moved)) return false;
 
   model_.advance(*repeat, periods);
