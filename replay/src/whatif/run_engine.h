@@ -153,8 +153,9 @@ class Runner {
   [[nodiscard]] bool mayRepeat() const;
   bool skipRepeatedPeriods();
   [[nodiscard]] std::uint64_t repeatingEditPeriods(std::size_t earlier_next_item, std::uint64_t most) const;
-  // The live allocations (slot, id, block) `periods` periods on, where each is the earlier
-  // state's one or the one made a period after it; false when the states hold others.
+  // Whether every live allocation is the earlier state's own or the one made a period after one
+  // of its: the latter into `moved` (slot now, its allocation `periods` periods on, the slot that
+  // one's malloc takes).
   [[nodiscard]] bool liveAllocationsOn(const sim::Repeat& repeat, std::uint64_t periods,
                                        std::vector<std::array<std::uint32_t, 3>>& moved) const;
   [[nodiscard]] std::int64_t reserved() const { return model_.totals().reserved; }
