@@ -399,7 +399,9 @@ TEST(BandColouring, ColumnByColumnEqualsTheHeldColumns) {
       EXPECT_EQ(c, rep.size());
       const auto pairs = bandNeighbourKeys(v, rep, threshold, key);
       EXPECT_EQ(pairs, bandNeighbourKeys(held, key)) << "threshold " << threshold;
-      if (threshold == 1) EXPECT_GT(pairs.size(), 1000u);  // many distinct pairs, not a trivial case
+      if (threshold == 1) {
+        EXPECT_GT(pairs.size(), 1000u);  // many distinct pairs, not a trivial case
+      }
     }
   }
 }
