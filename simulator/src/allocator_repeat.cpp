@@ -1,7 +1,6 @@
 // A periodic run's state compared with its copy one period earlier, and advanced by whole
 // periods (repeat.h).
 #include <algorithm>
-#include <limits>
 
 #include "allocator_impl.h"
 
@@ -25,42 +24,6 @@ bool comparable(const Impl& m) {
   return m.pools.size() == 2 && m.private_pools.empty() && m.pool_index.empty() && m.pools_freeable.empty() &&
          m.captures_underway.empty() && m.use_on_oom_pools.empty() && m.segments_es.empty() &&
          m.deferred_blocks.empty() && m.invariant_failure.empty() && m.config.garbage_collection_threshold <= 0.0;
-}
-
-template <typename F>
-void forEachStat(DeviceStats& s, F f) {
-  for (StatArray* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes, &s.reserved_bytes,
-                       &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes})
-    for (Stat& x : *a) f(x);
-  f(s.oversize_allocations);
-  f(s.oversize_segments);
-}
-
-template <typename F>
-void forEachCount(DeviceStats& s, F f) {
-  for (std::int64_t* c :
-       {&s.num_alloc_retries, &s.num_ooms, &s.num_sync_all_streams, &s.num_device_alloc, &s.num_device_free})
-    f(*c);
-}
-
-// Current values equal (the peaks stay as they are: a repeated period reaches no higher than the
-// one compared, which the run has been through); the cumulative figures' growth into `step`.
-bool sameCurrentValues(const DeviceStats& now, const DeviceStats& earlier, DeviceStats& step) {
-  DeviceStats a = now, b = earlier;
-  std::vector<Stat*> as, bs, steps;
-  forEachStat(a, [&](Stat& x) { as.push_back(&x); });
-  forEachStat(b, [&](Stat& x) { bs.push_back(&x); });
-  forEachStat(step, [&](Stat& x) { steps.push_back(&x); });
-  for (std::size_t i = 0; i < as.size(); ++i) {
-    if (as[i]->current != bs[i]->current) return false;
-    *steps[i] = Stat{0, 0, as[i]->allocated - bs[i]->allocated, as[i]->freed - bs[i]->freed};
-  }
-  std::vector<std::int64_t*> ac, bc, sc;
-  forEachCount(a, [&](std::int64_t& c) { ac.push_back(&c); });
-  forEachCount(b, [&](std::int64_t& c) { bc.push_back(&c); });
-  forEachCount(step, [&](std::int64_t& c) { sc.push_back(&c); });
-  for (std::size_t i = 0; i < ac.size(); ++i) *sc[i] = *ac[i] - *bc[i];
-  return a.max_split_size == b.max_split_size;
 }
 
 // The tag of an allocation one period later: the same allocation's, or one period's further on.
@@ -94,9 +57,8 @@ bool pairBlocks(const Impl& now, const Impl& earlier, const RepeatRules& rules, 
   for (std::size_t i = 0; i < ln.size(); ++i) {
     const Block& n = now.arena[ln[i]];
     const Block& e = earlier.arena[le[i]];
-    const std::uint64_t moved = n.ptr < rules.moved_below ? rules.address_step : 0;
-    if (e.ptr != n.ptr + moved || !sameBlock(n, e, rank_n, rank_e)) return false;
-    Repeat::BlockStep s{ln[i], le[i], -static_cast<std::int64_t>(moved), 0, 0, n.gc_count_base - e.gc_count_base};
+    if (e.ptr != rules.addresses.earlier(n.ptr) || !sameBlock(n, e, rank_n, rank_e)) return false;
+    Repeat::BlockStep s{ln[i], le[i], 0, 0, n.gc_count_base - e.gc_count_base};
     if (!tagStep(n.tag, e.tag, rules.tag_step, s.tag) ||
         !tagStep(n.segment_tag, e.segment_tag, rules.tag_step, s.segment_tag))
       return false;
@@ -118,8 +80,7 @@ bool sameOutstanding(const Impl& now, const Impl& earlier, const RepeatRules& ru
     if (n.stream != e.stream || n.block_stream != e.block_stream || n.tag != e.tag + rules.tag_step ||
         static_cast<std::int64_t>(n.sequence - e.sequence) != r.event_sequence)
       return false;
-    const std::uint64_t moved = n.block_addr < rules.moved_below ? rules.address_step : 0;
-    if (e.block_addr != n.block_addr + moved) return false;
+    if (e.block_addr != rules.addresses.earlier(n.block_addr)) return false;
     if (!rules.completes_a_period_later || !rules.completes_a_period_later(n.tag, e.tag)) return false;
   }
   return true;
@@ -137,15 +98,6 @@ bool samePools(const Impl& now, const Impl& earlier, Repeat& r) {
   return true;
 }
 
-// step * periods, saturating (counts grow by a period's step each period).
-std::int64_t times(std::int64_t step, std::uint64_t periods) {
-  std::int64_t r = 0;
-  if (periods > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
-      __builtin_mul_overflow(step, static_cast<std::int64_t>(periods), &r))
-    return step >= 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
-  return r;
-}
-
 }  // namespace
 
 std::optional<Repeat> CachingAllocator::repeatOf(const CachingAllocator& earlier, const RepeatRules& rules) const {
@@ -155,21 +107,23 @@ std::optional<Repeat> CachingAllocator::repeatOf(const CachingAllocator& earlier
   if (n.active_count != e.active_count || n.total_allocated_memory != e.total_allocated_memory ||
       n.allowed_memory_maximum != e.allowed_memory_maximum)
     return std::nullopt;
+  if (!n.stats.sameCurrentValues(e.stats)) return std::nullopt;
   Repeat r;
-  if (!sameCurrentValues(n.stats, e.stats, r.counters)) return std::nullopt;
+  r.addresses = rules.addresses;
+  r.counters = n.stats.growthSince(e.stats);
   if (!samePools(n, e, r) || !pairBlocks(n, e, rules, r) || !sameOutstanding(n, e, rules, r)) return std::nullopt;
   return r;
 }
 
 void CachingAllocator::advance(const Repeat& r, std::uint64_t periods) {
   Impl& m = *impl_;
-  const auto k = [&](std::int64_t step) { return static_cast<std::uint64_t>(times(step, periods)); };
+  const auto k = [&](std::int64_t step) { return static_cast<std::uint64_t>(saturatingTimes(step, periods)); };
   for (const Repeat::BlockStep& s : r.blocks) {
     Block& b = m.arena[s.now];
-    b.ptr += k(s.address);
+    b.ptr = r.addresses.on(b.ptr, periods);
     b.tag += k(s.tag);
     b.segment_tag += k(s.segment_tag);
-    b.gc_count_base += times(s.gc_base, periods);
+    b.gc_count_base += saturatingTimes(s.gc_base, periods);
   }
   // The free lists hold keys by address: the same order, new addresses.
   for (std::size_t p = 0; p < m.pools.size(); ++p) {
@@ -178,7 +132,7 @@ void CachingAllocator::advance(const Repeat& r, std::uint64_t periods) {
     pool.blocks.forEach([&](const SizeKey& key) { refs.push_back(key.ref); });
     pool.blocks = OrderedSet<SizeKey>{};
     for (BlockRef b : refs) pool.blocks.insert(m.sizeKey(b));
-    pool.get_free_blocks_call_count += times(r.pool_calls[p], periods);
+    pool.get_free_blocks_call_count += saturatingTimes(r.pool_calls[p], periods);
   }
   for (std::size_t i = 0; i < m.outstanding.size(); ++i) {
     OutstandingEvent& ev = m.outstanding[i];
@@ -187,19 +141,7 @@ void CachingAllocator::advance(const Repeat& r, std::uint64_t periods) {
     ev.sequence += k(r.event_sequence);
   }
   m.event_sequence += k(r.event_sequence);
-  DeviceStats step = r.counters;
-  std::vector<const Stat*> steps;
-  forEachStat(step, [&](Stat& x) { steps.push_back(&x); });
-  std::size_t i = 0;
-  forEachStat(m.stats, [&](Stat& x) {
-    x.allocated = saturatingAdd(x.allocated, times(steps[i]->allocated, periods));
-    x.freed = saturatingAdd(x.freed, times(steps[i]->freed, periods));
-    ++i;
-  });
-  std::vector<std::int64_t> counts;
-  forEachCount(step, [&](std::int64_t& c) { counts.push_back(c); });
-  i = 0;
-  forEachCount(m.stats, [&](std::int64_t& c) { c = saturatingAdd(c, times(counts[i++], periods)); });
+  m.stats.grow(r.counters, periods);
 }
 
 }  // namespace reservoir::sim

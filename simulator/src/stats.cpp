@@ -16,11 +16,28 @@ void putArray(std::map<std::string, std::int64_t>& out, const std::string& name,
   putStat(out, name + ".large_pool", a[kLargePool]);
 }
 
+constexpr StatArray DeviceStats::*kArrays[] = {&DeviceStats::allocation,      &DeviceStats::segment,
+                                               &DeviceStats::active,          &DeviceStats::inactive_split,
+                                               &DeviceStats::allocated_bytes, &DeviceStats::reserved_bytes,
+                                               &DeviceStats::active_bytes,    &DeviceStats::inactive_split_bytes,
+                                               &DeviceStats::requested_bytes};
+constexpr Stat DeviceStats::*kSingles[] = {&DeviceStats::oversize_allocations, &DeviceStats::oversize_segments};
+constexpr std::int64_t DeviceStats::*kCounts[] = {&DeviceStats::num_alloc_retries, &DeviceStats::num_ooms,
+                                                  &DeviceStats::num_sync_all_streams, &DeviceStats::num_device_alloc,
+                                                  &DeviceStats::num_device_free};
+
 template <typename F>
 void forEachArray(DeviceStats& s, F f) {
-  for (StatArray* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes, &s.reserved_bytes,
-                       &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes})
-    for (Stat& st : *a) f(st);
+  for (auto a : kArrays)
+    for (Stat& st : s.*a) f(st);
+}
+
+// Each statistic of `s` (the arrays' and the oversize ones) with the same one of `o`: f(Stat&, const Stat&).
+template <typename S, typename F>
+void forEachStatPair(S& s, const DeviceStats& o, F f) {
+  for (auto a : kArrays)
+    for (std::size_t t = 0; t < kStatTypes; ++t) f((s.*a)[t], (o.*a)[t]);
+  for (auto one : kSingles) f(s.*one, o.*one);
 }
 
 // The statistics with a peak, in the order of peakStatKeys(): f(name, pool suffix, stat).
@@ -68,6 +85,31 @@ void DeviceStats::resetAccumulated() {
   oversize_allocations.resetAccumulated();
   oversize_segments.resetAccumulated();
   num_alloc_retries = num_ooms = num_sync_all_streams = num_device_alloc = num_device_free = 0;
+}
+
+bool DeviceStats::sameCurrentValues(const DeviceStats& earlier) const {
+  bool same = max_split_size == earlier.max_split_size;
+  forEachStatPair(*this, earlier, [&](const Stat& a, const Stat& b) { same = same && a.current == b.current; });
+  return same;
+}
+
+DeviceStats DeviceStats::growthSince(const DeviceStats& earlier) const {
+  DeviceStats g;
+  forEachStatPair(g, *this, [](Stat& out, const Stat& now) { out = Stat{0, 0, now.allocated, now.freed}; });
+  forEachStatPair(g, earlier, [](Stat& out, const Stat& then) {
+    out.allocated -= then.allocated;
+    out.freed -= then.freed;
+  });
+  for (auto c : kCounts) g.*c = this->*c - earlier.*c;
+  return g;
+}
+
+void DeviceStats::grow(const DeviceStats& growth, std::uint64_t times) {
+  forEachStatPair(*this, growth, [&](Stat& s, const Stat& step) {
+    s.allocated = saturatingAdd(s.allocated, saturatingTimes(step.allocated, times));
+    s.freed = saturatingAdd(s.freed, saturatingTimes(step.freed, times));
+  });
+  for (auto c : kCounts) this->*c = saturatingAdd(this->*c, saturatingTimes(growth.*c, times));
 }
 
 std::map<std::string, std::int64_t> memoryStatsMap(const DeviceStats& s) {

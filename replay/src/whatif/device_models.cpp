@@ -195,10 +195,11 @@ bool WhatIfDevice::placesByDriverModel() const {
   return model_ == AddressModel::kDriver || (model_ == AddressModel::kAnchored && departed_ && past_contiguity);
 }
 
-std::optional<Addr> WhatIfDevice::movedBelow(const WhatIfDevice& earlier, Addr step) const {
+std::optional<sim::AddressStep> WhatIfDevice::addressStepSince(const WhatIfDevice& earlier) const {
   if (live_.size() != earlier.live_.size() || used_ != earlier.used_ || usable_ != earlier.usable_ ||
-      earlier.floor_ != floor_ + step || step % DriverChunks::kGranule != 0)
+      earlier.floor_ < floor_ || (earlier.floor_ - floor_) % DriverChunks::kGranule != 0)
     return std::nullopt;
+  const Addr step = earlier.floor_ - floor_;
   // Ranges in address order: those that moved `step` lower first, then those that stayed.
   Addr stayed_from = step == 0 ? 0 : ~Addr{0};
   for (auto n = live_.begin(), e = earlier.live_.begin(); n != live_.end(); ++n, ++e) {
@@ -207,18 +208,18 @@ std::optional<Addr> WhatIfDevice::movedBelow(const WhatIfDevice& earlier, Addr s
     if (e->first != n->first) return std::nullopt;
     if (stayed_from == ~Addr{0}) stayed_from = n->first;
   }
-  if (!chunks_.sameMoved(earlier.chunks_, stayed_from, step)) return std::nullopt;
-  return stayed_from;
+  const sim::AddressStep a{stayed_from, step};
+  if (!chunks_.sameMoved(earlier.chunks_, a)) return std::nullopt;
+  return a;
 }
 
-void WhatIfDevice::advance(const WhatIfDevice& earlier, Addr moved_below, Addr step, std::uint64_t periods) {
-  const Addr by = step * periods;
+void WhatIfDevice::advance(const WhatIfDevice& earlier, const sim::AddressStep& a, std::uint64_t periods) {
   std::map<Addr, ByteCount> moved;
-  for (const auto& [addr, size] : live_) moved.emplace(addr < moved_below ? addr - by : addr, size);
+  for (const auto& [addr, size] : live_) moved.emplace(a.on(addr, periods), size);
   live_ = std::move(moved);
-  chunks_.move(moved_below, by);
-  floor_ -= by;
-  if (last_malloc_.addr < moved_below) last_malloc_.addr -= by;
+  chunks_.move(a, periods);
+  floor_ -= a.step * periods;
+  last_malloc_.addr = a.on(last_malloc_.addr, periods);
   mallocs_ += (mallocs_ - earlier.mallocs_) * periods;
   work_.cuda_mallocs += (work_.cuda_mallocs - earlier.work_.cuda_mallocs) * periods;
   work_.cuda_frees += (work_.cuda_frees - earlier.work_.cuda_frees) * periods;

@@ -44,13 +44,12 @@ class WhatIfDevice final : public sim::DeviceModel {
   // only through order and offsets within the driver's chunks.
   [[nodiscard]] bool placesByDriverModel() const;
   [[nodiscard]] Addr floor() const { return floor_; }
-  // The lowest address of a range that stayed where it was in `earlier` (one period before),
-  // when every range below it moved `step` lower and every other one stayed; nullopt otherwise.
-  // `~Addr{0}`: all moved.
-  [[nodiscard]] std::optional<Addr> movedBelow(const WhatIfDevice& earlier, Addr step) const;
-  // The device `periods` periods on (ranges below `moved_below` `periods * step` lower, the
-  // counts grown as from `earlier` to now each period).
-  void advance(const WhatIfDevice& earlier, Addr moved_below, Addr step, std::uint64_t periods);
+  // How the addresses moved since `earlier` (one period before): the floor's step lower for every
+  // range below the lowest one that stayed, the rest where they were (and the driver's chunks
+  // alike); nullopt when they moved otherwise.
+  [[nodiscard]] std::optional<sim::AddressStep> addressStepSince(const WhatIfDevice& earlier) const;
+  // The device `periods` such steps on (the counts grown as from `earlier` to now each period).
+  void advance(const WhatIfDevice& earlier, const sim::AddressStep& a, std::uint64_t periods);
 
  private:
   [[nodiscard]] bool overlaps(Addr addr, ByteCount size) const { return overlapStart(addr, size).has_value(); }

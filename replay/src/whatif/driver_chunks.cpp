@@ -114,28 +114,29 @@ void DriverChunks::given(Addr addr, ByteCount size) {
   addRoom(addr, std::min<Addr>(addr + roundUp(size, kPage), chunk->second));
 }
 
-bool DriverChunks::sameMoved(const DriverChunks& earlier, Addr moved_below, Addr step) const {
-  const auto shifted = [&](Addr now, Addr then) { return then == now + (now < moved_below ? step : 0); };
+bool DriverChunks::sameMoved(const DriverChunks& earlier, const sim::AddressStep& a) const {
   if (chunks_.size() != earlier.chunks_.size() || room_.size() != earlier.room_.size()) return false;
   for (auto n = chunks_.begin(), e = earlier.chunks_.begin(); n != chunks_.end(); ++n, ++e)
-    if (!shifted(n->first, e->first) || n->second - n->first != e->second - e->first) return false;
+    if (e->first != a.earlier(n->first) || n->second - n->first != e->second - e->first) return false;
   for (std::size_t i = 0; i < room_.size(); ++i)
-    if (!shifted(room_[i].start, earlier.room_[i].start) ||
+    if (earlier.room_[i].start != a.earlier(room_[i].start) ||
         room_[i].end - room_[i].start != earlier.room_[i].end - earlier.room_[i].start)
       return false;
   return true;
 }
 
-void DriverChunks::move(Addr moved_below, Addr by) {
+void DriverChunks::move(const sim::AddressStep& a, std::uint64_t periods) {
   std::map<Addr, Addr> moved;
-  for (const auto& [start, end] : chunks_)
-    start < moved_below ? moved.emplace(start - by, end - by) : moved.emplace(start, end);
+  for (const auto& [start, end] : chunks_) {
+    const Addr to = a.on(start, periods);
+    moved.emplace(to, end - start + to);
+  }
   chunks_ = std::move(moved);
-  for (Room& r : room_)
-    if (r.start < moved_below) {
-      r.start -= by;
-      r.end -= by;
-    }
+  for (Room& r : room_) {
+    const Addr to = a.on(r.start, periods);
+    r.end = r.end - r.start + to;
+    r.start = to;
+  }
 }
 
 ByteCount DriverChunks::roomBytes() const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reservoir/simulator/device_model.h"
+#include "reservoir/simulator/repeat.h"
 
 namespace reservoir::replay::detail {
 
@@ -34,10 +35,10 @@ class DriverChunks {
   // end gives its room back.
   void given(sim::Addr addr, sim::ByteCount size);
 
-  // Whether these chunks and their room are `earlier`'s with those below `moved_below` `step`
-  // lower (a periodic run's step), and these moved `by` lower below `moved_below`.
-  [[nodiscard]] bool sameMoved(const DriverChunks& earlier, sim::Addr moved_below, sim::Addr step) const;
-  void move(sim::Addr moved_below, sim::Addr by);
+  // A periodic run's step: whether these chunks and their room are `earlier`'s moved as `a` says,
+  // and these chunks `periods` such steps on.
+  [[nodiscard]] bool sameMoved(const DriverChunks& earlier, const sim::AddressStep& a) const;
+  void move(const sim::AddressStep& a, std::uint64_t periods);
 
   [[nodiscard]] std::size_t chunkCount() const { return chunks_.size(); }
   [[nodiscard]] sim::ByteCount roomBytes() const;

@@ -117,18 +117,16 @@ bool Runner::skipRepeatedPeriods() {
   RepeatWatch& w = *watch_;
   const RepeatWatch::Earlier& e = *w.earlier;
   const ProgramPeriod& period = *w.period;
-  if (!mayRepeat() || !device_.placesByDriverModel() || !e.device.placesByDriverModel() ||
-      e.device.floor() < device_.floor())
-    return false;
-  const sim::Addr step = e.device.floor() - device_.floor();
-  const auto moved_below = device_.movedBelow(e.device, step);
-  if (!moved_below) return false;
+  if (!mayRepeat() || !device_.placesByDriverModel() || !e.device.placesByDriverModel()) return false;
+  const auto addresses = device_.addressStepSince(e.device);
+  if (!addresses) return false;
   std::uint64_t periods = (period.end - next_op_) / period.ops;
-  if (step != 0) periods = std::min<std::uint64_t>(periods, device_.floor() / step);  // stays above address 0
+  if (addresses->step != 0)  // the floor stays above address 0
+    periods = std::min<std::uint64_t>(periods, device_.floor() / addresses->step);
   periods = repeatingEditPeriods(e.next_item, periods);
   if (periods == 0) return false;
   const std::uint32_t ops = period.ops;
-  sim::RepeatRules rules{*moved_below, step, period.allocs, [&](std::uint64_t now, std::uint64_t then) {
+  sim::RepeatRules rules{*addresses, period.allocs, [&](std::uint64_t now, std::uint64_t then) {
                            const std::uint32_t a = p_.completionOf(now), b = p_.completionOf(then);
                            return b == kNoOp ? a == kNoOp : a != kNoOp && a == b + ops;
                          }};
@@ -137,7 +135,7 @@ bool Runner::skipRepeatedPeriods() {
   if (!repeat || !liveAllocationsOn(*repeat, periods, moved)) return false;
 
   model_.advance(*repeat, periods);
-  device_.advance(e.device, *moved_below, step, periods);
+  device_.advance(e.device, *addresses, periods);
   std::vector<sim::BlockHandle> blocks;
   for (const auto& m : moved) {
     blocks.push_back(slot_block_[m[0]]);

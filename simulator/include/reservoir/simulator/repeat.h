@@ -17,23 +17,38 @@
 
 namespace reservoir::sim {
 
+// How addresses move from one period to the next: those below `below` (now) `step` lower, the
+// rest where they were. The one rule for the allocator's blocks, the device's segments and the
+// driver's chunks.
+struct AddressStep {
+  std::uint64_t below = 0;
+  std::uint64_t step = 0;
+  // The address one period before of what is at `now`.
+  [[nodiscard]] std::uint64_t earlier(std::uint64_t now) const { return now < below ? now + step : now; }
+  // Where what is at `now` is `periods` periods on.
+  [[nodiscard]] std::uint64_t on(std::uint64_t now, std::uint64_t periods) const {
+    return now < below ? now - step * periods : now;
+  }
+};
+
 struct RepeatRules {
-  std::uint64_t moved_below = 0;   // blocks below this address (now) moved down; the rest stayed
-  std::uint64_t address_step = 0;  // how far they moved (earlier address - now)
-  std::uint64_t tag_step = 0;      // one period's allocations (tags of allocations made in it)
+  AddressStep addresses;
+  std::uint64_t tag_step = 0;  // one period's allocations (tags of allocations made in it)
   // Whether the outstanding event of allocation `now_tag` completes one period after that of
   // `earlier_tag` did (the caller's completion model).
   std::function<bool(std::uint64_t now_tag, std::uint64_t earlier_tag)> completes_a_period_later;
 };
 
 // How one period changed the state (CachingAllocator::repeatOf): per live block, the earlier
-// block it stands for and how its address, tags and free-age count moved; the counters' growth.
+// block it stands for and how its tags and free-age count moved; the addresses' rule; the
+// counters' growth.
 struct Repeat {
   struct BlockStep {
     std::uint32_t now = 0, earlier = 0;  // block indices (BlockHandle::index)
-    std::int64_t address = 0, tag = 0, segment_tag = 0, gc_base = 0;
+    std::int64_t tag = 0, segment_tag = 0, gc_base = 0;
   };
   std::vector<BlockStep> blocks;
+  AddressStep addresses;
   std::vector<std::int64_t> pool_calls;  // per pool: get_free_blocks calls
   std::int64_t event_sequence = 0;
   std::uint64_t tag_step = 0;  // outstanding events' tags

@@ -19,6 +19,15 @@ inline std::int64_t saturatingAdd(std::int64_t a, std::int64_t b) {
   return r;
 }
 
+// a * n, saturating (a count grown by the same step n times).
+inline std::int64_t saturatingTimes(std::int64_t a, std::uint64_t n) {
+  std::int64_t r = 0;
+  if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+      __builtin_mul_overflow(a, static_cast<std::int64_t>(n), &r))
+    return a >= 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+  return r;
+}
+
 struct Stat {
   std::int64_t current = 0;
   std::int64_t peak = 0;
@@ -59,6 +68,12 @@ struct DeviceStats {
   // the small and large pools' (saturating). The allocator model updates the aggregates'
   // current values and peaks as it goes and sums these when the statistics are read.
   void sumPools();
+  // A periodic run (repeat.h): whether every statistic's current value is `earlier`'s; the growth
+  // of the cumulative figures (allocated, freed, the num_* counts) since `earlier` (current and
+  // peak 0); those figures grown by `growth` `times` times (saturating).
+  [[nodiscard]] bool sameCurrentValues(const DeviceStats& earlier) const;
+  [[nodiscard]] DeviceStats growthSince(const DeviceStats& earlier) const;
+  void grow(const DeviceStats& growth, std::uint64_t times);
 };
 
 // The aggregate figures a replay reads after every request.
