@@ -33,5 +33,5 @@ import sys
 sys.path.append("/usr/lib/python3/dist-packages")
 import pytest
 sys.exit(pytest.main(["-q", "-p", "no:cacheprovider"] + sys.argv[1:]))
-' test_installed.py test_api.py test_api_errors.py test_api_threads.py test_api_shared.py test_api_report.py test_docs.py \
+' test_installed.py test_api.py test_api_errors.py test_api_threads.py test_api_shared.py test_api_report.py test_api_cache.py test_docs.py \
   test_capture_cli.py test_capture_units.py test_committed_captures.py

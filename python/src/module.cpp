@@ -259,6 +259,7 @@ PYBIND11_MODULE(_core, m) {
   // RESERVOIR_MAX_MEMORY raises the reader's memory cap, as for the CLI and the GUI.
   if (reservoir::Status st = reservoir::replay::applyMemoryCapFromEnvironment(); !st.ok())
     throw py::value_error(st.message());
+  reservoir::replay::applySnapshotCacheFromEnvironment();  // RESERVOIR_CACHE, as for the CLI and the GUI
   registerErrors();
   bindTexts(m);
   bindTrace(m);

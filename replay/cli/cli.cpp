@@ -131,6 +131,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   std::ostream checked_out(&checked);
   const int code = runGuarded(err, [&] {
     if (Status st = replay::applyMemoryCapFromEnvironment(); !st.ok()) return fail(err, st);
+    replay::applySnapshotCacheFromEnvironment();
     return parseAndRun(argc, argv, checked_out, err);
   });
   return finishOutput(checked, err, code);

@@ -14,12 +14,14 @@
 #include <new>
 #include <sstream>
 #include <system_error>
+#include <thread>
 
 #include "cli.h"
 #include "cli_runner.h"
 #include "reservoir/replay/trace.h"
 #include "reservoir/replay/whatif.h"
 #include "reservoir/traces/reader.h"
+#include "reservoir/traces/snapshot_cache.h"
 #include "reservoir/traces/writer.h"
 #include "test_paths.h"
 
@@ -521,6 +523,38 @@ TEST(CliHostile, TheMemoryCapComesFromTheEnvironment) {
   EXPECT_EQ(traces::defaultReadMemoryCap(), 8ull << 30);
   ::unsetenv("RESERVOIR_MAX_MEMORY");
   traces::setDefaultReadMemoryCap(std::nullopt);
+}
+
+// RESERVOIR_CACHE: the folder a large snapshot's read is kept in (unset: ~/.cache/reservoir),
+// or "off"; the second read of an unchanged file loads it, with the same answers.
+TEST(Cli, TheSnapshotCacheComesFromTheEnvironment) {
+  const auto dir = std::filesystem::temp_directory_path() / ("reservoir-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string trace = (dir / "s.pickle").string();
+  ASSERT_EQ(run({"synth", "--events", "900000", trace}).code, kOk);
+  ASSERT_GE(std::filesystem::file_size(trace), traces::SnapshotCache{}.min_file_bytes);
+  ::unsetenv("RESERVOIR_CACHE");
+  ASSERT_EQ(run({"info", sample("resume-tiny/resume-main.rank0.pickle")}).code, kOk);
+  ASSERT_TRUE(traces::defaultSnapshotCache());
+  EXPECT_EQ(traces::defaultSnapshotCache()->folder, traces::standardCacheFolder());
+  ::setenv("RESERVOIR_CACHE", "off", 1);
+  const auto plain = run({"info", trace, "--json", "--no-capture-json"});
+  ASSERT_EQ(plain.code, kOk) << plain.err;
+  EXPECT_FALSE(traces::defaultSnapshotCache());
+  const auto cache = dir / "cache";
+  ::setenv("RESERVOIR_CACHE", cache.c_str(), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));  // a file written this lately is not kept
+  const auto before = traces::snapshotCacheCounts();
+  const auto first = run({"info", trace, "--json", "--no-capture-json"});
+  const auto second = run({"info", trace, "--json", "--no-capture-json"});
+  EXPECT_EQ(traces::snapshotCacheCounts().stored, before.stored + 1);
+  EXPECT_EQ(traces::snapshotCacheCounts().loaded, before.loaded + 1);
+  EXPECT_EQ(first.out, plain.out);
+  EXPECT_EQ(second.out, plain.out);
+  ::unsetenv("RESERVOIR_CACHE");
+  traces::setDefaultSnapshotCache(std::nullopt);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CliHostile, AnOomWithoutDeviceFreeGivesNoCapacity) {

@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "byte_source.h"
+#include "cache_entry.h"
 #include "pickle_machine.h"
 #include "reservoir/traces/read_problem.h"
 #include "snapshot_validate.h"
@@ -69,9 +70,18 @@ std::uint64_t memoryCapFor(const ReadLimits& limits, std::uint64_t stored_bytes,
 }
 
 Expected<Snapshot> readSnapshotFile(const std::string& path, const ReadOptions& options) {
+  const auto cached = detail::CacheEntry::forRead(path, options);
+  // (Cancelled before it starts: the read below says so as it would.)
+  if (cached && !(options.cancel && options.cancel->load()))
+    if (auto snap = cached->load()) {
+      if (options.progress) options.progress(snap->file_bytes, snap->file_bytes);
+      return std::move(*snap);
+    }
   auto raw = detail::openFileSource(path);
   if (!raw) return formatReadError(raw.status(), ReadPlace{path, std::nullopt, false, std::nullopt});
-  return readFrom(std::move(*raw), path, options);
+  auto snap = readFrom(std::move(*raw), path, options);
+  if (snap && cached) cached->store(*snap);
+  return snap;
 }
 
 Expected<Snapshot> readSnapshotBytes(std::span<const std::uint8_t> bytes, const std::string& name,

@@ -42,6 +42,7 @@ int runApp(int argc, char** argv) {
     std::fprintf(stderr, "reservoir-gui: %s\n", st.message().c_str());
     return 2;
   }
+  replay::applySnapshotCacheFromEnvironment();  // RESERVOIR_CACHE, as for the CLI and Python
   MainWindow window;
   const bool batch = !options->screenshot.isEmpty() || !options->export_plot.isEmpty();
   window.setBatchMode(batch);

@@ -156,4 +156,14 @@ Status applyMemoryCapFromEnvironment() {
   return {};
 }
 
+void applySnapshotCacheFromEnvironment() {
+  const char* text = std::getenv("RESERVOIR_CACHE");
+  const std::string value = text ? text : "";
+  for (const char* off : {"off", "0", "no", "none", "false"})
+    if (value == off) return traces::setDefaultSnapshotCache(std::nullopt);
+  traces::SnapshotCache cache;
+  cache.folder = value.empty() ? traces::standardCacheFolder() : value;
+  traces::setDefaultSnapshotCache(std::move(cache));
+}
+
 }  // namespace reservoir::replay

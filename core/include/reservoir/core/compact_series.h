@@ -76,6 +76,48 @@ class CompactSeries {
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = (*this)[i];
     return out;
   }
+  // Its storage, for a cache of what a read made (traces' snapshot cache): `save` writes it through
+  // out.u64(v) and out.bytes(data, n); `load` reads it back through in.u64() and in.bytes(data, n)
+  // (false where the bytes do not make a series: a block past the packed bytes, a width not made).
+  template <typename Out>
+  void save(Out& out) const {
+    out.u64(blocks_.size());
+    for (const Block& b : blocks_) {
+      out.u64(static_cast<std::uint64_t>(b.base));
+      out.u64(std::uint64_t{b.at} | std::uint64_t{b.bits} << 32 | std::uint64_t{b.shift} << 40);
+    }
+    out.u64(packed_.size());
+    out.bytes(packed_.data(), packed_.size());
+    out.u64(tail_.size());
+    for (const std::int64_t v : tail_) out.u64(static_cast<std::uint64_t>(v));
+  }
+  template <typename In>
+  bool load(In& in) {
+    clear();
+    const std::uint64_t blocks = in.u64();
+    if (!in.fits(blocks, 16)) return false;
+    blocks_.resize(blocks);
+    for (Block& b : blocks_) {
+      b.base = static_cast<std::int64_t>(in.u64());
+      const std::uint64_t w = in.u64();
+      b.at = static_cast<std::uint32_t>(w);
+      b.bits = static_cast<std::uint8_t>(w >> 32);
+      b.shift = static_cast<std::uint8_t>(w >> 40);
+      if (w >> 48 || (b.bits > kMaxPackedBits && b.bits != 64) || b.shift >= 64) return false;
+    }
+    const std::uint64_t packed = in.u64();
+    if (!in.fits(packed, 1)) return false;
+    packed_.resize(packed);
+    in.bytes(packed_.data(), packed);
+    for (const Block& b : blocks_)
+      if (std::uint64_t{b.at} * 8 + std::uint64_t{b.bits} * 8 + kPad > packed) return false;
+    const std::uint64_t tail = in.u64();
+    if (tail >= kBlock || (blocks_.empty() && !packed_.empty())) return false;
+    tail_.reserve(kBlock);
+    for (std::uint64_t i = 0; i < tail; ++i) tail_.push_back(static_cast<std::int64_t>(in.u64()));
+    return in.ok();
+  }
+
   bool operator==(const CompactSeries& o) const {
     if (size() != o.size()) return false;
     for (std::size_t i = 0; i < size(); ++i)

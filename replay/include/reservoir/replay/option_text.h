@@ -68,4 +68,9 @@ Expected<std::vector<std::size_t>> summaryDevices(const traces::Snapshot& snap,
 // is a usage error naming the variable. Every front end (CLI, Python, GUI) calls it once at start.
 Status applyMemoryCapFromEnvironment();
 
+// Sets the snapshot cache every read uses (traces/snapshot_cache.h) from RESERVOIR_CACHE: unset or
+// empty, the standard folder (~/.cache/reservoir); "off" (or 0, no, none, false), none; else the
+// folder it names.
+void applySnapshotCacheFromEnvironment();
+
 }  // namespace reservoir::replay

@@ -17,6 +17,7 @@
 
 #include "reservoir/core/status.h"
 #include "reservoir/traces/snapshot.h"
+#include "reservoir/traces/snapshot_cache.h"
 
 namespace reservoir::traces {
 
@@ -67,6 +68,8 @@ struct ReadOptions {
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
   // Set from another thread to stop the read; it then fails with "cancelled".
   const std::atomic<bool>* cancel = nullptr;
+  // Where a file's read is kept for the next one (snapshot_cache.h); none: every read parses.
+  std::optional<SnapshotCache> cache = defaultSnapshotCache();
 };
 
 // Reads the snapshot stored in `path`.
