@@ -25,6 +25,7 @@ fs::path freshFolder(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("reservoir-cache-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::owner_all);  // whatever the umask: a cache folder must be the user's alone
   return dir;
 }
 
@@ -201,6 +202,31 @@ TEST(SnapshotCache, EntriesUsedLatelyAreNotPushedOut) {
   EXPECT_EQ(loadsOf(a.file, o), 1u);
   EXPECT_EQ(entriesIn(folder).size(), 1u);
   fs::remove_all(folder);
+}
+
+TEST(SnapshotCache, AFolderOthersCanWriteToIsNotUsed) {
+  Copied c("shared");
+  fs::create_directories(c.cache());
+  fs::permissions(c.cache(), fs::perms::others_write | fs::perms::others_exec, fs::perm_options::add);
+  const ReadOptions o = cachedIn(c.cache());
+  EXPECT_EQ(loadsOf(c.file, o), 0u);
+  EXPECT_EQ(loadsOf(c.file, o), 0u);
+  EXPECT_TRUE(entriesIn(c.cache()).empty()) << "an entry was written where others can write";
+  EXPECT_EQ((fs::status(c.cache()).permissions() & fs::perms::others_write), fs::perms::others_write)
+      << "the folder's permissions are the user's to set";
+  fs::permissions(c.cache(), fs::perms::others_write, fs::perm_options::remove);
+  EXPECT_EQ(loadsOf(c.file, o), 0u);
+  EXPECT_EQ(loadsOf(c.file, o), 1u);
+}
+
+TEST(SnapshotCache, AFolderItMakesIsTheUsersAlone) {
+  Copied c("made");
+  const fs::path folder = c.cache() / "a" / "b";
+  EXPECT_EQ(loadsOf(c.file, cachedIn(folder)), 0u);
+  ASSERT_EQ(entriesIn(folder).size(), 1u);
+  EXPECT_EQ(fs::status(folder).permissions() & fs::perms::all, fs::perms::owner_all);
+  EXPECT_EQ(fs::status(entriesIn(folder).at(0)).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <sys/mman.h>
 
+#include "huge_pages.h"
 #include "pickle_opcodes.h"
 
 namespace reservoir::traces::detail {
@@ -24,14 +25,6 @@ std::uint64_t loadLE(const std::uint8_t* p, std::size_t n) {
   std::uint64_t v = 0;
   for (std::size_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
   return v;
-}
-
-void adviseHugePages(const void* data, std::size_t bytes) {
-  constexpr std::uintptr_t kHuge = 2u << 20;
-  const auto begin = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
-  const std::uintptr_t last = (begin + bytes) & ~(kHuge - 1);
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // a hint only
 }
 
 }  // namespace

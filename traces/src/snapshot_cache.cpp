@@ -57,6 +57,14 @@ std::optional<detail::FileIdentity> identityOf(const std::string& path) {
                               static_cast<std::uint64_t>(st.st_size), nanoseconds(st.st_mtim), nanoseconds(st.st_ctim)};
 }
 
+// Whether `folder` is a folder of this user's that no one else can write to: entries in one that
+// others could write to could be theirs (a planted entry would give wrong answers).
+bool privateFolder(const std::string& folder) {
+  struct stat st {};
+  return ::stat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+         (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
 std::int64_t nowNs() {
   timespec t{};
   ::clock_gettime(CLOCK_REALTIME, &t);
@@ -128,6 +136,9 @@ namespace detail {
 
 std::optional<CacheEntry> CacheEntry::forRead(const std::string& path, const ReadOptions& options) {
   if (!options.cache || options.cache->folder.empty()) return std::nullopt;
+  // A folder others can write to is not used (one not made yet is made the user's alone).
+  if (struct stat st{}; ::stat(options.cache->folder.c_str(), &st) == 0 && !privateFolder(options.cache->folder))
+    return std::nullopt;
   const auto file = identityOf(path);
   if (!file || file->size < options.cache->min_file_bytes) return std::nullopt;
   std::error_code ec;
@@ -186,9 +197,8 @@ void CacheEntry::store(const Snapshot& snap) const {
   const std::int64_t settled = nowNs() - cache_.settle_ns;
   if (!now || !(*now == file_) || file_.modified_ns > settled || file_.changed_ns > settled) return;
   std::error_code ec;
-  fs::create_directories(cache_.folder, ec);
-  if (ec) return;
-  ::chmod(cache_.folder.c_str(), 0700);
+  if (fs::create_directories(cache_.folder, ec)) ::chmod(cache_.folder.c_str(), 0700);  // made here: the user's alone
+  if (ec || !privateFolder(cache_.folder)) return;
   const auto keep_after = fs::file_time_type::clock::now() - std::chrono::nanoseconds(cache_.keep_used_ns);
   const std::uint64_t bytes = entryBytesOf(snap);
   if (bytes > cache_.max_folder_bytes || !makeRoom(cache_.folder, bytes, cache_.max_folder_bytes, keep_after)) return;

@@ -8,6 +8,8 @@
 
 #include <unistd.h>
 
+#include "huge_pages.h"
+
 namespace reservoir::traces::detail {
 
 // Every field of these is written below: one added to them must be added there too (and the
@@ -50,14 +52,24 @@ void StreamDigest::update(const std::uint8_t* p, std::size_t n) {
     p += 8;
     n -= 8;
   }
-  for (; n >= 32; p += 32, n -= 32) {  // the four lanes side by side
-    std::uint64_t w[4];
-    std::memcpy(w, p, 32);
-    for (int i = 0; i < 4; ++i) {
-      lanes_[i] = (lanes_[i] ^ w[i]) * 0x9E3779B97F4A7C15ull;
-      lanes_[i] ^= lanes_[i] >> 29;
+  if (n >= 32) {  // the four lanes side by side, in registers
+    std::uint64_t a = lanes_[0], b = lanes_[1], c = lanes_[2], d = lanes_[3];
+    const auto mix = [](std::uint64_t h, const std::uint8_t* at) {
+      std::uint64_t w;
+      std::memcpy(&w, at, 8);
+      h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+      return h ^ (h >> 29);
+    };
+    const std::size_t blocks = n / 32;
+    for (std::size_t i = 0; i < blocks; ++i, p += 32) {
+      a = mix(a, p);
+      b = mix(b, p + 8);
+      c = mix(c, p + 16);
+      d = mix(d, p + 24);
     }
-    words_ += 4;
+    lanes_[0] = a, lanes_[1] = b, lanes_[2] = c, lanes_[3] = d;
+    words_ += 4 * blocks;
+    n -= 32 * blocks;
   }
   for (; n >= 8; p += 8, n -= 8) {
     std::uint64_t w;
@@ -88,15 +100,16 @@ void CacheOut::writeAll(const std::uint8_t* p, std::size_t n) {
 }
 
 void CacheOut::flush() {
+  digest_.update(buf_.data(), buf_.size());
   writeAll(buf_.data(), buf_.size());
   buf_.clear();
 }
 
 void CacheOut::bytes(const void* data, std::size_t n) {
   const auto* p = static_cast<const std::uint8_t*>(data);
-  digest_.update(p, n);
   if (n >= kBuffer / 4) {  // a column: straight from memory
     flush();
+    digest_.update(p, n);
     writeAll(p, n);
     return;
   }
@@ -105,11 +118,16 @@ void CacheOut::bytes(const void* data, std::size_t n) {
 }
 
 bool CacheOut::finish() {
-  const std::uint64_t digest = digest_.value();
-  const auto* p = reinterpret_cast<const std::uint8_t*>(&digest);
-  buf_.insert(buf_.end(), p, p + sizeof digest);
   flush();
+  const std::uint64_t digest = digest_.value();
+  writeAll(reinterpret_cast<const std::uint8_t*>(&digest), sizeof digest);
   return ok_;
+}
+
+void CacheIn::digestRead(const std::uint8_t* p, std::size_t got) {
+  const std::uint64_t covered = size_ >= sizeof(std::uint64_t) ? size_ - sizeof(std::uint64_t) : 0;
+  if (read_ < covered) digest_.update(p, static_cast<std::size_t>(std::min<std::uint64_t>(got, covered - read_)));
+  read_ += got;
 }
 
 bool CacheIn::fill() {
@@ -122,18 +140,19 @@ bool CacheIn::fill() {
     at_ = 0;
     end_ = static_cast<std::size_t>(got);
     left_ -= static_cast<std::uint64_t>(got);
+    digestRead(buf_.data(), end_);
     return true;
   }
 }
 
 void CacheIn::bytes(void* data, std::size_t n) {
   auto* p = static_cast<std::uint8_t*>(data);
-  auto* const start = p;
   while (ok_ && n > 0) {
     if (at_ == end_ && n >= kBuffer && n <= left_) {  // a column: straight into its memory
       const ssize_t got = ::read(fd_, p, n);
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) break;
+      digestRead(p, static_cast<std::size_t>(got));
       p += got;
       n -= static_cast<std::size_t>(got);
       left_ -= static_cast<std::uint64_t>(got);
@@ -146,7 +165,6 @@ void CacheIn::bytes(void* data, std::size_t n) {
     p += take;
     n -= take;
   }
-  digest_.update(start, static_cast<std::size_t>(p - start));
   if (n > 0) {
     ok_ = false;
     std::memset(p, 0, n);
@@ -154,9 +172,8 @@ void CacheIn::bytes(void* data, std::size_t n) {
 }
 
 bool CacheIn::finish() {
-  const std::uint64_t expected = digest_.value();
   const std::uint64_t stored = u64();
-  return ok_ && stored == expected && left_ == 0 && at_ == end_;
+  return ok_ && left_ == 0 && at_ == end_ && stored == digest_.value();
 }
 
 std::string CacheIn::str() {
@@ -182,6 +199,8 @@ template <typename T>
 bool loadPods(CacheIn& in, std::vector<T>& v) {
   const std::uint64_t n = in.u64();
   if (!in.fits(n, sizeof(T))) return false;
+  v.reserve(n);
+  adviseHugePages(v.data(), n * sizeof(T));
   v.resize(n);
   in.bytes(v.data(), n * sizeof(T));
   return in.ok();

@@ -13,7 +13,8 @@
 namespace reservoir::traces::detail {
 
 // A 64-bit digest of a byte stream, however it is cut into pieces (four lanes of 8-byte words,
-// multiplied and shifted): it finds a damaged cache entry, at memory speed.
+// multiplied and shifted): it finds a damaged cache entry, at memory speed. It is taken over
+// the file's bytes as they are written and read, in large pieces.
 class StreamDigest {
  public:
   void update(const std::uint8_t* p, std::size_t n);
@@ -55,7 +56,7 @@ class CacheOut {
 // every value is 0 and ok() false.
 class CacheIn {
  public:
-  CacheIn(int fd, std::uint64_t size) : fd_(fd), left_(size) {}
+  CacheIn(int fd, std::uint64_t size) : fd_(fd), size_(size), left_(size) {}
   std::uint64_t u64() {
     std::uint64_t v = 0;
     bytes(&v, sizeof v);
@@ -76,8 +77,12 @@ class CacheIn {
  private:
   static constexpr std::size_t kBuffer = 1u << 20;
   bool fill();
+  // Adds the bytes just read to the digest, but for the file's last 8 (the digest itself).
+  void digestRead(const std::uint8_t* p, std::size_t got);
   int fd_;
-  std::uint64_t left_;  // not yet read from the file
+  std::uint64_t size_;
+  std::uint64_t left_;      // not yet read from the file
+  std::uint64_t read_ = 0;  // read from the file
   std::vector<std::uint8_t> buf_;
   std::size_t at_ = 0, end_ = 0;
   StreamDigest digest_;
