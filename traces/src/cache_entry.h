@@ -23,11 +23,13 @@ class CacheEntry {
   static std::optional<CacheEntry> forRead(const std::string& path, const ReadOptions& options);
   // The snapshot kept for this file, if there is one for it as it is now.
   [[nodiscard]] std::optional<Snapshot> load() const;
-  // Keeps `snap`, read from this file, unless the file changed since forRead or too lately.
+  // Keeps `snap`, read from this file, unless the file changed since forRead or too lately. A
+  // failure (no room, no folder, an exception) keeps nothing and is not reported.
   void store(const Snapshot& snap) const;
 
  private:
   CacheEntry() = default;
+  void write(const Snapshot& snap) const;
   void writeKey(class CacheOut& out) const;
   [[nodiscard]] bool sameKey(class CacheIn& in) const;
 

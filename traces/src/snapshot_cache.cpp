@@ -181,10 +181,14 @@ std::optional<Snapshot> CacheEntry::load() const {
   if (fd < 0) return std::nullopt;
   struct stat st {};
   std::optional<Snapshot> snap;
-  if (::fstat(fd, &st) == 0) {
-    CacheIn in(fd, static_cast<std::uint64_t>(st.st_size));
-    if (sameKey(in)) snap = loadSnapshot(in);
-    if (snap) ::futimens(fd, nullptr);  // used now: trimmed last
+  try {
+    if (::fstat(fd, &st) == 0) {
+      CacheIn in(fd, static_cast<std::uint64_t>(st.st_size));
+      if (sameKey(in)) snap = loadSnapshot(in);
+      if (snap) ::futimens(fd, nullptr);  // used now: trimmed last
+    }
+  } catch (const std::exception&) {  // out of memory, a folder that failed: the file is read instead
+    snap.reset();
   }
   ::close(fd);
   if (snap) ++g_loaded;
@@ -192,6 +196,13 @@ std::optional<Snapshot> CacheEntry::load() const {
 }
 
 void CacheEntry::store(const Snapshot& snap) const {
+  try {
+    write(snap);
+  } catch (const std::exception&) {  // the cache is passed over; the read itself succeeded
+  }
+}
+
+void CacheEntry::write(const Snapshot& snap) const {
   // Changed while it was read, or so lately that a change to come could keep its times: not kept.
   const auto now = identityOf(canonical_);
   const std::int64_t settled = nowNs() - cache_.settle_ns;
@@ -209,10 +220,14 @@ void CacheEntry::store(const Snapshot& snap) const {
   bool ok = false;
   {
     TempListing listed(temp);  // a signal removes it
-    CacheOut out(fd);
-    writeKey(out);
-    saveSnapshot(out, snap);
-    ok = out.finish();
+    try {
+      CacheOut out(fd);
+      writeKey(out);
+      saveSnapshot(out, snap);
+      ok = out.finish();
+    } catch (const std::exception&) {  // out of memory for the buffer: nothing kept
+      ok = false;
+    }
     ok = ::close(fd) == 0 && ok;
     struct stat st {};
     ok = ok && ::stat(temp.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) <= cache_.max_folder_bytes &&
