@@ -32,29 +32,45 @@ class StreamStore {
 };
 
 // Only what the window's start needs: an allocation is kept while the trace can still reach it
-// (live or pending), then reduced to its place in WindowRequests (or dropped).
+// (live or pending), then reduced to its place in WindowRequests (or dropped). The allocations
+// the trace can reach sit in slots reused as they end, so memory follows the live ones; the ids
+// the builder gets are slots, the ids in WindowRequests the allocations' numbers in the trace.
 class WindowStore {
  public:
-  WindowStore(WindowRequests* out, const DeviceTrace& trace) : out_(out), trace_(trace), table_(1024) {}
+  WindowStore(WindowRequests* out, const DeviceTrace& trace) : out_(out), trace_(trace) {}
   AllocationId add(const Allocation& a) {
-    const AllocationId id(next_++);
-    table_.put(id.value(), a);
-    return id;
+    std::uint32_t slot;
+    if (free_.empty()) {
+      slot = static_cast<std::uint32_t>(slots_.size());
+      slots_.emplace_back();
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+    }
+    slots_[slot] = Slot{a, AllocationId(next_++), true};
+    return AllocationId(slot);
   }
-  Allocation& operator[](AllocationId id) { return table_.at(table_.find(id.value())); }
+  Allocation& operator[](AllocationId slot) { return slots_[slot.value()].allocation; }
   void link(std::uint32_t, AllocationId) {}
-  void done(AllocationId id) {
-    const std::size_t slot = table_.find(id.value());
-    keep(id, table_.at(slot));
-    table_.erase(slot);
+  void done(AllocationId slot) {
+    Slot& s = slots_[slot.value()];
+    keep(s.id, s.allocation);
+    s.used = false;
+    free_.push_back(slot.value());
   }
   void finish() {
-    table_.forEach([this](std::uint64_t id, const Allocation& a) { keep(AllocationId(static_cast<std::uint32_t>(id)), a); });
+    for (const Slot& s : slots_)
+      if (s.used) keep(s.id, s.allocation);
     std::sort(out_->before_window.begin(), out_->before_window.end(),
               [](const auto& x, const auto& y) { return x.first < y.first; });
   }
 
  private:
+  struct Slot {
+    Allocation allocation;
+    AllocationId id;  // its number in the trace
+    bool used = false;
+  };
   void keep(AllocationId id, const Allocation& a) {
     if (a.beforeWindow())
       out_->before_window.emplace_back(id, a);
@@ -63,7 +79,8 @@ class WindowStore {
   }
   WindowRequests* out_;
   const DeviceTrace& trace_;
-  detail::KeyTable<Allocation> table_;  // by id
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_;
   std::uint32_t next_ = 0;
 };
 
