@@ -1,6 +1,7 @@
 // One file's entry in the snapshot cache (reservoir/traces/snapshot_cache.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,6 +32,8 @@ class CacheEntry {
   CacheEntry() = default;
   void write(const Snapshot& snap) const;
   void writeKey(class CacheOut& out) const;
+  // The key's numbers after its path: the file's identity and the limits' fingerprint.
+  [[nodiscard]] std::array<std::uint64_t, 6> keyWords() const;
   [[nodiscard]] bool sameKey(class CacheIn& in) const;
 
   SnapshotCache cache_;

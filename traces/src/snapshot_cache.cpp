@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <ctime>
@@ -160,9 +161,16 @@ void CacheEntry::writeKey(CacheOut& out) const {
   out.u64(kFormat);
   out.str(kCacheSchema);
   out.str(canonical_);
-  for (const std::uint64_t v : {file_.device, file_.inode, file_.size, static_cast<std::uint64_t>(file_.modified_ns),
-                                static_cast<std::uint64_t>(file_.changed_ns), limits_})
-    out.u64(v);
+  for (const std::uint64_t v : keyWords()) out.u64(v);
+}
+
+std::array<std::uint64_t, 6> CacheEntry::keyWords() const {
+  return {file_.device,
+          file_.inode,
+          file_.size,
+          static_cast<std::uint64_t>(file_.modified_ns),
+          static_cast<std::uint64_t>(file_.changed_ns),
+          limits_};
 }
 
 bool CacheEntry::sameKey(CacheIn& in) const {
@@ -170,8 +178,7 @@ bool CacheEntry::sameKey(CacheIn& in) const {
   in.bytes(magic, sizeof magic);
   if (!std::equal(magic, magic + sizeof magic, kMagic) || in.u64() != kFormat) return false;
   if (in.str() != kCacheSchema || in.str() != canonical_) return false;
-  for (const std::uint64_t v : {file_.device, file_.inode, file_.size, static_cast<std::uint64_t>(file_.modified_ns),
-                                static_cast<std::uint64_t>(file_.changed_ns), limits_})
+  for (const std::uint64_t v : keyWords())
     if (in.u64() != v) return false;
   return in.ok();
 }
