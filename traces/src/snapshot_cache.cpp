@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <system_error>
 #include <vector>
@@ -222,24 +223,27 @@ void CacheEntry::write(const Snapshot& snap) const {
   if (bytes > cache_.max_folder_bytes || !makeRoom(cache_.folder, bytes, cache_.max_folder_bytes, keep_after)) return;
   std::random_device rd;
   const std::string temp = entry_ + "." + std::to_string(::getpid()) + "." + std::to_string(rd()) + ".tmp";
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  std::optional<TempListing> listed;  // a signal removes it
+  const int fd = [&] {
+    const SignalsHeld held;
+    const int made = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (made >= 0) listed.emplace(temp);
+    return made;
+  }();
   if (fd < 0) return;
   bool ok = false;
-  {
-    TempListing listed(temp);  // a signal removes it
-    try {
-      CacheOut out(fd);
-      writeKey(out);
-      saveSnapshot(out, snap);
-      ok = out.finish();
-    } catch (const std::exception&) {  // out of memory for the buffer: nothing kept
-      ok = false;
-    }
-    ok = ::close(fd) == 0 && ok;
-    struct stat st {};
-    ok = ok && ::stat(temp.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) <= cache_.max_folder_bytes &&
-         ::rename(temp.c_str(), entry_.c_str()) == 0;
+  try {
+    CacheOut out(fd);
+    writeKey(out);
+    saveSnapshot(out, snap);
+    ok = out.finish();
+  } catch (const std::exception&) {  // out of memory for the buffer: nothing kept
+    ok = false;
   }
+  ok = ::close(fd) == 0 && ok;
+  struct stat st {};
+  ok = ok && ::stat(temp.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) <= cache_.max_folder_bytes &&
+       ::rename(temp.c_str(), entry_.c_str()) == 0;
   if (!ok) {
     ::unlink(temp.c_str());
     return;

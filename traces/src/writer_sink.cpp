@@ -189,13 +189,13 @@ Status writeFileVia(const std::string& path, const std::function<Status(ByteSink
   const std::string tmp = path + ".tmp";
   // Signals wait while the temporary is created and listed: one that came in between would end
   // the process with the file made but not yet listed for removal.
-  sigset_t all, before;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &before);
-  auto sink = newFileSink(tmp);
   std::optional<TempListing> listed;
-  if (sink) listed.emplace(tmp);
-  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  auto sink = [&] {
+    const SignalsHeld held;
+    auto made = newFileSink(tmp);
+    if (made) listed.emplace(tmp);
+    return made;
+  }();
   if (!sink) return namingPath(path, sink.status());
   Status st = fill(sink->get());
   sink->reset();
